@@ -1,0 +1,1 @@
+"""kgmem: bi-temporal knowledge-graph memory for AI agents."""

@@ -1,0 +1,72 @@
+"""Exceptions raised by kgmem. Every public error derives from :class:`KgmemError`.
+
+Each carries a stable ``type`` string (used as the JSON error ``type`` over HTTP) and
+optional structured ``details``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class KgmemError(Exception):
+    """Base class of every kgmem error."""
+
+    type = "kgmem_error"
+    http_status = 500
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": self.message, "details": self.details}
+
+
+class InvalidInputError(KgmemError, ValueError):
+    """The caller passed something malformed (empty name, bad date, bad interval...)."""
+
+    type = "invalid_input"
+    http_status = 422
+
+
+class InvalidTimeError(InvalidInputError):
+    """A time value could not be parsed or is not allowed here."""
+
+    type = "invalid_time"
+
+
+class InvalidIntervalError(InvalidInputError):
+    """An interval whose end is not after its start."""
+
+    type = "invalid_interval"
+
+
+class NotFoundError(KgmemError, LookupError):
+    """An id or name that does not exist (in this group)."""
+
+    type = "not_found"
+    http_status = 404
+
+
+class ClockError(KgmemError):
+    """The transaction clock went backwards: transaction time is never back-dated."""
+
+    type = "clock_went_backwards"
+    http_status = 409
+
+
+class ConflictError(KgmemError):
+    """The operation conflicts with the current state (e.g. undo of a change that later
+    changes depend on, or retracting an already retracted fact)."""
+
+    type = "conflict"
+    http_status = 409
+
+
+class StoreUnavailableError(KgmemError):
+    """The backing store cannot be reached."""
+
+    type = "store_unavailable"
+    http_status = 503

@@ -1,0 +1,115 @@
+"""Domain model (pydantic). These are the shapes the library, CLI, API and MCP return."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .timeutil import Precision, format_with_precision
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Entity(_Model):
+    id: str
+    group: str
+    name: str
+    summary: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    created_at: datetime
+
+
+class Episode(_Model):
+    id: str
+    group: str
+    content: str
+    source: str = "message"
+    source_description: str = ""
+    speaker: str | None = None
+    reference_time: datetime
+    created_at: datetime
+
+
+class FactVersion(_Model):
+    """One immutable version of a fact lineage.
+
+    ``valid_at``/``invalid_at`` is the valid-time interval (closed-open; ``None`` start means
+    unknown = unbounded in the past, ``None`` end means still holds).
+    ``created_at``/``expired_at`` is the transaction-time interval (``None`` end = believed now).
+    ``stated_invalid_at`` is the end the sources stated explicitly (assertion or invalidate);
+    ``invalid_at`` may be earlier when a later value of a functional predicate closed it.
+    """
+
+    id: str
+    fact_id: str
+    group: str
+    subject: str
+    subject_id: str
+    predicate: str
+    object: str
+    object_id: str
+    fact: str
+    valid_at: datetime | None
+    valid_precision: Precision = Precision.INSTANT
+    invalid_at: datetime | None = None
+    invalid_precision: Precision = Precision.INSTANT
+    stated_invalid_at: datetime | None = None
+    created_at: datetime
+    expired_at: datetime | None = None
+    episodes: list[str] = Field(default_factory=list)
+    change_id: str
+    reason: str = ""
+    caused_by: str | None = None  # fact_id of the fact whose arrival closed this interval
+
+    @property
+    def start_known(self) -> bool:
+        return self.valid_at is not None
+
+    def describe(self) -> str:
+        start = format_with_precision(self.valid_at, self.valid_precision)
+        end = "now" if self.invalid_at is None else format_with_precision(
+            self.invalid_at, self.invalid_precision
+        )
+        return f"{self.subject} {self.predicate} {self.object} [{start}, {end})"
+
+
+class Change(_Model):
+    """One logical change: what the agent learnt or revised, and which lineages it touched."""
+
+    id: str
+    group: str
+    kind: Literal["assert", "invalidate", "retract", "correct", "undo", "erase"]
+    created_at: datetime
+    fact_ids: list[str] = Field(default_factory=list)
+    reason: str = ""
+    undoes: str | None = None
+    undone_by: str | None = None
+
+
+class PathHop(_Model):
+    source: str
+    target: str
+    fact: FactVersion
+    forward: bool = True  # False when the hop walks the fact against its direction
+
+
+class Path(_Model):
+    entities: list[str]
+    hops: list[PathHop]
+    # For mode="sequenced": the common intersection of the hops' valid intervals.
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+class Erasure(_Model):
+    """Audit record left by ``erase``: what kind of thing was erased, when, and how much."""
+
+    id: str
+    group: str
+    kind: Literal["episode", "entity", "group"]
+    created_at: datetime
+    counts: dict[str, int] = Field(default_factory=dict)

@@ -1,0 +1,116 @@
+"""Predicate vocabulary with cardinality.
+
+A **functional** predicate holds at most one object per subject at any valid time
+(LIVES_IN, HAS_ROLE, ...): a new value supersedes the previous one automatically.
+A **multi** predicate may hold many objects at once (LIKES, KNOWS, ...).
+
+Predicates are upper snake case. Unknown predicates are accepted and treated as multi
+unless declared functional (``Memory.declare_predicate``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from .errors import InvalidInputError
+
+
+class Cardinality(str, Enum):
+    FUNCTIONAL = "functional"
+    MULTI = "multi"
+
+
+@dataclass(frozen=True)
+class PredicateSpec:
+    name: str
+    cardinality: Cardinality
+    description: str = ""
+    symmetric: bool = False
+
+    @property
+    def functional(self) -> bool:
+        return self.cardinality is Cardinality.FUNCTIONAL
+
+
+F, M = Cardinality.FUNCTIONAL, Cardinality.MULTI
+
+DEFAULT_PREDICATES: tuple[PredicateSpec, ...] = (
+    # functional: one object per subject at a time
+    PredicateSpec("LIVES_IN", F, "current home city/place"),
+    PredicateSpec("WORKS_AT", F, "current employer"),
+    PredicateSpec("HAS_ROLE", F, "current job title or role"),
+    PredicateSpec("LEADS", F, "the team/org the subject leads"),
+    PredicateSpec("REPORTS_TO", F, "the subject's manager"),
+    PredicateSpec("MARRIED_TO", F, "spouse", symmetric=True),
+    PredicateSpec("DATING", F, "partner", symmetric=True),
+    PredicateSpec("STUDIES_AT", F, "current school or university"),
+    PredicateSpec("MEMBER_OF_TEAM", F, "the team the subject is on"),
+    PredicateSpec("HAS_STATUS", F, "a current status (e.g. relationship status)"),
+    PredicateSpec("AGE", F, "age"),
+    PredicateSpec("FAVORITE", F, "favourite thing (single)"),
+    # multi: many objects at once
+    PredicateSpec("KNOWS", M, "acquaintance", symmetric=True),
+    PredicateSpec("FRIEND_OF", M, "friend", symmetric=True),
+    PredicateSpec("SIBLING_OF", M, "sibling", symmetric=True),
+    PredicateSpec("PARENT_OF", M, "parent of"),
+    PredicateSpec("CHILD_OF", M, "child of"),
+    PredicateSpec("HAS_PET", M, "owns a pet"),
+    PredicateSpec("LIKES", M, "likes / enjoys"),
+    PredicateSpec("DISLIKES", M, "dislikes"),
+    PredicateSpec("USES", M, "uses a tool/product"),
+    PredicateSpec("VISITED", M, "visited a place"),
+    PredicateSpec("PLANS", M, "plans to do/visit"),
+    PredicateSpec("WORKS_ON", M, "works on a project"),
+    PredicateSpec("MEMBER_OF", M, "member of a group/club"),
+    PredicateSpec("OWNS", M, "owns something"),
+    PredicateSpec("SPEAKS", M, "speaks a language"),
+    PredicateSpec("HAS_HOBBY", M, "hobby / activity"),
+    PredicateSpec("ATTENDED", M, "attended an event/school"),
+    PredicateSpec("RELATED_TO", M, "generic relation"),
+    PredicateSpec("MENTIONED_WITH", M, "co-mentioned"),
+)
+
+_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def normalize_predicate(name: str) -> str:
+    """'lives in' / 'lives_in' / 'LivesIn' -> 'LIVES_IN'."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputError("predicate must be a non-empty string", field="predicate")
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
+    text = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").upper()
+    if not text or not _NAME.match(text):
+        raise InvalidInputError(
+            f"predicate {name!r} must contain letters (e.g. LIVES_IN)", field="predicate"
+        )
+    return text
+
+
+class Vocabulary:
+    """A mutable registry of predicate specs (one per Memory)."""
+
+    def __init__(self, specs: tuple[PredicateSpec, ...] = DEFAULT_PREDICATES) -> None:
+        self._specs: dict[str, PredicateSpec] = {s.name: s for s in specs}
+
+    def declare(
+        self, name: str, functional: bool, description: str = "", symmetric: bool = False
+    ) -> PredicateSpec:
+        key = normalize_predicate(name)
+        spec = PredicateSpec(key, F if functional else M, description, symmetric)
+        self._specs[key] = spec
+        return spec
+
+    def get(self, name: str) -> PredicateSpec:
+        key = normalize_predicate(name)
+        return self._specs.get(key) or PredicateSpec(key, M)
+
+    def is_functional(self, name: str) -> bool:
+        return self.get(name).functional
+
+    def names(self) -> list[str]:
+        return sorted(self._specs)
+
+    def specs(self) -> list[PredicateSpec]:
+        return [self._specs[k] for k in sorted(self._specs)]

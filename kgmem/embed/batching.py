@@ -1,0 +1,43 @@
+"""Shared driver for the local MiniLM backends: tokenize, sort by length, batch, pad.
+
+Texts are sorted by token length (longest first) and cut into batches of at most
+``batch_size`` texts; a batch is also closed early when the next text is less than
+half as long as the batch's longest, so padding never more than doubles the work
+(one 256-token text no longer makes 63 short ones pay for 256 positions). Results
+are written back in input order. Each backend only supplies
+``forward(input_ids, attention_mask) -> (batch, dim)`` float32, L2-normalised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from .tokenizer import encode_for_model, pad_batch
+
+Forward = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def plan_batches(lengths: list[int], batch_size: int) -> Iterator[list[int]]:
+    """Indices grouped into batches (see module docstring)."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batch: list[int] = []
+    for i in order:
+        if batch and (len(batch) >= batch_size or 2 * lengths[i] < lengths[batch[0]]):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
+def embed_batched(
+    texts: list[str], forward: Forward, *, dim: int, batch_size: int, max_length: int
+) -> np.ndarray:
+    seqs = encode_for_model(texts, max_length)
+    out = np.empty((len(seqs), dim), dtype=np.float32)
+    for idx in plan_batches([len(s) for s in seqs], batch_size):
+        ids, mask = pad_batch([seqs[i] for i in idx])
+        out[idx] = forward(ids, mask)
+    return out

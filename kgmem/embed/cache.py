@@ -1,0 +1,191 @@
+"""An embedding cache that wraps any :class:`~kgmem.embed.base.Embedder`.
+
+``CachedEmbedder(inner)`` keeps vectors in an in-memory LRU; ``CachedEmbedder(inner,
+path)`` keeps them in a SQLite file (WAL mode, safe for several processes and threads).
+Entries are keyed by ``(inner.name, sha256(text))``, so embedders of different vector
+spaces never share entries, and a text is embedded once however often it is seen.
+Within one ``embed`` call duplicate texts are embedded once, and all misses go to the
+inner embedder in a single batched call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from kgmem.errors import InvalidInputError
+
+from .base import Embedder, check_texts
+from .errors import EmbeddingError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL,
+    key   TEXT NOT NULL,
+    dim   INTEGER NOT NULL,
+    vec   BLOB NOT NULL,
+    PRIMARY KEY (model, key)
+) WITHOUT ROWID
+"""
+_SQL_CHUNK = 500  # stay below SQLite's host-parameter limit
+
+
+def text_key(text: str) -> str:
+    """sha256 hex of the UTF-8 text (lone surrogates passed through, never an error)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class CachedEmbedder:
+    """``CachedEmbedder(inner, path=None, *, max_entries=100_000)``.
+
+    ``path=None``: in-memory LRU of at most ``max_entries`` vectors.
+    ``path=<file>``: persistent SQLite cache (unbounded; delete the file to reset).
+    ``hits`` / ``misses`` count texts served from / not found in the cache.
+    """
+
+    def __init__(
+        self,
+        inner: Embedder,
+        path: str | Path | None = None,
+        *,
+        max_entries: int = 100_000,
+    ) -> None:
+        if max_entries < 1:
+            raise InvalidInputError("max_entries must be >= 1")
+        self.inner = inner
+        self.path = Path(path) if path is not None else None
+        self.max_entries = max_entries
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.RLock()
+        self._lru: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._db: sqlite3.Connection | None = None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(_SCHEMA)
+            db.commit()
+            self._db = db
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    # -- storage ------------------------------------------------------------------------
+    def _get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        if self._db is None:
+            for k in keys:
+                v = self._lru.get(k)
+                if v is not None:
+                    self._lru.move_to_end(k)
+                    found[k] = v
+            return found
+        for i in range(0, len(keys), _SQL_CHUNK):
+            part = keys[i : i + _SQL_CHUNK]
+            rows = self._db.execute(
+                f"SELECT key, dim, vec FROM embeddings WHERE model = ? AND key IN "
+                f"({','.join('?' * len(part))})",
+                [self.name, *part],
+            ).fetchall()
+            for k, dim, blob in rows:
+                v = np.frombuffer(blob, dtype=np.float32)
+                if v.shape == (dim,):
+                    found[k] = v
+        return found
+
+    def _put_many(self, items: dict[str, np.ndarray]) -> None:
+        if self._db is None:
+            for k, v in items.items():
+                self._lru[k] = v
+                self._lru.move_to_end(k)
+            while len(self._lru) > self.max_entries:
+                self._lru.popitem(last=False)
+            return
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings (model, key, dim, vec) VALUES (?, ?, ?, ?)",
+                [(self.name, k, int(v.shape[0]), v.tobytes()) for k, v in items.items()],
+            )
+
+    # -- Embedder -----------------------------------------------------------------------
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        keys = [text_key(t) for t in items]
+        with self._lock:
+            first: dict[str, int] = {}
+            for i, k in enumerate(keys):
+                first.setdefault(k, i)
+            found = self._get_many(list(first))
+            missing = [k for k in first if k not in found]
+            if missing:
+                fresh = np.asarray(
+                    self.inner.embed([items[first[k]] for k in missing]), dtype=np.float32
+                )
+                new: dict[str, np.ndarray] = {}
+                for j, k in enumerate(missing):
+                    v = np.array(fresh[j])
+                    v.setflags(write=False)
+                    new[k] = v
+                self._put_many(new)
+                found.update(new)
+            lengths = {v.shape[0] for v in found.values()}
+            if len(lengths) > 1:
+                raise EmbeddingError(
+                    f"cached vectors for {self.name!r} have different lengths {sorted(lengths)}:"
+                    " the model changed under the same name; call clear() on the cache",
+                    path=str(self.path) if self.path else None,
+                )
+            missing_set = set(missing)
+            n_missing = sum(1 for k in keys if k in missing_set)
+            self.misses += n_missing
+            self.hits += len(keys) - n_missing
+            return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"text is {type(text).__name__}, expected str")
+        return self.embed([text])[0]
+
+    # -- housekeeping -------------------------------------------------------------------
+    def __len__(self) -> int:
+        with self._lock:
+            if self._db is None:
+                return len(self._lru)
+            return self._db.execute(
+                "SELECT COUNT(*) FROM embeddings WHERE model = ?", [self.name]
+            ).fetchone()[0]
+
+    def clear(self) -> None:
+        """Forget this embedder's cached vectors (other models' entries are kept)."""
+        with self._lock:
+            self._lru.clear()
+            if self._db is not None:
+                with self._db:
+                    self._db.execute("DELETE FROM embeddings WHERE model = ?", [self.name])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+                self.path = None
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path else "memory"
+        return f"CachedEmbedder({self.inner!r}, {where})"
+

@@ -31,8 +31,10 @@ def chunk_text(
 
     * A text that fits in one window gives ``[(0, len(text))]`` (also for ``""``).
     * Otherwise each window has at most ``max_tokens - 2`` tokens; consecutive windows
-      share at least ``overlap`` tokens (rounded out to whole words); the first span
-      starts at 0 and the last ends at ``len(text)``; spans are in increasing order.
+      share at least ``overlap`` tokens, rounded out to whole words (fewer only when
+      words are so long relative to the window that keeping the overlap would stall);
+      the first span starts at 0, the last ends at ``len(text)``; starts and ends
+      strictly increase.
     """
     if not isinstance(text, str):
         raise InvalidInputError(f"text is {type(text).__name__}, expected str")
@@ -49,24 +51,39 @@ def chunk_text(
     offsets = enc.offsets
     is_start = [i == 0 or words[i] != words[i - 1] for i in range(n)]
 
-    spans: list[tuple[int, int]] = []
-    s = 0
-    while True:
+    def window_end(s: int) -> int:  # exclusive token index of the window starting at s
         e = min(s + budget, n)
         if e < n and not is_start[e]:
             j = e
-            while j > s + 1 and not is_start[j]:
+            while j > s and not is_start[j]:
                 j -= 1
-            if is_start[j] and j > s:
-                e = j  # end on a word boundary; else one huge word: cut inside it
+            if j > s:
+                e = j  # end on a word boundary (else one huge word: cut inside it)
+        return e
+
+    def next_start(s: int, e: int) -> int:
+        t = max(e - overlap, s + 1)
+        j = t
+        while j > s and not is_start[j]:  # latest word start giving >= overlap tokens
+            j -= 1
+        if j <= s:  # none: the first word start after t (less overlap), or t mid-word
+            j = t
+            while j < e and not is_start[j]:
+                j += 1
+        while j < e and window_end(j) <= e:  # never a window that ends no further
+            j += 1
+            while j < e and not is_start[j]:
+                j += 1
+        return j
+
+    spans: list[tuple[int, int]] = []
+    s = 0
+    while True:
+        e = window_end(s)
         spans.append((offsets[s][0], offsets[e - 1][1]))
         if e >= n:
             break
-        nxt = max(e - overlap, s + 1)
-        j = nxt
-        while j > s + 1 and not is_start[j]:
-            j -= 1
-        s = j if is_start[j] and j > s else nxt
+        s = next_start(s, e)
     spans[0] = (0, spans[0][1])
     spans[-1] = (spans[-1][0], len(text))
     return spans

@@ -226,10 +226,16 @@ class OpenAIEmbedder(EmbedderBase):
             if not isinstance(idx, int) or not 0 <= idx < n or rows[idx] is not None:
                 raise EmbeddingError(f"bad index {idx!r} in embeddings response", url=self.url)
             emb = item["embedding"]
-            if isinstance(emb, str):
-                vec = np.frombuffer(base64.b64decode(emb), dtype="<f4").astype(np.float32)
-            else:
-                vec = np.asarray(emb, dtype=np.float32)
+            try:
+                if isinstance(emb, str):
+                    raw = base64.b64decode(emb, validate=True)
+                    vec = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+                else:
+                    vec = np.asarray(emb, dtype=np.float32)
+            except (ValueError, TypeError) as exc:  # binascii.Error is a ValueError
+                raise EmbeddingError(
+                    f"malformed embedding {idx} in response: {exc}", url=self.url
+                ) from exc
             if vec.ndim != 1 or vec.size == 0 or not np.all(np.isfinite(vec)):
                 raise EmbeddingError(f"malformed embedding {idx} in response", url=self.url)
             rows[idx] = vec

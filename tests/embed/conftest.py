@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import os
 
-import pytest
+# The numpy reference pass multiplies small matrices; on our 2-core machines OpenBLAS
+# threads make it 5-10x slower whenever other processes compete for the cores. This only
+# takes effect if numpy has not been imported yet in this pytest process, and only for
+# OpenBLAS's default thread count (an explicit setting is kept).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 LONG_PARAGRAPH = (
     "Alice met Bob at the farmers' market in Lyon on a rainy Tuesday; they talked about "

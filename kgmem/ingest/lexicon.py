@@ -1,0 +1,250 @@
+"""Word lists used by the offline extractor (English).
+
+Kept separate from the rules so that they are easy to extend. Everything is lower case and
+matched against spaCy lemmas or lower-cased surface forms.
+"""
+
+from __future__ import annotations
+
+SPEAKER_PRONOUNS = frozenset(
+    {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "i'm"}
+)
+THIRD_PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
+UNRESOLVABLE_PRONOUNS = frozenset(
+    {"you", "your", "yours", "they", "them", "their", "it", "its", "this", "that", "these",
+     "those", "who", "which", "what", "someone", "somebody", "anyone", "everyone", "nobody",
+     "one", "something", "anything", "everything", "nothing", "there", "here", "all", "both",
+     "yourself", "themselves", "itself"}
+)
+# "my team uses Jira" -> the speaker (only for predicates where the group speaks for the speaker)
+COLLECTIVE_NOUNS = frozenset({"team", "company", "family", "household", "office", "startup", "org"})
+
+DETERMINERS = frozenset(
+    {"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "some", "any", "this",
+     "that", "these", "those", "another", "every", "each", "no", "one", "two", "three", "four",
+     "five", "several", "many", "few", "a few", "all", "both"}
+)
+
+# relation nouns after a possessive: "my sister Sarah" -> (speaker, SIBLING_OF, Sarah)
+# value: (predicate, direction) where "out" = (owner, P, name) and "in" = (name, P, owner)
+RELATION_NOUNS: dict[str, tuple[str, str]] = {
+    "sister": ("SIBLING_OF", "out"), "brother": ("SIBLING_OF", "out"),
+    "sibling": ("SIBLING_OF", "out"), "sis": ("SIBLING_OF", "out"), "bro": ("SIBLING_OF", "out"),
+    "twin": ("SIBLING_OF", "out"),
+    "wife": ("MARRIED_TO", "out"), "husband": ("MARRIED_TO", "out"),
+    "spouse": ("MARRIED_TO", "out"), "hubby": ("MARRIED_TO", "out"),
+    "girlfriend": ("DATING", "out"), "boyfriend": ("DATING", "out"),
+    "partner": ("DATING", "out"), "fiance": ("DATING", "out"), "fiancee": ("DATING", "out"),
+    "fiancé": ("DATING", "out"), "fiancée": ("DATING", "out"), "gf": ("DATING", "out"),
+    "bf": ("DATING", "out"),
+    "boss": ("REPORTS_TO", "out"), "manager": ("REPORTS_TO", "out"),
+    "supervisor": ("REPORTS_TO", "out"), "lead": ("REPORTS_TO", "out"),
+    "friend": ("FRIEND_OF", "out"), "buddy": ("FRIEND_OF", "out"), "bff": ("FRIEND_OF", "out"),
+    "pal": ("FRIEND_OF", "out"),
+    "mom": ("CHILD_OF", "out"), "mother": ("CHILD_OF", "out"), "mum": ("CHILD_OF", "out"),
+    "mommy": ("CHILD_OF", "out"), "dad": ("CHILD_OF", "out"), "father": ("CHILD_OF", "out"),
+    "daddy": ("CHILD_OF", "out"), "parent": ("CHILD_OF", "out"), "stepmom": ("CHILD_OF", "out"),
+    "stepdad": ("CHILD_OF", "out"),
+    "son": ("PARENT_OF", "out"), "daughter": ("PARENT_OF", "out"), "kid": ("PARENT_OF", "out"),
+    "child": ("PARENT_OF", "out"), "stepson": ("PARENT_OF", "out"),
+    "stepdaughter": ("PARENT_OF", "out"), "baby": ("PARENT_OF", "out"),
+    "coworker": ("KNOWS", "out"), "co-worker": ("KNOWS", "out"), "colleague": ("KNOWS", "out"),
+    "roommate": ("KNOWS", "out"), "flatmate": ("KNOWS", "out"), "neighbor": ("KNOWS", "out"),
+    "neighbour": ("KNOWS", "out"), "classmate": ("KNOWS", "out"), "teammate": ("KNOWS", "out"),
+    "mentor": ("KNOWS", "out"), "cousin": ("RELATED_TO", "out"), "aunt": ("RELATED_TO", "out"),
+    "uncle": ("RELATED_TO", "out"), "niece": ("RELATED_TO", "out"),
+    "nephew": ("RELATED_TO", "out"), "grandma": ("RELATED_TO", "out"),
+    "grandmother": ("RELATED_TO", "out"), "grandpa": ("RELATED_TO", "out"),
+    "grandfather": ("RELATED_TO", "out"), "grandson": ("RELATED_TO", "out"),
+    "granddaughter": ("RELATED_TO", "out"), "in-law": ("RELATED_TO", "out"),
+}
+# modifiers that turn a relation noun into an ended relation: "my ex-wife Anna"
+ENDED_RELATION_MODIFIERS = frozenset({"ex", "ex-", "former", "late"})
+
+PET_NOUNS = frozenset(
+    {"dog", "cat", "puppy", "pup", "kitten", "kitty", "hamster", "parrot", "bird", "rabbit",
+     "bunny", "fish", "goldfish", "turtle", "tortoise", "snake", "lizard", "gecko", "horse",
+     "pony", "ferret", "guinea", "pig", "hedgehog", "rat", "mouse", "chinchilla", "budgie",
+     "canary", "cockatiel", "iguana", "axolotl", "chicken", "goat", "doggo", "pupper", "pet",
+     "retriever", "labrador", "lab", "poodle", "beagle", "terrier", "spaniel", "husky",
+     "corgi", "dachshund", "chihuahua", "pug", "bulldog", "shepherd", "collie", "tabby",
+     "cockatoo", "parakeet", "bearded dragon"}
+)
+PET_END_VERBS = frozenset({"die", "pass", "lose", "euthanize", "rehome"})
+
+# head nouns of job titles ("senior software engineer", "head of marketing")
+ROLE_NOUNS = frozenset(
+    {"engineer", "developer", "programmer", "coder", "designer", "manager", "director",
+     "nurse", "doctor", "physician", "surgeon", "teacher", "professor", "lecturer", "lawyer",
+     "attorney", "accountant", "consultant", "analyst", "scientist", "researcher", "architect",
+     "chef", "cook", "baker", "barista", "waiter", "waitress", "server", "bartender", "driver",
+     "pilot", "firefighter", "officer", "cop", "policeman", "policewoman", "detective", "writer",
+     "author", "journalist", "reporter", "editor", "photographer", "artist", "musician",
+     "actor", "actress", "intern", "lead", "head", "ceo", "cto", "cfo", "coo", "cio", "cmo",
+     "vp", "svp", "president", "founder", "cofounder", "co-founder", "owner", "dentist",
+     "pharmacist", "therapist", "counselor", "counsellor", "electrician", "plumber",
+     "carpenter", "mechanic", "technician", "salesperson", "salesman", "saleswoman",
+     "recruiter", "librarian", "paramedic", "veterinarian", "vet", "paralegal", "secretary",
+     "assistant", "administrator", "admin", "coordinator", "specialist", "supervisor", "clerk",
+     "cashier", "banker", "trader", "economist", "tutor", "coach", "trainer", "instructor",
+     "principal", "farmer", "soldier", "sergeant", "captain", "entrepreneur", "freelancer",
+     "contractor", "nanny", "caregiver", "janitor", "receptionist", "hairdresser", "stylist",
+     "tester", "strategist", "marketer", "copywriter", "illustrator", "animator", "producer",
+     "dj", "realtor", "agent", "broker", "investor", "associate", "postdoc", "fellow",
+     "translator", "interpreter", "guide", "sysadmin", "sre", "pm", "swe", "executive",
+     "partner", "chair", "chairman", "chairwoman", "treasurer", "dean", "provost",
+     "superintendent", "foreman", "lifeguard", "midwife", "surveyor", "auditor", "actuary",
+     "underwriter", "inspector", "sheriff", "judge", "pastor", "priest", "rabbi", "imam",
+     "minister", "senator", "mayor", "governor", "ambassador", "diplomat", "ranger", "courier",
+     "dispatcher", "operator", "machinist", "welder", "butcher", "florist", "tailor",
+     "jeweler", "optometrist", "radiologist", "pediatrician", "dietitian", "nutritionist",
+     "physiotherapist", "hygienist", "clinician", "medic", "staffer", "aide",
+     "maintainer", "fundraiser", "organizer", "volunteer", "student", "apprentice",
+     "webmaster", "modeler", "estimator", "planner", "scheduler", "buyer", "merchandiser",
+     "curator", "archivist", "conductor", "composer", "singer", "dancer", "choreographer",
+     "comedian", "model", "streamer", "youtuber", "influencer", "blogger", "podcaster"}
+)
+ROLE_SUFFIXES = ("ist", "ician", "ologist", "grapher", "smith", "wright")
+NOT_ROLES = frozenset(
+    {"fan", "member", "person", "guy", "girl", "boy", "man", "woman", "lady", "kid", "vegetarian", "vegan", "christian", "optimist", "pessimist", "perfectionist", "introvert",
+     "extrovert", "idiot", "mess", "nerd", "geek", "adult", "parent", "mom", "dad", "friend",
+     "list", "wrist", "twist", "mist", "fist", "gist", "part", "bit", "lot", "user",
+     "customer", "beginner", "newbie", "expert", "native", "citizen", "resident", "local",
+     "tourist", "racist", "cyclist", "morning", "night", "owl", "runner", "eater", "sleeper",
+     "smoker", "drinker", "reader", "lover", "feminist", "atheist", "pacifist", "minimalist",
+     "fantasist", "loyalist", "purist", "realist", "idealist"}
+)
+# a "former/retired X" is not a current role
+PAST_ROLE_MODIFIERS = frozenset({"former", "retired", "ex", "ex-", "previous", "old", "past"})
+
+# nouns that make "lead/run/manage X" a LEADS fact
+TEAM_NOUNS = frozenset(
+    {"team", "group", "department", "dept", "division", "org", "organization", "organisation",
+     "unit", "squad", "lab", "committee", "office", "practice", "branch", "chapter", "project",
+     "program", "programme", "initiative", "function", "crew", "studio", "company", "startup",
+     "business", "firm", "agency", "store", "shop", "restaurant", "bakery", "cafe", "clinic",
+     "school", "band", "club", "effort", "workstream", "pod", "tribe", "guild", "board",
+     "center", "centre", "operation", "operations", "charity", "nonprofit", "foundation",
+     "newsroom", "desk", "platform", "product", "track", "area"}
+)
+CLUB_NOUNS = frozenset(
+    {"club", "group", "band", "choir", "chorus", "orchestra", "league", "society",
+     "association", "union", "community", "church", "gym", "circle", "guild", "network",
+     "council", "committee", "board", "congregation", "fraternity", "sorority", "co-op",
+     "coop", "collective", "troupe", "ensemble", "crew", "meetup", "forum", "party"}
+)
+SCHOOL_WORDS = frozenset(
+    {"university", "college", "school", "institute", "academy", "polytechnic", "conservatory",
+     "seminary", "univ", "uni"}
+)
+KNOWN_SCHOOLS = frozenset(
+    {"mit", "harvard", "yale", "stanford", "princeton", "oxford", "cambridge", "berkeley",
+     "ucla", "usc", "nyu", "columbia", "cornell", "caltech", "mcgill", "eth", "epfl", "upenn",
+     "penn", "duke", "brown", "dartmouth", "georgetown", "cmu", "carnegie mellon", "uchicago",
+     "northwestern", "lse", "imperial", "ucl", "kings", "sorbonne", "tsinghua", "peking",
+     "waterloo", "ut austin", "umich", "uw", "gatech", "georgia tech", "purdue", "rice",
+     "vanderbilt", "tufts", "ubc", "uoft", "eth zurich", "insead", "wharton"}
+)
+JOB_NOUNS = frozenset(
+    {"job", "position", "role", "internship", "gig", "work", "contract", "offer", "post",
+     "placement", "residency", "apprenticeship", "career", "employment"}
+)
+HOME_NOUNS = frozenset(
+    {"apartment", "flat", "house", "home", "place", "condo", "condominium", "studio", "loft",
+     "townhouse", "bungalow", "cabin", "dorm", "room", "residence", "duplex"}
+)
+# common nouns acceptable as a place one lives in (beside GPE/LOC/FAC entities)
+PLACE_NOUNS = frozenset(
+    {"town", "city", "village", "suburb", "suburbs", "countryside", "area", "neighborhood",
+     "neighbourhood", "state", "country", "island", "coast", "outskirts", "downtown",
+     "uptown", "midtown", "province", "region", "county", "burbs", "hometown", "capital"}
+)
+NOT_PLACES = frozenset(
+    {"house", "apartment", "flat", "home", "place", "room", "office", "team", "role",
+     "position", "job", "department", "car", "bed", "area", "building", "floor", "bathroom",
+     "kitchen", "hospital", "school", "church", "gym", "store", "shop", "park", "beach",
+     "mountains", "hotel", "airport", "station", "country", "city", "town", "states", "abroad",
+     "it", "there", "here", "one", "stuff", "thing", "things", "way", "direction", "point",
+     "phase", "stage", "step", "level", "version", "plan", "idea", "topic", "subject",
+     "question", "problem", "issue", "page", "section", "chapter", "meeting", "call"}
+)
+NOT_EMPLOYERS = frozenset(
+    {"home", "night", "nights", "weekends", "weekend", "moment", "time", "end", "start",
+     "beginning", "least", "most", "best", "all", "it", "this", "that", "office", "desk",
+     "computer", "laptop", "pace", "speed", "level", "rate", "hour", "hours", "day", "days",
+     "lunch", "dinner", "breakfast", "school", "university", "college", "hospital", "first",
+     "times", "once", "last", "length", "work", "remote", "remotely", "distance", "random",
+     "living", "a living", "free", "myself", "cost", "price", "loss", "scale", "bay",
+     "ease", "peace", "war", "risk", "heart", "hand", "hands", "fun", "pleasure", "money",
+     "cash", "food", "city"}
+)
+HOBBY_DO = frozenset(
+    {"yoga", "pilates", "crossfit", "karate", "judo", "taekwondo", "jiu-jitsu", "jiu", "ballet",
+     "gymnastics", "kickboxing", "boxing", "zumba", "tai", "meditation", "crosswords",
+     "crossword", "puzzles", "sudoku", "woodworking", "pottery", "calligraphy", "archery",
+     "fencing", "parkour", "triathlons", "marathons", "improv", "karaoke", "origami",
+     "embroidery", "knitting", "crochet", "photography", "gardening", "birdwatching",
+     "aikido", "wrestling", "rowing", "spinning", "weights", "weightlifting", "powerlifting"}
+)
+GO_HOBBIES = frozenset(
+    {"hiking", "climbing", "bouldering", "skiing", "snowboarding", "running", "jogging",
+     "swimming", "fishing", "camping", "surfing", "sailing", "cycling", "biking", "kayaking",
+     "canoeing", "diving", "scuba", "skating", "bowling", "dancing", "hunting", "golfing",
+     "rowing", "paddleboarding", "birding", "birdwatching", "backpacking", "snorkeling"}
+)
+NOT_HOBBIES = frozenset(
+    {"role", "part", "game", "games", "trick", "tricks", "joke", "jokes", "music", "it",
+     "that", "this", "video", "card", "cards", "along", "around", "favorites", "dumb",
+     "safe", "fair", "host", "victim", "devil"}
+)
+NOT_LIKES = frozenset(
+    {"it", "that", "this", "them", "you", "him", "her", "they", "everything", "anything",
+     "something", "nothing", "one", "idea", "sound", "way", "what", "how", "when", "which",
+     "here", "there", "so", "lot", "thanks", "thank", "help", "see", "know", "hear"}
+)
+LIKE_VERBS = frozenset({"love", "like", "enjoy", "adore", "prefer", "fancy", "dig", "relish"})
+DISLIKE_VERBS = frozenset(
+    {"hate", "dislike", "detest", "loathe", "despise", "abhor", "resent"}
+)
+LIKE_ADJ = {  # "be obsessed with", "be into", ...
+    "obsessed": "with", "crazy": "about", "passionate": "about", "nuts": "about",
+    "mad": "about", "keen": "on", "fond": "of", "addicted": "to", "hooked": "on",
+}
+PLAN_VERBS = frozenset(
+    {"plan", "intend", "hope", "want", "aim", "consider", "wish", "mean", "expect", "prepare",
+     "think", "dream", "look", "decide", "try", "save", "hop"}
+)
+TRAVEL_VERBS = frozenset(
+    {"visit", "go", "travel", "move", "relocate", "fly", "head", "return", "tour", "see",
+     "explore", "backpack", "emigrate", "drive"}
+)
+TRIP_NOUNS = frozenset(
+    {"trip", "visit", "vacation", "holiday", "journey", "tour", "move", "relocation",
+     "getaway", "honeymoon", "roadtrip", "road", "flight", "cruise", "pilgrimage", "hike"}
+)
+MODALS = frozenset({"might", "may", "could", "would", "should", "'d", "must", "ought", "shall"})
+FUTURE_AUX = frozenset({"will", "'ll", "shall", "wo", "gon", "gonna"})
+REPORT_VERBS = frozenset({"say", "tell", "mention", "claim", "write", "type"})
+IRREALIS_VERBS = frozenset(
+    {"wonder", "ask", "doubt", "imagine", "pretend", "suppose", "guess", "dream", "fear",
+     "worry", "if", "whether", "suggest", "recommend", "remind", "tell", "teach", "help",
+     "let", "make"}
+)
+CORRECTION_CUES = (
+    "actually", "correction", "sorry", "no,", "no wait", "wait,", "wait ", "oops", "i meant",
+    "i mean", "to clarify", "my bad", "that's wrong", "that is wrong", "that's not right",
+    "that's not true", "not true", "i misspoke", "let me correct", "scratch that", "wrong,",
+    "no no", "nope",
+)
+ENDING_WORDS = frozenset({"anymore", "longer"})  # "anymore", "no longer", "any longer"
+LANGUAGES = frozenset(
+    {"english", "spanish", "french", "german", "italian", "portuguese", "japanese", "chinese",
+     "mandarin", "cantonese", "korean", "russian", "arabic", "hindi", "urdu", "bengali",
+     "punjabi", "dutch", "swedish", "norwegian", "danish", "finnish", "polish", "czech",
+     "greek", "turkish", "hebrew", "persian", "farsi", "vietnamese", "thai", "indonesian",
+     "malay", "tagalog", "swahili", "ukrainian", "romanian", "hungarian", "catalan",
+     "basque", "irish", "welsh", "latin", "sign", "asl", "tamil", "telugu", "marathi",
+     "gujarati", "afrikaans", "zulu", "amharic", "yoruba", "igbo", "hausa", "serbian",
+     "croatian", "bulgarian", "slovak", "slovenian", "lithuanian", "latvian", "estonian",
+     "icelandic"}
+)

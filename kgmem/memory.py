@@ -1,0 +1,766 @@
+"""The public facade: :class:`Memory`.
+
+It owns the transaction clock and applies the temporal rules of :mod:`kgmem.timeline` on
+top of a store (embedded by default). Every write is one atomic store transaction: it either
+happens completely or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from . import timeline
+from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
+from .model import Change, Entity, Episode, Erasure, FactVersion
+from .model import Path as GraphPath
+from .names import MAX_CONTENT, check_group, clean_name, normalize_name
+from .store.base import ChangeEffect, LineageState, Store, TimeFilter, WriteTx
+from .timeutil import (
+    Precision,
+    parse_instant,
+    parse_instant_with_precision,
+    to_utc,
+    utcnow,
+)
+from .vocabulary import Vocabulary, normalize_predicate
+
+Clock = Callable[[], datetime]
+TimeLike = datetime | str
+DEFAULT_GROUP = "default"
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("KGMEM_HOME", Path.home() / ".kgmem" / "default")).expanduser()
+
+
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Memory:
+    """Bi-temporal knowledge-graph memory.
+
+    >>> m = Memory(tmp_path)  # doctest: +SKIP
+    >>> m.assert_fact("Alice", "LIVES_IN", "Boston", valid_at="2021-01-01")  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        clock: Clock | None = None,
+        store: Store | None = None,
+        vocabulary: Vocabulary | None = None,
+        extractor: Any = None,
+    ) -> None:
+        if store is None:
+            from .store.embedded import EmbeddedStore
+
+            store = EmbeddedStore(default_path() if path is None else path)
+        self.store: Store = store
+        self._clock = clock
+        self.vocabulary = vocabulary or Vocabulary()
+        self.extractor = extractor
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def declare_predicate(
+        self, name: str, functional: bool, description: str = "", symmetric: bool = False
+    ) -> None:
+        """Declare (or re-declare) a predicate's cardinality for this Memory."""
+        self.vocabulary.declare(name, functional, description, symmetric)
+
+    # ------------------------------------------------------------------ clock
+    def now(self) -> datetime:
+        """The store's "now": the injected clock's time, else the wall clock."""
+        if self._clock is not None:
+            return to_utc(self._clock())
+        return utcnow()
+
+    def _tick(self, w: WriteTx) -> datetime:
+        """Transaction time for a write: monotonic, never back-dated."""
+        last = w.last_tx_time()
+        if self._clock is not None:
+            t = to_utc(self._clock())
+            if last is not None and t < last:
+                raise ClockError(
+                    f"clock went backwards: {t.isoformat()} is before the last transaction "
+                    f"time {last.isoformat()}",
+                    now=t.isoformat(),
+                    last=last.isoformat(),
+                )
+        else:
+            t = utcnow()
+            if last is not None and t < last:  # wall clock stepped back: never back-date
+                t = last
+        w.set_last_tx_time(t)
+        return t
+
+    def _when(
+        self,
+        valid_at: TimeLike | None,
+        known_at: TimeLike | None,
+        valid_to: TimeLike | None = None,
+        known_to: TimeLike | None = None,
+        any_valid: bool = False,
+    ) -> TimeFilter:
+        now = self.now()
+        v = now if valid_at is None else parse_instant(valid_at, "valid_at")
+        k = now if known_at is None else parse_instant(known_at, "known_at")
+        vt = None if valid_to is None else parse_instant(valid_to, "valid_to")
+        kt = None if known_to is None else parse_instant(known_to, "known_to")
+        if vt is not None and not v < vt:
+            raise InvalidInputError("valid_to must be after valid_at", field="valid_to")
+        if kt is not None and not k < kt:
+            raise InvalidInputError("known_to must be after known_at", field="known_to")
+        return TimeFilter(valid_at=v, known_at=k, valid_to=vt, known_to=kt, any_valid=any_valid)
+
+    # ------------------------------------------------------------------ entities
+    def _resolve_entity(self, w: WriteTx, group: str, name_or_id: str, now: datetime) -> Entity:
+        name = clean_name(name_or_id, "entity name")
+        by_id = w.get_entity(group, name)
+        if by_id is not None:
+            return by_id
+        norm = normalize_name(name)
+        found = w.find_entities(group, norm)
+        if found:
+            return found[0]
+        ent = Entity(id=_new_id(), group=group, name=name, created_at=now)
+        w.insert_entity(ent, norm)
+        return ent
+
+    def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
+        name = clean_name(name_or_id, "entity")
+        ent = self.store.get_entity(group, name)
+        if ent is None:
+            found = self.store.find_entities(group, normalize_name(name))
+            ent = found[0] if found else None
+        if ent is None:
+            raise NotFoundError(
+                f"no entity {name_or_id!r} in group {group!r}", entity=name_or_id, group=group
+            )
+        return ent
+
+    def add_alias(self, entity: str, alias: str, group: str = DEFAULT_GROUP) -> Entity:
+        """Record that ``alias`` names the same entity (resolution uses it from now on)."""
+        group = check_group(group)
+        alias = clean_name(alias, "alias")
+        ent = self._lookup_entity(group, entity)
+        with self.store.write() as w:
+            w.add_alias(group, ent.id, alias, normalize_name(alias))
+        return self._lookup_entity(group, ent.id)
+
+    # ------------------------------------------------------------------ episodes
+    def add_episode(
+        self,
+        content: str,
+        reference_time: TimeLike,
+        source: str = "message",
+        speaker: str | None = None,
+        group: str = DEFAULT_GROUP,
+        source_description: str = "",
+        extract: bool = True,
+    ) -> Episode:
+        """Store an episode verbatim (idempotent) and run extraction if configured."""
+        group = check_group(group)
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInputError("episode content must not be empty", field="content")
+        if len(content) > MAX_CONTENT:
+            raise InvalidInputError(
+                f"episode content exceeds {MAX_CONTENT} characters", field="content"
+            )
+        ref = parse_instant(reference_time, "reference_time")
+        if speaker is not None:
+            speaker = clean_name(speaker, "speaker")
+        digest = hashlib.sha256(
+            "\x1f".join([content, ref.isoformat(), source, speaker or ""]).encode()
+        ).hexdigest()
+        with self.store.write() as w:
+            existing = w.find_episode_by_hash(group, digest)
+            if existing is not None:
+                return existing
+            now = self._tick(w)
+            ep = Episode(
+                id=_new_id(),
+                group=group,
+                content=content,
+                source=source,
+                source_description=source_description,
+                speaker=speaker,
+                reference_time=ref,
+                created_at=now,
+            )
+            w.insert_episode(ep, digest)
+            if speaker:
+                spk = self._resolve_entity(w, group, speaker, now)
+                w.add_mentions(ep.id, [spk.id])
+        if extract and self.extractor is not None:
+            self.extractor.apply(self, ep)
+        return ep
+
+    def episode(self, episode_id: str, group: str = DEFAULT_GROUP) -> Episode:
+        ep = self.store.get_episode(check_group(group), episode_id)
+        if ep is None:
+            raise NotFoundError(f"no episode {episode_id!r} in group {group!r}", episode=episode_id)
+        return ep
+
+    def episodes(
+        self, group: str = DEFAULT_GROUP, limit: int = 100, offset: int = 0
+    ) -> list[Episode]:
+        return self.store.list_episodes(check_group(group), limit, offset)
+
+    # ------------------------------------------------------------------ facts: writes
+    def assert_fact(
+        self,
+        subject: str,
+        predicate: str,
+        object: str,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        group: str = DEFAULT_GROUP,
+        episode: str | None = None,
+        fact: str | None = None,
+        reason: str = "",
+    ) -> FactVersion:
+        """Assert a fact (a new lineage). Returns its current version.
+
+        ``valid_at`` defaults to the episode's ``reference_time`` when ``episode`` is given,
+        else the start is unknown (unbounded in the past). Asserting a fact identical to a
+        believed one (same subject, predicate, object and interval) returns the existing one
+        and only adds the episode to its provenance.
+        """
+        group = check_group(group)
+        pred = normalize_predicate(predicate)
+        s_name = clean_name(subject, "subject")
+        o_name = clean_name(object, "object")
+        start, sprec = (None, Precision.INSTANT)
+        if valid_at is not None:
+            start, sprec = parse_instant_with_precision(valid_at, "valid_at")
+        end, eprec = (None, Precision.INSTANT)
+        if invalid_at is not None:
+            end, eprec = parse_instant_with_precision(invalid_at, "invalid_at")
+        ep = None
+        if episode is not None:
+            ep = self.episode(episode, group)
+            if start is None:
+                start = ep.reference_time
+        timeline.check_interval(start, end)
+        with self.store.write() as w:
+            now = self._tick(w)
+            s = self._resolve_entity(w, group, s_name, now)
+            o = self._resolve_entity(w, group, o_name, now)
+            for lin in w.lineages_for(group, s.id, pred):
+                if (
+                    lin.believed
+                    and lin.object_id == o.id
+                    and lin.valid_at == start
+                    and lin.stated_invalid_at == end
+                ):
+                    if ep is not None:
+                        w.add_provenance(lin.fact_id, ep.id)
+                    cur = w.current_versions([lin.fact_id]).get(lin.fact_id)
+                    if cur is not None:
+                        return self._reload(group, cur)
+            text = fact or f"{s.name} {pred.lower().replace('_', ' ')} {o.name}"
+            lin = LineageState(
+                fact_id=_new_id(),
+                group=group,
+                subject_id=s.id,
+                predicate=pred,
+                object_id=o.id,
+                valid_at=start,
+                valid_precision=sprec,
+                stated_invalid_at=end,
+                invalid_precision=eprec,
+                believed=True,
+                seq=w.next_seq(),
+                fact_text=text,
+            )
+            change = Change(
+                id=_new_id(),
+                group=group,
+                kind="assert",
+                created_at=now,
+                fact_ids=[lin.fact_id],
+                reason=reason,
+            )
+            w.put_lineage(lin)
+            if ep is not None:
+                w.add_provenance(lin.fact_id, ep.id)
+                w.add_mentions(ep.id, [s.id, o.id])
+            self._recompute(w, group, s.id, pred, change, reason or "asserted")
+            w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
+            cur = w.current_versions([lin.fact_id]).get(lin.fact_id)
+        if cur is None:  # shadowed at birth by a same-instant value that arrived earlier? no:
+            # the newest arrival wins ties, so a new lineage is never shadowed.
+            raise AssertionError("new lineage has no current version")
+        return self._reload(group, cur)
+
+    def invalidate(
+        self, fact_id: str, at: TimeLike, reason: str | None = None, group: str = DEFAULT_GROUP
+    ) -> Change:
+        """ "This stopped being true at ``at``": end the fact's valid interval there."""
+        group = check_group(group)
+        end, eprec = parse_instant_with_precision(at, "at")
+
+        def edit(lin: LineageState) -> LineageState:
+            timeline.check_interval(lin.valid_at, end)
+            return replace(lin, stated_invalid_at=end, invalid_precision=eprec)
+
+        return self._change_lineage(group, fact_id, "invalidate", edit, reason or "invalidated")
+
+    def retract(
+        self, fact_id: str, reason: str | None = None, group: str = DEFAULT_GROUP
+    ) -> Change:
+        """ "This was never true": the fact stops being believed now (past beliefs kept)."""
+        group = check_group(group)
+        return self._change_lineage(
+            group,
+            fact_id,
+            "retract",
+            lambda lin: replace(lin, believed=False),
+            reason or "retracted",
+        )
+
+    def correct(
+        self,
+        fact_id: str,
+        object: str | None = None,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        reason: str | None = None,
+        group: str = DEFAULT_GROUP,
+    ) -> Change:
+        """Change the object and/or interval of a fact: a new version in the same lineage."""
+        group = check_group(group)
+        if object is None and valid_at is None and invalid_at is None:
+            raise InvalidInputError("correct needs at least one of object, valid_at, invalid_at")
+        o_name = clean_name(object, "object") if object is not None else None
+        start = end = None
+        if valid_at is not None:
+            start = parse_instant_with_precision(valid_at, "valid_at")
+        if invalid_at is not None:
+            end = parse_instant_with_precision(invalid_at, "invalid_at")
+
+        def edit(lin: LineageState, w: WriteTx, now: datetime) -> LineageState:
+            new = lin
+            if o_name is not None:
+                o = self._resolve_entity(w, group, o_name, now)
+                new = replace(new, object_id=o.id)
+                subj = w.get_entity(group, lin.subject_id)
+                new = replace(
+                    new,
+                    fact_text=f"{subj.name if subj else '?'} "
+                    f"{lin.predicate.lower().replace('_', ' ')} {o.name}",
+                )
+            if start is not None:
+                new = replace(new, valid_at=start[0], valid_precision=start[1])
+            if end is not None:
+                new = replace(new, stated_invalid_at=end[0], invalid_precision=end[1])
+            timeline.check_interval(new.valid_at, new.stated_invalid_at)
+            return new
+
+        return self._change_lineage(
+            group, fact_id, "correct", edit, reason or "corrected", needs_tx=True
+        )
+
+    def _change_lineage(
+        self,
+        group: str,
+        fact_id: str,
+        kind: Literal["invalidate", "retract", "correct"],
+        edit: Callable[..., LineageState],
+        reason: str,
+        needs_tx: bool = False,
+    ) -> Change:
+        with self.store.write() as w:
+            lin = w.get_lineage(fact_id)
+            if lin is None or lin.group != group:
+                raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
+            if not lin.believed:
+                raise ConflictError(
+                    f"fact {fact_id} is retracted; undo the retraction first", fact_id=fact_id
+                )
+            now = self._tick(w)
+            new = edit(lin, w, now) if needs_tx else edit(lin)
+            change = Change(
+                id=_new_id(),
+                group=group,
+                kind=kind,
+                created_at=now,
+                fact_ids=[fact_id],
+                reason=reason,
+            )
+            w.put_lineage(new)
+            self._recompute(w, group, lin.subject_id, lin.predicate, change, reason)
+            w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
+        return change
+
+    def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
+        """Reverse one change: restore the stated beliefs it replaced, as a new change."""
+        group = check_group(group)
+        with self.store.write() as w:
+            change = w.get_change(group, change_id)
+            if change is None:
+                raise NotFoundError(
+                    f"no change {change_id!r} in group {group!r}", change_id=change_id
+                )
+            if change.undone_by is not None:
+                raise ConflictError(
+                    f"change {change_id} was already undone by {change.undone_by}",
+                    change_id=change_id,
+                )
+            if change.kind == "erase":
+                raise ConflictError("an erase cannot be undone (the data is gone)")
+            effects = w.change_effects(change_id)
+            for e in effects:
+                current = w.get_lineage(e.fact_id)
+                if current != e.after:
+                    raise ConflictError(
+                        f"fact {e.fact_id} changed after change {change_id}; undo the later "
+                        "change first",
+                        change_id=change_id,
+                        fact_id=e.fact_id,
+                    )
+            now = self._tick(w)
+            undo = Change(
+                id=_new_id(),
+                group=group,
+                kind="undo",
+                created_at=now,
+                fact_ids=[e.fact_id for e in effects],
+                undoes=change_id,
+                reason=f"undo of {change.kind} {change_id}",
+            )
+            groups: set[tuple[str, str]] = set()
+            reverse: list[ChangeEffect] = []
+            for e in effects:
+                restored = e.before if e.before is not None else replace(e.after, believed=False)
+                assert restored is not None
+                w.put_lineage(restored)
+                reverse.append(ChangeEffect(e.fact_id, e.after, restored))
+                for lin in (e.before, e.after):
+                    if lin is not None:
+                        groups.add((lin.subject_id, lin.predicate))
+            for subject_id, pred in sorted(groups):
+                self._recompute(w, group, subject_id, pred, undo, undo.reason)
+            w.insert_change(undo, reverse)
+            w.mark_undone(change_id, undo.id)
+        return undo
+
+    def erase(
+        self,
+        *,
+        episode: str | None = None,
+        entity: str | None = None,
+        group: str = DEFAULT_GROUP,
+        whole_group: bool = False,
+    ) -> Erasure:
+        """Physically delete an episode, an entity, or a whole group (privacy).
+
+        Everything derived only from it is removed at every ``known_at``; an audit record
+        without content remains (:meth:`erasures`). Neighbouring facts that were closed by an
+        erased fact keep their past versions (their cause reference is scrubbed) and are
+        recomputed from now on.
+        """
+        group = check_group(group)
+        if (
+            sum(x is not None and x is not False for x in (episode, entity, whole_group or None))
+            != 1
+        ):
+            raise InvalidInputError(
+                "erase takes exactly one of episode=, entity=, whole_group=True"
+            )
+        if episode is not None:
+            self.episode(episode, group)
+        ent = self._lookup_entity(group, entity) if entity is not None else None
+        with self.store.write() as w:
+            now = self._tick(w)
+            er_id = _new_id()
+            if whole_group:
+                counts = w.delete_group(group)
+                er = Erasure(id=er_id, group=group, kind="group", created_at=now, counts=counts)
+                w.insert_erasure(er)
+                return er
+            if episode is not None:
+                fact_ids = w.fact_ids_only_from_episode(group, episode)
+                kind: Literal["episode", "entity"] = "episode"
+            else:
+                assert ent is not None
+                fact_ids = w.fact_ids_touching_entity(group, ent.id)
+                kind = "entity"
+            lineages = [lin for f in fact_ids if (lin := w.get_lineage(f)) is not None]
+            n_versions = w.delete_lineages(fact_ids)
+            w.scrub_caused_by(fact_ids)
+            counts = {"facts": len(fact_ids), "versions": n_versions}
+            if episode is not None:
+                counts["episodes"] = w.delete_episode(group, episode)
+            else:
+                assert ent is not None
+                counts["entities"] = w.delete_entity(group, ent.id)
+            change = Change(
+                id=_new_id(), group=group, kind="erase", created_at=now, reason=f"erase {kind}"
+            )
+            for subject_id, pred in sorted({(x.subject_id, x.predicate) for x in lineages}):
+                if ent is not None and subject_id == ent.id:
+                    continue
+                self._recompute(w, group, subject_id, pred, change, "neighbour of erased fact")
+            w.insert_change(change, [])
+            er = Erasure(id=er_id, group=group, kind=kind, created_at=now, counts=counts)
+            w.insert_erasure(er)
+        return er
+
+    def erasures(self, group: str = DEFAULT_GROUP) -> list[Erasure]:
+        return self.store.erasures(check_group(group))
+
+    def _recompute(
+        self,
+        w: WriteTx,
+        group: str,
+        subject_id: str,
+        predicate: str,
+        change: Change,
+        reason: str,
+    ) -> None:
+        """Bring the current versions of one (subject, predicate) in line with the rules."""
+        lins = w.lineages_for(group, subject_id, predicate)
+        believed = [
+            timeline.Stated(
+                lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq
+            )
+            for lin in lins
+            if lin.believed
+        ]
+        if self.vocabulary.is_functional(predicate):
+            eff = timeline.functional_timeline(believed)
+        else:
+            eff = timeline.multi_timeline(believed)
+        current = w.current_versions([lin.fact_id for lin in lins])
+        by_id = {lin.fact_id: lin for lin in lins}
+        now = change.created_at
+        for lin in lins:
+            e = eff.get(lin.fact_id)
+            cur = current.get(lin.fact_id)
+            want = e is not None and not e.empty
+            if (
+                cur is not None
+                and want
+                and e is not None
+                and (
+                    cur.object_id == lin.object_id
+                    and cur.valid_at == e.start
+                    and cur.invalid_at == e.end
+                    and cur.stated_invalid_at == lin.stated_invalid_at
+                    and cur.valid_precision == lin.valid_precision
+                    and cur.fact == lin.fact_text
+                    and cur.caused_by == e.caused_by
+                )
+            ):
+                continue
+            if cur is None and not want:
+                continue
+            if cur is not None:
+                w.expire_version(cur.id, now)
+            if not want or e is None:
+                continue
+            why = reason
+            if e.caused_by is not None:
+                other = by_id.get(e.caused_by)
+                why = (
+                    f"superseded: '{other.fact_text if other else e.caused_by}' "
+                    f"(fact {e.caused_by}) starts when this one ends"
+                )
+            elif lin.fact_id not in change.fact_ids:
+                why = f"timeline recomputed ({change.kind} {change.id}): {reason}"
+            w.insert_version(
+                FactVersion(
+                    id=_new_id(),
+                    fact_id=lin.fact_id,
+                    group=group,
+                    subject="",
+                    subject_id=subject_id,
+                    predicate=predicate,
+                    object="",
+                    object_id=lin.object_id,
+                    fact=lin.fact_text,
+                    valid_at=e.start,
+                    valid_precision=lin.valid_precision,
+                    invalid_at=e.end,
+                    invalid_precision=self._end_precision(lin, e, by_id),
+                    stated_invalid_at=lin.stated_invalid_at,
+                    created_at=now,
+                    change_id=change.id,
+                    reason=why,
+                    caused_by=e.caused_by,
+                )
+            )
+
+    @staticmethod
+    def _end_precision(
+        lin: LineageState, e: timeline.Effective, by_id: dict[str, LineageState]
+    ) -> Precision:
+        if e.end is None:
+            return Precision.INSTANT
+        if e.caused_by is not None and e.caused_by in by_id:
+            return by_id[e.caused_by].valid_precision  # closed where the next value starts
+        return lin.invalid_precision
+
+    def _reload(self, group: str, v: FactVersion) -> FactVersion:
+        for x in self.store.versions_of_fact(group, v.fact_id):
+            if x.id == v.id:
+                return x
+        return v
+
+    # ------------------------------------------------------------------ reads
+    def facts(
+        self,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        group: str = DEFAULT_GROUP,
+        valid_to: TimeLike | None = None,
+        known_to: TimeLike | None = None,
+        limit: int | None = None,
+    ) -> list[FactVersion]:
+        """Facts visible at (valid_at, known_at), both defaulting to now.
+
+        With ``valid_to`` (``known_to``) the valid (transaction) filter becomes the range
+        ``[valid_at, valid_to)`` and a version matches when its interval overlaps it.
+        """
+        group = check_group(group)
+        when = self._when(valid_at, known_at, valid_to, known_to)
+        try:
+            s = self._lookup_entity(group, subject).id if subject is not None else None
+            o = self._lookup_entity(group, object).id if object is not None else None
+        except NotFoundError:
+            return []
+        pred = normalize_predicate(predicate) if predicate is not None else None
+        return self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o, limit=limit)
+
+    def fact(
+        self,
+        fact_id: str,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        group: str = DEFAULT_GROUP,
+    ) -> FactVersion | None:
+        """The version of one lineage visible at (valid_at, known_at), if any."""
+        group = check_group(group)
+        when = self._when(valid_at, known_at)
+        versions = self.store.versions_of_fact(group, fact_id)
+        if not versions:
+            raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
+        for v in versions:
+            if timeline.is_visible(
+                valid_at=v.valid_at,
+                invalid_at=v.invalid_at,
+                created_at=v.created_at,
+                expired_at=v.expired_at,
+                at_valid=when.valid_at,
+                at_known=when.known_at,
+            ):
+                return v
+        return None
+
+    def entity(
+        self,
+        name_or_id: str,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        group: str = DEFAULT_GROUP,
+    ) -> dict[str, Any]:
+        """The entity and the facts about it (as subject or object) at (V, K)."""
+        group = check_group(group)
+        ent = self._lookup_entity(group, name_or_id)
+        when = self._when(valid_at, known_at)
+        outgoing = self.store.facts(group, when, subject_id=ent.id)
+        incoming = self.store.facts(group, when, object_id=ent.id)
+        return {
+            "entity": ent,
+            "facts": outgoing,
+            "incoming": [f for f in incoming if f.subject_id != ent.id],
+        }
+
+    def entities(
+        self, group: str = DEFAULT_GROUP, limit: int = 100, offset: int = 0
+    ) -> list[Entity]:
+        return self.store.list_entities(check_group(group), limit, offset)
+
+    def history(self, entity_or_fact_id: str, group: str = DEFAULT_GROUP) -> list[FactVersion]:
+        """Every version (both intervals, provenance) of a fact lineage or about an entity."""
+        group = check_group(group)
+        versions = self.store.versions_of_fact(group, entity_or_fact_id)
+        if versions:
+            return versions
+        ent = self._lookup_entity(group, entity_or_fact_id)
+        return self.store.versions_of_entity(group, ent.id)
+
+    def changes(self, since: TimeLike, group: str = DEFAULT_GROUP) -> list[Change]:
+        """Changes (what was learnt or revised) strictly after ``since``."""
+        return self.store.changes_since(check_group(group), parse_instant(since, "since"))
+
+    def changed_versions(self, since: TimeLike, group: str = DEFAULT_GROUP) -> list[FactVersion]:
+        """Versions created or expired strictly after ``since``."""
+        return self.store.versions_changed_since(check_group(group), parse_instant(since, "since"))
+
+    def paths(
+        self,
+        a: str,
+        b: str,
+        max_hops: int = 3,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        mode: Literal["slice", "sequenced"] = "slice",
+        group: str = DEFAULT_GROUP,
+        limit: int = 50,
+    ) -> list[GraphPath]:
+        """How are ``a`` and ``b`` connected? See :mod:`kgmem.reason.paths`."""
+        from .reason.paths import find_paths
+
+        group = check_group(group)
+        if mode not in ("slice", "sequenced"):
+            raise InvalidInputError("mode must be 'slice' or 'sequenced'", field="mode")
+        if not isinstance(max_hops, int) or not 1 <= max_hops <= 6:
+            raise InvalidInputError("max_hops must be an integer from 1 to 6", field="max_hops")
+        ea = self._lookup_entity(group, a)
+        eb = self._lookup_entity(group, b)
+        when = self._when(valid_at, known_at, any_valid=(mode == "sequenced"))
+        return find_paths(
+            lambda ids: self.store.adjacent(group, ids, when),
+            ea.id,
+            eb.id,
+            max_hops,
+            mode,
+            limit,
+        )
+
+    # ------------------------------------------------------------------ bulk
+    def assert_facts(
+        self, rows: Iterable[dict[str, Any]], group: str = DEFAULT_GROUP
+    ) -> list[FactVersion]:
+        """Assert many facts (each a dict of assert_fact arguments)."""
+        return [self.assert_fact(**{"group": group, **row}) for row in rows]
+
+    def stats(self, group: str | None = None) -> dict[str, int]:
+        return self.store.counts(None if group is None else check_group(group))
+
+
+def fact_ids(versions: Sequence[FactVersion]) -> list[str]:
+    return [v.fact_id for v in versions]

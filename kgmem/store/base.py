@@ -1,0 +1,166 @@
+"""The store seam: what a backend (embedded SQLite, Neo4j) must provide.
+
+Stores are deliberately dumb: they persist entities, episodes, lineage states, immutable
+fact versions and change records, and answer visibility-filtered reads. All temporal rules
+(supersession, visibility definition, undo) live in :mod:`kgmem.timeline` and
+:mod:`kgmem.memory`; the contract tests (tests/contract) run the same suite on every store.
+
+Writes happen inside ``with store.write() as w:``; everything done through ``w`` commits
+atomically and durably when the block exits normally, and is rolled back otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..model import Change, Entity, Episode, Erasure, FactVersion
+from ..timeutil import Precision, parse_optional
+
+
+@dataclass(frozen=True)
+class LineageState:
+    """The current *stated* belief about one fact lineage (what sources said about it).
+
+    Fact versions are derived from the believed lineage states by the timeline rules.
+    """
+
+    fact_id: str
+    group: str
+    subject_id: str
+    predicate: str
+    object_id: str
+    valid_at: datetime | None
+    valid_precision: Precision
+    stated_invalid_at: datetime | None
+    invalid_precision: Precision
+    believed: bool
+    seq: int
+    fact_text: str
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("valid_at", "stated_invalid_at"):
+            d[k] = d[k].isoformat() if d[k] is not None else None
+        d["valid_precision"] = self.valid_precision.value
+        d["invalid_precision"] = self.invalid_precision.value
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> LineageState:
+        d = dict(d)
+        d["valid_at"] = parse_optional(d["valid_at"])
+        d["stated_invalid_at"] = parse_optional(d["stated_invalid_at"])
+        d["valid_precision"] = Precision(d["valid_precision"])
+        d["invalid_precision"] = Precision(d["invalid_precision"])
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class ChangeEffect:
+    """How one change moved one lineage's stated belief (``None`` = did not exist/erased)."""
+
+    fact_id: str
+    before: LineageState | None
+    after: LineageState | None
+
+
+@dataclass(frozen=True)
+class TimeFilter:
+    """Visibility filter for reads.
+
+    Point semantics when ``valid_to``/``known_to`` are None: the version must contain the
+    instant. Range semantics (``*_to`` given): the version's interval must overlap
+    ``[from, to)``.
+    """
+
+    valid_at: datetime
+    known_at: datetime
+    valid_to: datetime | None = None
+    known_to: datetime | None = None
+    any_valid: bool = False  # ignore valid time entirely (sequenced paths, history-like reads)
+
+
+class WriteTx(Protocol):
+    """Operations available inside one atomic write."""
+
+    def last_tx_time(self) -> datetime | None: ...
+    def set_last_tx_time(self, t: datetime) -> None: ...
+    def next_seq(self) -> int: ...
+
+    # entities
+    def get_entity(self, group: str, entity_id: str) -> Entity | None: ...
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]: ...
+    def insert_entity(self, entity: Entity, norm_name: str) -> None: ...
+    def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None: ...
+
+    # episodes
+    def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None: ...
+    def insert_episode(self, episode: Episode, content_hash: str) -> None: ...
+    def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None: ...
+
+    # lineages, versions, provenance
+    def get_lineage(self, fact_id: str) -> LineageState | None: ...
+    def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]: ...
+    def put_lineage(self, state: LineageState) -> None: ...
+    def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]: ...
+    def insert_version(self, version: FactVersion) -> None: ...
+    def expire_version(self, version_id: str, at: datetime) -> None: ...
+    def add_provenance(self, fact_id: str, episode_id: str) -> None: ...
+
+    # changes
+    def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None: ...
+    def get_change(self, group: str, change_id: str) -> Change | None: ...
+    def change_effects(self, change_id: str) -> list[ChangeEffect]: ...
+    def mark_undone(self, change_id: str, undone_by: str) -> None: ...
+
+    # erase (physical)
+    def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]: ...
+    def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]: ...
+    def delete_lineages(self, fact_ids: Sequence[str]) -> int: ...
+    def delete_episode(self, group: str, episode_id: str) -> int: ...
+    def delete_entity(self, group: str, entity_id: str) -> int: ...
+    def delete_group(self, group: str) -> dict[str, int]: ...
+    def scrub_caused_by(self, fact_ids: Sequence[str]) -> None: ...
+    def insert_erasure(self, erasure: Erasure) -> None: ...
+
+
+class Store(Protocol):
+    """A persistent backend."""
+
+    def write(self) -> AbstractContextManager[WriteTx]: ...
+    def close(self) -> None: ...
+
+    # reads
+    def get_entity(self, group: str, entity_id: str) -> Entity | None: ...
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]: ...
+    def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]: ...
+    def get_episode(self, group: str, episode_id: str) -> Episode | None: ...
+    def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]: ...
+    def facts(
+        self,
+        group: str,
+        when: TimeFilter,
+        subject_id: str | None = None,
+        predicate: str | None = None,
+        object_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[FactVersion]: ...
+    def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]: ...
+    def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]: ...
+    def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]: ...
+    def changes_since(self, group: str, since: datetime) -> list[Change]: ...
+    def adjacent(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter
+    ) -> list[FactVersion]: ...
+    def erasures(self, group: str) -> list[Erasure]: ...
+    def last_tx_time(self) -> datetime | None: ...
+    def counts(self, group: str | None = None) -> dict[str, int]: ...
+
+
+def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]

@@ -1,0 +1,782 @@
+"""Embedded store: one directory holding a SQLite database (WAL, synchronous=FULL).
+
+Durability: every write block is one SQLite transaction committed with
+``synchronous=FULL`` before the call returns, so an acknowledged write survives ``kill -9``
+(and power loss). Times are stored as integer microseconds since the epoch (UTC);
+``NULL`` means -inf for ``valid_at`` and +inf for ``invalid_at``/``expired_at``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreUnavailableError
+from ..model import Change, Entity, Episode, Erasure, FactVersion
+from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_micros
+from .base import ChangeEffect, LineageState, TimeFilter, iter_chunks
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entities(
+  id TEXT PRIMARY KEY, group_id TEXT NOT NULL, name TEXT NOT NULL, norm_name TEXT NOT NULL,
+  summary TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS entities_name ON entities(group_id, norm_name);
+CREATE TABLE IF NOT EXISTS aliases(
+  group_id TEXT NOT NULL, norm_alias TEXT NOT NULL, entity_id TEXT NOT NULL, alias TEXT NOT NULL,
+  PRIMARY KEY(group_id, norm_alias, entity_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS aliases_entity ON aliases(entity_id);
+CREATE TABLE IF NOT EXISTS episodes(
+  id TEXT PRIMARY KEY, group_id TEXT NOT NULL, content TEXT NOT NULL, source TEXT NOT NULL,
+  source_description TEXT NOT NULL, speaker TEXT, reference_time INTEGER NOT NULL,
+  created_at INTEGER NOT NULL, content_hash TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS episodes_hash ON episodes(group_id, content_hash);
+CREATE INDEX IF NOT EXISTS episodes_time ON episodes(group_id, reference_time);
+CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
+  content, episode_id UNINDEXED, group_id UNINDEXED, tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS mentions(
+  episode_id TEXT NOT NULL, entity_id TEXT NOT NULL, PRIMARY KEY(episode_id, entity_id))
+  WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS mentions_entity ON mentions(entity_id);
+CREATE TABLE IF NOT EXISTS lineages(
+  fact_id TEXT PRIMARY KEY, group_id TEXT NOT NULL, subject_id TEXT NOT NULL,
+  predicate TEXT NOT NULL, object_id TEXT NOT NULL, valid_at INTEGER, valid_precision TEXT NOT NULL,
+  stated_invalid_at INTEGER, invalid_precision TEXT NOT NULL, believed INTEGER NOT NULL,
+  seq INTEGER NOT NULL, fact_text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS lineages_sp ON lineages(group_id, subject_id, predicate);
+CREATE INDEX IF NOT EXISTS lineages_object ON lineages(object_id);
+CREATE TABLE IF NOT EXISTS versions(
+  id TEXT PRIMARY KEY, fact_id TEXT NOT NULL, group_id TEXT NOT NULL, subject_id TEXT NOT NULL,
+  predicate TEXT NOT NULL, object_id TEXT NOT NULL, fact_text TEXT NOT NULL,
+  valid_at INTEGER, valid_precision TEXT NOT NULL, invalid_at INTEGER,
+  invalid_precision TEXT NOT NULL, stated_invalid_at INTEGER, created_at INTEGER NOT NULL,
+  expired_at INTEGER, change_id TEXT NOT NULL, reason TEXT NOT NULL, caused_by TEXT);
+CREATE INDEX IF NOT EXISTS versions_subject ON versions(subject_id, predicate, created_at);
+CREATE INDEX IF NOT EXISTS versions_object ON versions(object_id, created_at);
+CREATE INDEX IF NOT EXISTS versions_fact ON versions(fact_id, created_at);
+CREATE INDEX IF NOT EXISTS versions_created ON versions(group_id, created_at);
+CREATE INDEX IF NOT EXISTS versions_expired ON versions(group_id, expired_at)
+  WHERE expired_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS provenance(
+  fact_id TEXT NOT NULL, episode_id TEXT NOT NULL, PRIMARY KEY(fact_id, episode_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS provenance_episode ON provenance(episode_id);
+CREATE TABLE IF NOT EXISTS changes(
+  id TEXT PRIMARY KEY, group_id TEXT NOT NULL, kind TEXT NOT NULL, created_at INTEGER NOT NULL,
+  reason TEXT NOT NULL, undoes TEXT, undone_by TEXT, fact_ids TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_time ON changes(group_id, created_at);
+CREATE TABLE IF NOT EXISTS change_effects(
+  change_id TEXT NOT NULL, fact_id TEXT NOT NULL, before TEXT, after TEXT);
+CREATE INDEX IF NOT EXISTS change_effects_change ON change_effects(change_id);
+CREATE INDEX IF NOT EXISTS change_effects_fact ON change_effects(fact_id);
+CREATE TABLE IF NOT EXISTS erasures(
+  id TEXT PRIMARY KEY, group_id TEXT NOT NULL, kind TEXT NOT NULL, created_at INTEGER NOT NULL,
+  counts TEXT NOT NULL);
+"""
+
+_VERSION_COLS = (
+    "v.id, v.fact_id, v.group_id, v.subject_id, s.name, v.predicate, v.object_id, o.name, "
+    "v.fact_text, v.valid_at, v.valid_precision, v.invalid_at, v.invalid_precision, "
+    "v.stated_invalid_at, v.created_at, v.expired_at, v.change_id, v.reason, v.caused_by"
+)
+_VERSION_FROM = (
+    "versions v JOIN entities s ON s.id = v.subject_id JOIN entities o ON o.id = v.object_id"
+)
+
+
+def _visibility_sql(when: TimeFilter) -> tuple[str, list[Any]]:
+    """SQL for the visibility rule of kgmem.timeline (point or overlap semantics)."""
+    k0 = to_micros(when.known_at)
+    if when.known_to is None:
+        sql = "v.created_at <= ? AND (v.expired_at IS NULL OR v.expired_at > ?)"
+        params: list[Any] = [k0, k0]
+    else:
+        sql = "v.created_at < ? AND (v.expired_at IS NULL OR v.expired_at > ?)"
+        params = [to_micros(when.known_to), k0]
+    if when.any_valid:
+        return sql, params
+    v0 = to_micros(when.valid_at)
+    if when.valid_to is None:
+        sql += " AND (v.valid_at IS NULL OR v.valid_at <= ?) AND (v.invalid_at IS NULL OR v.invalid_at > ?)"
+        params += [v0, v0]
+    else:
+        sql += " AND (v.valid_at IS NULL OR v.valid_at < ?) AND (v.invalid_at IS NULL OR v.invalid_at > ?)"
+        params += [to_micros(when.valid_to), v0]
+    return sql, params
+
+
+class EmbeddedStore:
+    """SQLite-backed store in a directory. Thread-safe (one connection behind a lock)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self.db_path = self.path / "kgmem.sqlite3"
+            self._conn = sqlite3.connect(
+                self.db_path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreUnavailableError(f"cannot open store at {self.path}: {exc}") from exc
+        self._lock = threading.RLock()
+        c = self._conn
+        c.execute("PRAGMA journal_mode=WAL")
+        c.execute("PRAGMA synchronous=FULL")
+        c.execute("PRAGMA foreign_keys=OFF")
+        c.execute("PRAGMA cache_size=-65536")
+        c.execute("PRAGMA temp_store=MEMORY")
+        with self._lock:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        c.execute(stmt)
+                c.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
+                    (SCHEMA_VERSION,),
+                )
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[_WriteTx]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield _WriteTx(self._conn)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # ------------------------------------------------------------------ reads
+    def last_tx_time(self) -> datetime | None:
+        rows = self._q("SELECT value FROM meta WHERE key='last_tx_time'")
+        return from_micros(int(rows[0][0])) if rows else None
+
+    def get_entity(self, group: str, entity_id: str) -> Entity | None:
+        return _get_entity(self._conn, self._lock, group, entity_id)
+
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]:
+        return _find_entities(self._conn, self._lock, group, norm_name)
+
+    def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
+        rows = self._q(
+            "SELECT id FROM entities WHERE group_id=? ORDER BY created_at, id LIMIT ? OFFSET ?",
+            (group, limit, offset),
+        )
+        return [e for (eid,) in rows if (e := self.get_entity(group, eid)) is not None]
+
+    def get_episode(self, group: str, episode_id: str) -> Episode | None:
+        rows = self._q(_EPISODE_SELECT + " WHERE id=? AND group_id=?", (episode_id, group))
+        return _episode(rows[0]) if rows else None
+
+    def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
+        rows = self._q(
+            _EPISODE_SELECT
+            + " WHERE group_id=? ORDER BY reference_time, created_at, id LIMIT ? OFFSET ?",
+            (group, limit, offset),
+        )
+        return [_episode(r) for r in rows]
+
+    def facts(
+        self,
+        group: str,
+        when: TimeFilter,
+        subject_id: str | None = None,
+        predicate: str | None = None,
+        object_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[FactVersion]:
+        vis, params = _visibility_sql(when)
+        where = ["v.group_id = ?", vis]
+        params = [group, *params]
+        if subject_id is not None:
+            where.append("v.subject_id = ?")
+            params.append(subject_id)
+        if predicate is not None:
+            where.append("v.predicate = ?")
+            params.append(predicate)
+        if object_id is not None:
+            where.append("v.object_id = ?")
+            params.append(object_id)
+        sql = (
+            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE {' AND '.join(where)} "
+            "ORDER BY v.subject_id, v.predicate, v.valid_at, v.created_at, v.id"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return self._versions(self._q(sql, params))
+
+    def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
+        rows = self._q(
+            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.fact_id=? AND v.group_id=? "
+            "ORDER BY v.created_at, v.rowid",
+            (fact_id, group),
+        )
+        return self._versions(rows)
+
+    def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
+        rows = self._q(
+            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.group_id=? AND v.subject_id=? "
+            f"UNION ALL SELECT {_VERSION_COLS} FROM {_VERSION_FROM} "
+            "WHERE v.group_id=? AND v.object_id=? AND v.subject_id<>?",
+            (group, entity_id, group, entity_id, entity_id),
+        )
+        out = self._versions(rows)
+        out.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
+        return out
+
+    def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
+        t = to_micros(since)
+        rows = self._q(
+            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.group_id=? AND "
+            "(v.created_at > ? OR v.expired_at > ?) ORDER BY v.created_at, v.rowid",
+            (group, t, t),
+        )
+        return self._versions(rows)
+
+    def changes_since(self, group: str, since: datetime) -> list[Change]:
+        rows = self._q(
+            _CHANGE_SELECT + " WHERE group_id=? AND created_at > ? ORDER BY created_at, rowid",
+            (group, to_micros(since)),
+        )
+        return [_change(r) for r in rows]
+
+    def adjacent(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter
+    ) -> list[FactVersion]:
+        vis, vparams = _visibility_sql(when)
+        out: list[FactVersion] = []
+        seen: set[str] = set()
+        for chunk in iter_chunks(list(entity_ids), 400):
+            marks = ",".join("?" * len(chunk))
+            sql = (
+                f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.subject_id IN ({marks}) "
+                f"AND v.group_id=? AND {vis} UNION ALL "
+                f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.object_id IN ({marks}) "
+                f"AND v.group_id=? AND {vis}"
+            )
+            params = [*chunk, group, *vparams, *chunk, group, *vparams]
+            for v in self._versions(self._q(sql, params), with_provenance=False):
+                if v.id not in seen:
+                    seen.add(v.id)
+                    out.append(v)
+        return out
+
+    def erasures(self, group: str) -> list[Erasure]:
+        rows = self._q(
+            "SELECT id, group_id, kind, created_at, counts FROM erasures WHERE group_id=? "
+            "ORDER BY created_at",
+            (group,),
+        )
+        return [
+            Erasure(
+                id=r[0],
+                group=r[1],
+                kind=r[2],
+                created_at=from_micros(r[3]),
+                counts=json.loads(r[4]),
+            )
+            for r in rows
+        ]
+
+    def counts(self, group: str | None = None) -> dict[str, int]:
+        out = {}
+        for table in ("entities", "episodes", "lineages", "versions", "changes"):
+            if group is None:
+                out[table] = self._q(f"SELECT count(*) FROM {table}")[0][0]
+            else:
+                out[table] = self._q(f"SELECT count(*) FROM {table} WHERE group_id=?", (group,))[0][
+                    0
+                ]
+        return out
+
+    def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
+        """BM25-ranked episode ids for a keyword query (FTS5)."""
+        match = _fts_query(query)
+        if not match:
+            return []
+        rows = self._q(
+            "SELECT episode_id, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ? "
+            "AND group_id=? ORDER BY bm25(episodes_fts) LIMIT ?",
+            (match, group, limit),
+        )
+        return [(r[0], -float(r[1])) for r in rows]
+
+    # ------------------------------------------------------------------ helpers
+    def _versions(
+        self, rows: list[tuple[Any, ...]], with_provenance: bool = True
+    ) -> list[FactVersion]:
+        prov: dict[str, list[str]] = {}
+        if with_provenance and rows:
+            ids = list({r[1] for r in rows})
+            for chunk in iter_chunks(ids, 500):
+                marks = ",".join("?" * len(chunk))
+                for fid, eid in self._q(
+                    f"SELECT fact_id, episode_id FROM provenance WHERE fact_id IN ({marks}) "
+                    "ORDER BY episode_id",
+                    chunk,
+                ):
+                    prov.setdefault(fid, []).append(eid)
+        return [_version(r, prov.get(r[1], [])) for r in rows]
+
+
+def _fts_query(text: str) -> str:
+    import re
+
+    words = re.findall(r"\w+", text.lower())
+    return " OR ".join(f'"{w}"' for w in words[:64])
+
+
+_EPISODE_SELECT = (
+    "SELECT id, group_id, content, source, source_description, speaker, reference_time, "
+    "created_at FROM episodes"
+)
+_CHANGE_SELECT = (
+    "SELECT id, group_id, kind, created_at, reason, undoes, undone_by, fact_ids FROM changes"
+)
+
+
+def _episode(r: tuple[Any, ...]) -> Episode:
+    return Episode(
+        id=r[0],
+        group=r[1],
+        content=r[2],
+        source=r[3],
+        source_description=r[4],
+        speaker=r[5],
+        reference_time=from_micros(r[6]),
+        created_at=from_micros(r[7]),
+    )
+
+
+def _change(r: tuple[Any, ...]) -> Change:
+    return Change(
+        id=r[0],
+        group=r[1],
+        kind=r[2],
+        created_at=from_micros(r[3]),
+        reason=r[4],
+        undoes=r[5],
+        undone_by=r[6],
+        fact_ids=json.loads(r[7]),
+    )
+
+
+def _version(r: tuple[Any, ...], episodes: list[str]) -> FactVersion:
+    return FactVersion(
+        id=r[0],
+        fact_id=r[1],
+        group=r[2],
+        subject_id=r[3],
+        subject=r[4],
+        predicate=r[5],
+        object_id=r[6],
+        object=r[7],
+        fact=r[8],
+        valid_at=opt_from_micros(r[9]),
+        valid_precision=Precision(r[10]),
+        invalid_at=opt_from_micros(r[11]),
+        invalid_precision=Precision(r[12]),
+        stated_invalid_at=opt_from_micros(r[13]),
+        created_at=from_micros(r[14]),
+        expired_at=opt_from_micros(r[15]),
+        change_id=r[16],
+        reason=r[17],
+        caused_by=r[18],
+        episodes=episodes,
+    )
+
+
+def _entity_from_row(conn: sqlite3.Connection, r: tuple[Any, ...]) -> Entity:
+    aliases = [
+        a
+        for (a,) in conn.execute(
+            "SELECT alias FROM aliases WHERE entity_id=? ORDER BY alias", (r[0],)
+        ).fetchall()
+    ]
+    return Entity(
+        id=r[0], group=r[1], name=r[2], summary=r[3], aliases=aliases, created_at=from_micros(r[4])
+    )
+
+
+def _get_entity(conn: sqlite3.Connection, lock: Any, group: str, entity_id: str) -> Entity | None:
+    with lock:
+        row = conn.execute(
+            "SELECT id, group_id, name, summary, created_at FROM entities WHERE id=? AND group_id=?",
+            (entity_id, group),
+        ).fetchone()
+        return _entity_from_row(conn, row) if row else None
+
+
+def _find_entities(conn: sqlite3.Connection, lock: Any, group: str, norm_name: str) -> list[Entity]:
+    with lock:
+        rows = conn.execute(
+            "SELECT id, group_id, name, summary, created_at FROM entities "
+            "WHERE group_id=? AND norm_name=? UNION "
+            "SELECT e.id, e.group_id, e.name, e.summary, e.created_at FROM aliases a "
+            "JOIN entities e ON e.id = a.entity_id WHERE a.group_id=? AND a.norm_alias=? "
+            "ORDER BY 5, 1",
+            (group, norm_name, group, norm_name),
+        ).fetchall()
+        return [_entity_from_row(conn, r) for r in rows]
+
+
+class _DummyLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *a: object) -> None:
+        return None
+
+
+class _WriteTx:
+    """Write operations inside one open SQLite transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.c = conn
+        self._nolock = _DummyLock()
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        return self.c.execute(sql, params).fetchone()
+
+    def last_tx_time(self) -> datetime | None:
+        row = self._one("SELECT value FROM meta WHERE key='last_tx_time'")
+        return from_micros(int(row[0])) if row else None
+
+    def set_last_tx_time(self, t: datetime) -> None:
+        self.c.execute(
+            "INSERT INTO meta(key, value) VALUES('last_tx_time', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (str(to_micros(t)),),
+        )
+
+    def next_seq(self) -> int:
+        row = self._one("SELECT value FROM meta WHERE key='seq'")
+        n = int(row[0]) + 1 if row else 1
+        self.c.execute(
+            "INSERT INTO meta(key, value) VALUES('seq', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (str(n),),
+        )
+        return n
+
+    # entities
+    def get_entity(self, group: str, entity_id: str) -> Entity | None:
+        return _get_entity(self.c, self._nolock, group, entity_id)
+
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]:
+        return _find_entities(self.c, self._nolock, group, norm_name)
+
+    def insert_entity(self, entity: Entity, norm_name: str) -> None:
+        self.c.execute(
+            "INSERT INTO entities(id, group_id, name, norm_name, summary, created_at) "
+            "VALUES(?,?,?,?,?,?)",
+            (
+                entity.id,
+                entity.group,
+                entity.name,
+                norm_name,
+                entity.summary,
+                to_micros(entity.created_at),
+            ),
+        )
+
+    def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None:
+        self.c.execute(
+            "INSERT OR IGNORE INTO aliases(group_id, norm_alias, entity_id, alias) VALUES(?,?,?,?)",
+            (group, norm_alias, entity_id, alias),
+        )
+
+    # episodes
+    def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
+        row = self._one(
+            _EPISODE_SELECT + " WHERE group_id=? AND content_hash=?", (group, content_hash)
+        )
+        return _episode(row) if row else None
+
+    def insert_episode(self, episode: Episode, content_hash: str) -> None:
+        self.c.execute(
+            "INSERT INTO episodes(id, group_id, content, source, source_description, speaker, "
+            "reference_time, created_at, content_hash) VALUES(?,?,?,?,?,?,?,?,?)",
+            (
+                episode.id,
+                episode.group,
+                episode.content,
+                episode.source,
+                episode.source_description,
+                episode.speaker,
+                to_micros(episode.reference_time),
+                to_micros(episode.created_at),
+                content_hash,
+            ),
+        )
+        text = episode.content if not episode.speaker else f"{episode.speaker}: {episode.content}"
+        self.c.execute(
+            "INSERT INTO episodes_fts(content, episode_id, group_id) VALUES(?,?,?)",
+            (text, episode.id, episode.group),
+        )
+
+    def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:
+        self.c.executemany(
+            "INSERT OR IGNORE INTO mentions(episode_id, entity_id) VALUES(?,?)",
+            [(episode_id, e) for e in entity_ids],
+        )
+
+    # lineages and versions
+    _LINEAGE_COLS = (
+        "fact_id, group_id, subject_id, predicate, object_id, valid_at, valid_precision, "
+        "stated_invalid_at, invalid_precision, believed, seq, fact_text"
+    )
+
+    @staticmethod
+    def _lineage(r: tuple[Any, ...]) -> LineageState:
+        return LineageState(
+            fact_id=r[0],
+            group=r[1],
+            subject_id=r[2],
+            predicate=r[3],
+            object_id=r[4],
+            valid_at=opt_from_micros(r[5]),
+            valid_precision=Precision(r[6]),
+            stated_invalid_at=opt_from_micros(r[7]),
+            invalid_precision=Precision(r[8]),
+            believed=bool(r[9]),
+            seq=r[10],
+            fact_text=r[11],
+        )
+
+    def get_lineage(self, fact_id: str) -> LineageState | None:
+        row = self._one(f"SELECT {self._LINEAGE_COLS} FROM lineages WHERE fact_id=?", (fact_id,))
+        return self._lineage(row) if row else None
+
+    def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]:
+        rows = self.c.execute(
+            f"SELECT {self._LINEAGE_COLS} FROM lineages WHERE group_id=? AND subject_id=? "
+            "AND predicate=? ORDER BY seq",
+            (group, subject_id, predicate),
+        ).fetchall()
+        return [self._lineage(r) for r in rows]
+
+    def put_lineage(self, s: LineageState) -> None:
+        self.c.execute(
+            f"INSERT OR REPLACE INTO lineages({self._LINEAGE_COLS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                s.fact_id,
+                s.group,
+                s.subject_id,
+                s.predicate,
+                s.object_id,
+                opt_micros(s.valid_at),
+                s.valid_precision.value,
+                opt_micros(s.stated_invalid_at),
+                s.invalid_precision.value,
+                int(s.believed),
+                s.seq,
+                s.fact_text,
+            ),
+        )
+
+    def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]:
+        out: dict[str, FactVersion] = {}
+        for chunk in iter_chunks(list(fact_ids), 400):
+            marks = ",".join("?" * len(chunk))
+            rows = self.c.execute(
+                f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.fact_id IN ({marks}) "
+                "AND v.expired_at IS NULL",
+                chunk,
+            ).fetchall()
+            for r in rows:
+                out[r[1]] = _version(r, [])
+        return out
+
+    def insert_version(self, v: FactVersion) -> None:
+        self.c.execute(
+            "INSERT INTO versions(id, fact_id, group_id, subject_id, predicate, object_id, "
+            "fact_text, valid_at, valid_precision, invalid_at, invalid_precision, "
+            "stated_invalid_at, created_at, expired_at, change_id, reason, caused_by) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                v.id,
+                v.fact_id,
+                v.group,
+                v.subject_id,
+                v.predicate,
+                v.object_id,
+                v.fact,
+                opt_micros(v.valid_at),
+                v.valid_precision.value,
+                opt_micros(v.invalid_at),
+                v.invalid_precision.value,
+                opt_micros(v.stated_invalid_at),
+                to_micros(v.created_at),
+                opt_micros(v.expired_at),
+                v.change_id,
+                v.reason,
+                v.caused_by,
+            ),
+        )
+
+    def expire_version(self, version_id: str, at: datetime) -> None:
+        # The only update a version ever gets: closing its transaction interval, once.
+        self.c.execute(
+            "UPDATE versions SET expired_at=? WHERE id=? AND expired_at IS NULL",
+            (to_micros(at), version_id),
+        )
+
+    def add_provenance(self, fact_id: str, episode_id: str) -> None:
+        self.c.execute(
+            "INSERT OR IGNORE INTO provenance(fact_id, episode_id) VALUES(?,?)",
+            (fact_id, episode_id),
+        )
+
+    # changes
+    def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:
+        self.c.execute(
+            "INSERT INTO changes(id, group_id, kind, created_at, reason, undoes, undone_by, "
+            "fact_ids) VALUES(?,?,?,?,?,?,?,?)",
+            (
+                change.id,
+                change.group,
+                change.kind,
+                to_micros(change.created_at),
+                change.reason,
+                change.undoes,
+                change.undone_by,
+                json.dumps(change.fact_ids),
+            ),
+        )
+        self.c.executemany(
+            "INSERT INTO change_effects(change_id, fact_id, before, after) VALUES(?,?,?,?)",
+            [
+                (
+                    change.id,
+                    e.fact_id,
+                    json.dumps(e.before.to_json()) if e.before else None,
+                    json.dumps(e.after.to_json()) if e.after else None,
+                )
+                for e in effects
+            ],
+        )
+
+    def get_change(self, group: str, change_id: str) -> Change | None:
+        row = self._one(_CHANGE_SELECT + " WHERE id=? AND group_id=?", (change_id, group))
+        return _change(row) if row else None
+
+    def change_effects(self, change_id: str) -> list[ChangeEffect]:
+        rows = self.c.execute(
+            "SELECT fact_id, before, after FROM change_effects WHERE change_id=? ORDER BY rowid",
+            (change_id,),
+        ).fetchall()
+        return [
+            ChangeEffect(
+                r[0],
+                LineageState.from_json(json.loads(r[1])) if r[1] else None,
+                LineageState.from_json(json.loads(r[2])) if r[2] else None,
+            )
+            for r in rows
+        ]
+
+    def mark_undone(self, change_id: str, undone_by: str) -> None:
+        self.c.execute("UPDATE changes SET undone_by=? WHERE id=?", (undone_by, change_id))
+
+    # erase
+    def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
+        rows = self.c.execute(
+            "SELECT p.fact_id FROM provenance p JOIN lineages l ON l.fact_id = p.fact_id "
+            "WHERE p.episode_id=? AND l.group_id=? AND NOT EXISTS (SELECT 1 FROM provenance q "
+            "WHERE q.fact_id = p.fact_id AND q.episode_id <> p.episode_id)",
+            (episode_id, group),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]:
+        rows = self.c.execute(
+            "SELECT fact_id FROM lineages WHERE group_id=? AND (subject_id=? OR object_id=?) "
+            "UNION SELECT fact_id FROM versions WHERE group_id=? AND (subject_id=? OR object_id=?)",
+            (group, entity_id, entity_id, group, entity_id, entity_id),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def delete_lineages(self, fact_ids: Sequence[str]) -> int:
+        n = 0
+        for chunk in iter_chunks(list(fact_ids), 400):
+            marks = ",".join("?" * len(chunk))
+            n += self.c.execute(f"DELETE FROM versions WHERE fact_id IN ({marks})", chunk).rowcount
+            self.c.execute(f"DELETE FROM lineages WHERE fact_id IN ({marks})", chunk)
+            self.c.execute(f"DELETE FROM provenance WHERE fact_id IN ({marks})", chunk)
+            # the change log keeps ids only; the lineage content it held is removed too
+            self.c.execute(f"DELETE FROM change_effects WHERE fact_id IN ({marks})", chunk)
+        return n
+
+    def delete_episode(self, group: str, episode_id: str) -> int:
+        n = self.c.execute(
+            "DELETE FROM episodes WHERE id=? AND group_id=?", (episode_id, group)
+        ).rowcount
+        self.c.execute("DELETE FROM episodes_fts WHERE episode_id=?", (episode_id,))
+        self.c.execute("DELETE FROM provenance WHERE episode_id=?", (episode_id,))
+        self.c.execute("DELETE FROM mentions WHERE episode_id=?", (episode_id,))
+        return n
+
+    def delete_entity(self, group: str, entity_id: str) -> int:
+        n = self.c.execute(
+            "DELETE FROM entities WHERE id=? AND group_id=?", (entity_id, group)
+        ).rowcount
+        self.c.execute("DELETE FROM aliases WHERE entity_id=?", (entity_id,))
+        self.c.execute("DELETE FROM mentions WHERE entity_id=?", (entity_id,))
+        return n
+
+    def delete_group(self, group: str) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for table in ("versions", "lineages", "entities", "episodes", "changes"):
+            counts[table] = self.c.execute(
+                f"DELETE FROM {table} WHERE group_id=?", (group,)
+            ).rowcount
+        self.c.execute("DELETE FROM aliases WHERE group_id=?", (group,))
+        self.c.execute("DELETE FROM episodes_fts WHERE group_id=?", (group,))
+        self.c.execute("DELETE FROM provenance WHERE fact_id NOT IN (SELECT fact_id FROM lineages)")
+        self.c.execute("DELETE FROM mentions WHERE episode_id NOT IN (SELECT id FROM episodes)")
+        self.c.execute("DELETE FROM change_effects WHERE change_id NOT IN (SELECT id FROM changes)")
+        return counts
+
+    def scrub_caused_by(self, fact_ids: Sequence[str]) -> None:
+        for chunk in iter_chunks(list(fact_ids), 400):
+            marks = ",".join("?" * len(chunk))
+            self.c.execute(
+                f"UPDATE versions SET caused_by=NULL, reason='closed by a fact that was erased' "
+                f"WHERE caused_by IN ({marks})",
+                chunk,
+            )
+
+    def insert_erasure(self, erasure: Erasure) -> None:
+        self.c.execute(
+            "INSERT INTO erasures(id, group_id, kind, created_at, counts) VALUES(?,?,?,?,?)",
+            (
+                erasure.id,
+                erasure.group,
+                erasure.kind,
+                to_micros(erasure.created_at),
+                json.dumps(erasure.counts),
+            ),
+        )

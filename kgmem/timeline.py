@@ -1,0 +1,151 @@
+"""The temporal rules of kgmem, in one place. Pure functions, no storage.
+
+* Visibility of a version at ``(valid_at=V, known_at=K)``::
+
+      created_at <= K < coalesce(expired_at, +inf)  and  valid_at <= V < coalesce(invalid_at, +inf)
+
+  where an unknown start (``valid_at is None``) counts as -inf.
+
+* Functional predicates: for one (subject, predicate) the believed timeline is a function of
+  the believed assertions alone. Sort them by (start, arrival); each holds from its start
+  until the earlier of its stated end and the next assertion's start. An assertion whose
+  successor starts at the same instant is *shadowed* (empty interval: the later-arriving
+  value at the same instant wins, as a correction). This makes the result independent of the
+  order in which dated assertions arrive, re-joins neighbours when a middle value is
+  retracted, and leaves a gap after an explicit end.
+
+* Multi-valued predicates: each believed assertion holds exactly over its stated interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from .errors import InvalidIntervalError
+
+_MIN = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def in_interval(t: datetime, start: datetime | None, end: datetime | None) -> bool:
+    """t in [start, end), with None start = -inf and None end = +inf."""
+    return (start is None or start <= t) and (end is None or t < end)
+
+
+def is_visible(
+    *,
+    valid_at: datetime | None,
+    invalid_at: datetime | None,
+    created_at: datetime,
+    expired_at: datetime | None,
+    at_valid: datetime,
+    at_known: datetime,
+) -> bool:
+    return in_interval(at_known, created_at, expired_at) and in_interval(
+        at_valid, valid_at, invalid_at
+    )
+
+
+def intervals_overlap(
+    a_start: datetime | None,
+    a_end: datetime | None,
+    b_start: datetime | None,
+    b_end: datetime | None,
+) -> bool:
+    """Closed-open intervals [a_start, a_end) and [b_start, b_end) share an instant."""
+    return (b_end is None or a_start is None or a_start < b_end) and (
+        a_end is None or b_start is None or b_start < a_end
+    )
+
+
+def intersect(
+    intervals: Iterable[tuple[datetime | None, datetime | None]],
+) -> tuple[datetime | None, datetime | None] | None:
+    """Common intersection of closed-open intervals, or None when empty."""
+    lo: datetime | None = None
+    hi: datetime | None = None
+    for start, end in intervals:
+        if start is not None and (lo is None or start > lo):
+            lo = start
+        if end is not None and (hi is None or end < hi):
+            hi = end
+    if lo is not None and hi is not None and not lo < hi:
+        return None
+    return lo, hi
+
+
+def check_interval(start: datetime | None, end: datetime | None) -> None:
+    if start is not None and end is not None and not start < end:
+        raise InvalidIntervalError(
+            f"invalid_at ({end.isoformat()}) must be after valid_at ({start.isoformat()})",
+            valid_at=start.isoformat(),
+            invalid_at=end.isoformat(),
+        )
+
+
+@dataclass(frozen=True)
+class Stated:
+    """What the sources state about one believed lineage."""
+
+    fact_id: str
+    object_id: str
+    start: datetime | None
+    stated_end: datetime | None
+    seq: int  # arrival order, breaks ties between equal starts
+
+
+@dataclass(frozen=True)
+class Effective:
+    """The derived valid interval of a lineage. ``empty`` means shadowed (not visible)."""
+
+    start: datetime | None
+    end: datetime | None
+    caused_by: str | None = None  # fact_id whose start closed this interval
+    empty: bool = False
+
+
+def order_key(s: Stated) -> tuple[bool, datetime, int]:
+    """Sort by start (unknown start first), then by arrival."""
+    return (s.start is not None, s.start or _MIN, s.seq)
+
+
+def functional_timeline(believed: Sequence[Stated]) -> dict[str, Effective]:
+    """Effective intervals for the believed assertions of one functional (subject, predicate)."""
+    items = sorted(believed, key=order_key)
+    out: dict[str, Effective] = {}
+    for i, it in enumerate(items):
+        nxt = items[i + 1] if i + 1 < len(items) else None
+        if nxt is None:
+            out[it.fact_id] = Effective(it.start, it.stated_end)
+            continue
+        if nxt.start == it.start:
+            out[it.fact_id] = Effective(it.start, it.start, caused_by=nxt.fact_id, empty=True)
+            continue
+        # nxt.start > it.start (nxt.start cannot be None here: None sorts first and ties above)
+        if it.stated_end is not None and it.stated_end <= nxt.start:  # type: ignore[operator]
+            out[it.fact_id] = Effective(it.start, it.stated_end)
+        else:
+            out[it.fact_id] = Effective(it.start, nxt.start, caused_by=nxt.fact_id)
+    return out
+
+
+def multi_timeline(believed: Sequence[Stated]) -> dict[str, Effective]:
+    """Multi-valued predicates: each believed assertion holds over its stated interval."""
+    return {s.fact_id: Effective(s.start, s.stated_end) for s in believed}
+
+
+def holder_at(believed: Sequence[Stated], at_valid: datetime) -> Stated | None:
+    """Which assertion of a functional (subject, predicate) holds at ``at_valid``.
+
+    A direct, probe-based definition (used by tests as an independent check of
+    :func:`functional_timeline`): the latest-starting (then latest-arriving) assertion that
+    started at or before ``at_valid``, provided its stated end is after ``at_valid``.
+    """
+    started = [s for s in believed if s.start is None or s.start <= at_valid]
+    if not started:
+        return None
+    best = max(started, key=order_key)
+    if best.stated_end is not None and not at_valid < best.stated_end:
+        return None
+    return best

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 class Embedder(Protocol):
     """Turns texts into unit-length vectors.
 
+    ``name`` and ``dim`` may be plain attributes or read-only properties.
+
     * ``name`` identifies the vector space (two embedders with the same name produce
       interchangeable vectors; caches key on it).
     * ``dim`` is the vector length.
@@ -23,8 +25,11 @@ class Embedder(Protocol):
     * ``embed_one(text)`` returns one float32 vector of shape ``(dim,)``.
     """
 
-    name: str
-    dim: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 

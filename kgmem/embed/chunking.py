@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from kgmem.errors import InvalidInputError
 
 from .resources import MAX_SEQ_LENGTH
-from .tokenizer import plain_tokenizer
+from .tokenizer import plain_tokenizer, sanitize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,7 +43,7 @@ def chunk_text(
         raise InvalidInputError(
             "need 0 <= overlap < max_tokens - 2", max_tokens=max_tokens, overlap=overlap
         )
-    enc = plain_tokenizer().encode(text, add_special_tokens=False)
+    enc = plain_tokenizer().encode(sanitize(text), add_special_tokens=False)
     n = len(enc.ids)
     if n <= budget:
         return [(0, len(text))]
@@ -105,9 +105,11 @@ def embed_chunks(
     if embedder is None:
         from . import get_default_embedder
 
-        embedder = get_default_embedder()
+        use: Embedder = get_default_embedder()
+    else:
+        use = embedder
     spans = chunk_text(text, max_tokens=max_tokens, overlap=overlap)
-    vectors = embedder.embed([text[a:b] for a, b in spans])
+    vectors = use.embed([text[a:b] for a, b in spans])
     return [(a, b, vectors[i]) for i, (a, b) in enumerate(spans)]
 
 

@@ -20,7 +20,8 @@ Wire format (request)::
   times with exponential backoff and jitter (``Retry-After`` is honoured, capped at
   ``max_backoff``); other 4xx answers fail at once with :class:`EmbeddingHTTPError`
   carrying the server's message.
-* Empty strings are sent as a single space (OpenAI rejects empty inputs).
+* Empty strings are sent as a single space (OpenAI rejects empty inputs); lone
+  surrogates (not encodable as UTF-8) are replaced with U+FFFD.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from kgmem.errors import InvalidInputError
 
 from .base import EmbedderBase, check_texts, l2_normalize
 from .errors import EmbeddingError, EmbeddingHTTPError
+from .tokenizer import sanitize
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 
@@ -89,7 +91,8 @@ class OpenAIEmbedder(EmbedderBase):
     """``OpenAIEmbedder(base_url, model, api_key=None, dim=None, timeout=30.0, retries=3)``.
 
     ``dim``: expected vector length. If ``None`` it is learned from the first response
-    (reading ``.dim`` before any call sends one probe request). With
+    (reading ``.dim`` before any call sends one probe request -- and on Python < 3.12
+    ``isinstance(e, Embedder)`` reads it -- so pass ``dim`` when you know it). With
     ``send_dimensions=True`` it is also sent as the ``dimensions`` parameter
     (text-embedding-3 models can shorten their vectors).
     ``name`` defaults to ``"openai:<model>"`` (``":<dim>"`` appended when dimensions are
@@ -266,7 +269,7 @@ class OpenAIEmbedder(EmbedderBase):
     def _embed(self, texts: list[str]) -> np.ndarray:
         out = []
         for start in range(0, len(texts), self.batch_size):
-            batch = [t if t else " " for t in texts[start : start + self.batch_size]]
+            batch = [sanitize(t) or " " for t in texts[start : start + self.batch_size]]
             payload: dict[str, Any] = {"model": self.model, "input": batch}
             if self.send_dimensions:
                 payload["dimensions"] = self._dim

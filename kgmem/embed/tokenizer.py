@@ -18,6 +18,7 @@ Both are configured once and never mutated afterwards (safe to share across thre
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,15 @@ if TYPE_CHECKING:
 CLS_ID = 101
 SEP_ID = 102
 PAD_ID = 0
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitize(text: str) -> str:
+    """Replace lone surrogates (invalid UTF-8, e.g. from sloppy JSON) with U+FFFD.
+
+    The tokenizer rejects them; the replacement keeps the length, so character
+    offsets still refer to the original text."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 def _load() -> Tokenizer:
@@ -59,7 +69,8 @@ def encode_for_model(texts: list[str], max_length: int = MAX_SEQ_LENGTH) -> list
     """Token ids (with ``[CLS]``/``[SEP]``, truncated to ``max_length``) for each text."""
     if not texts:
         return []
-    return [enc.ids for enc in model_tokenizer(max_length).encode_batch(list(texts))]
+    batch = [sanitize(t) for t in texts]
+    return [enc.ids for enc in model_tokenizer(max_length).encode_batch(batch)]
 
 
 def pad_batch(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from kgmem.errors import InvalidInputError
 
-from .tokenizer import plain_tokenizer
+from .tokenizer import plain_tokenizer, sanitize
 
 
 def _encode(text: str):
     if not isinstance(text, str):
         raise InvalidInputError(f"text is {type(text).__name__}, expected str")
-    return plain_tokenizer().encode(text, add_special_tokens=False)
+    return plain_tokenizer().encode(sanitize(text), add_special_tokens=False)
 
 
 def count_tokens(text: str) -> int:

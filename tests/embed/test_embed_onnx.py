@@ -69,6 +69,10 @@ def test_rows_are_unit_float32(onnx_minilm, sentences):
 
 def test_empty_list_and_bad_input(onnx_minilm):
     assert onnx_minilm.embed([]).shape == (0, 384)
+    # lone surrogates (not UTF-8 encodable) are replaced, not an exception
+    np.testing.assert_allclose(
+        onnx_minilm.embed_one("bad \ud800 input"), onnx_minilm.embed_one("bad input"), atol=1e-5
+    )
     with pytest.raises(InvalidInputError):
         onnx_minilm.embed("a bare string is a bug")
     with pytest.raises(InvalidInputError):

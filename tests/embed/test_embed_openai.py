@@ -63,6 +63,9 @@ def test_success_wire_format():
     rec = Recorder(ok_response)
     emb, sleeps = make(rec, dim=8)
     out = emb.embed(["hello", "", "world"])
+    emb.embed(["odd \ud800 text"])  # lone surrogate: sent as U+FFFD instead of crashing
+    assert json.loads(rec.requests[-1].content)["input"] == ["odd \ufffd text"]
+    rec.requests.pop()
     assert isinstance(emb, Embedder) and emb.name == "openai:text-embedding-test"
     (req,) = rec.requests
     assert req.method == "POST" and str(req.url) == "https://api.example.test/v1/embeddings"

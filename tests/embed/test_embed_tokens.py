@@ -53,3 +53,10 @@ def test_truncate_properties(text, n):
     assert count_tokens(out) <= n
     if count_tokens(text) <= n:
         assert out == text
+
+
+def test_lone_surrogates_do_not_crash():
+    text = "bad \ud800 input here"  # e.g. from sloppy JSON; not encodable as UTF-8
+    assert count_tokens(text) == 3
+    out = truncate_to_tokens(text, 2)
+    assert text.startswith(out) and count_tokens(out) <= 2

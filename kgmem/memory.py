@@ -236,6 +236,8 @@ class Memory:
         episode: str | None = None,
         fact: str | None = None,
         reason: str = "",
+        valid_precision: Precision | str | None = None,
+        invalid_precision: Precision | str | None = None,
     ) -> FactVersion:
         """Assert a fact (a new lineage). Returns its current version.
 
@@ -254,6 +256,10 @@ class Memory:
         end, eprec = (None, Precision.INSTANT)
         if invalid_at is not None:
             end, eprec = parse_instant_with_precision(invalid_at, "invalid_at")
+        if valid_precision is not None:
+            sprec = Precision(valid_precision)
+        if invalid_precision is not None:
+            eprec = Precision(invalid_precision)
         ep = None
         if episode is not None:
             ep = self.episode(episode, group)

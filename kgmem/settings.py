@@ -1,0 +1,53 @@
+"""One settings class for the library, CLI, API and MCP server (environment: ``KGMEM_*``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="KGMEM_", env_file=".env", extra="ignore")
+
+    store: Literal["embedded", "neo4j"] = "embedded"
+    home: Path = Field(default_factory=lambda: Path.home() / ".kgmem" / "default")
+    extractor: Literal["offline", "llm", "none"] = "offline"
+
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str = "neo4j"
+
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+
+    # API
+    api_keys: str | None = Field(
+        default=None,
+        description="comma-separated 'key' or 'key=group1|group2' entries; unset = no auth",
+    )
+    max_request_bytes: int = 2_000_000
+    max_list: int = 1000
+
+
+def open_memory(settings: Settings | None = None, **kw):  # type: ignore[no-untyped-def]
+    """Build a :class:`kgmem.Memory` from settings (embedded directory or Neo4j)."""
+    from .memory import Memory
+
+    s = settings or Settings()
+    extractor = kw.pop("extractor", None)
+    if extractor is None and s.extractor != "none":
+        from .ingest.pipeline import make_extractor
+
+        extractor = make_extractor(s)
+    if s.store == "neo4j":
+        from .store.neo4j import Neo4jStore
+
+        store = Neo4jStore(uri=s.neo4j_uri, user=s.neo4j_user, password=s.neo4j_password,
+                           database=s.neo4j_database)
+        return Memory(store=store, extractor=extractor, **kw)
+    return Memory(s.home, extractor=extractor, **kw)

@@ -192,6 +192,9 @@ class _Ctx:
             cur = stack.pop()
             for c in cur.children:
                 if c.dep_ in ("compound", "flat", "nmod") and c.i not in self.time_tokens:
+                    if c.pos_ == "NOUN" and (c.is_lower or c.lemma_.lower() in L.RELATION_NOUNS
+                                             or c.lemma_.lower() in L.PET_NOUNS):
+                        continue
                     toks.append(c)
                     stack.append(c)
         return _join(toks)
@@ -215,7 +218,7 @@ class _Ctx:
         """The name token of a relation/pet noun: appos, "named X", compound head, attr."""
         for c in noun.children:
             if c.dep_ == "appos" and c.pos_ in ("PROPN", "NOUN") and c.i not in self.time_tokens:
-                if c.pos_ == "PROPN" or c.ent_type_ == "PERSON":
+                if c.pos_ == "PROPN" or _et(c) == "PERSON":
                     return c
         for c in noun.children:
             if c.dep_ == "acl" and c.lemma_ in ("name", "call"):
@@ -226,11 +229,17 @@ class _Ctx:
             return noun.head
         # right-adjacent proper noun that the parser attached elsewhere ("my sister Sarah")
         nxt = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
-        if nxt is not None and nxt.pos_ == "PROPN" and nxt.head == noun and nxt.dep_ != "poss":
+        if nxt is not None and nxt.pos_ == "PROPN" and nxt.dep_ != "poss" and (
+            nxt.head == noun or noun.head == nxt or (nxt.head == noun.head and nxt.dep_ == noun.dep_)
+        ) and _et(nxt) not in ("GPE", "LOC", "DATE", "ORG"):
             return nxt
         return None
 
     def owner_of(self, noun: Any) -> _Mention | None:
+        if noun.dep_ == "compound" and noun.head.pos_ == "PROPN" and not any(
+            c.dep_ == "poss" for c in noun.children
+        ):
+            noun = noun.head  # "Our dog Rex": poss sits on Rex
         for c in noun.children:
             if c.dep_ == "poss":
                 low = c.lower_
@@ -239,7 +248,7 @@ class _Ctx:
                 if low in ("his", "her"):
                     return self.person_before(c.i)
                 if c.pos_ == "PROPN":
-                    return _Mention(self.name_of(c), label=c.ent_type_ or "PERSON", token=c)
+                    return _Mention(self.name_of(c), label=_et(c) or "PERSON", token=c)
                 return None
         return None
 
@@ -263,6 +272,14 @@ class _Ctx:
         if low in L.UNRESOLVABLE_PRONOUNS or tok.pos_ == "PRON":
             return None
         lemma = tok.lemma_.lower()
+        if _et(tok) == "PERSON" and lemma not in L.RELATION_NOUNS and lemma not in L.PET_NOUNS:
+            n = self.name_of(tok)
+            self.note_person(tok, n)
+            return _Mention(n, label="PERSON", token=tok)
+        if _looks_like_name(tok):
+            n = self.name_of(tok)
+            self.note_person(tok, n)
+            return _Mention(n, label="PERSON", token=tok)
         if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS or tok.pos_ == "NOUN":
             owner = self.owner_of(tok)
             name = self.rel_name(tok)
@@ -273,13 +290,13 @@ class _Ctx:
             if collective and owner is not None and owner.speaker and lemma in L.COLLECTIVE_NOUNS:
                 return self.speaker_mention(tok)
             return None
-        if tok.pos_ == "PROPN" or tok.ent_type_ in ("PERSON", "ORG", "NORP"):
-            if tok.ent_type_ in ("DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"):
+        if tok.pos_ == "PROPN" or _et(tok) in ("PERSON", "ORG", "NORP"):
+            if _et(tok) in ("DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"):
                 return None
             n = self.name_of(tok)
-            if tok.ent_type_ in ("", "PERSON"):
+            if _et(tok) in ("", "PERSON"):
                 self.note_person(tok, n)
-            return _Mention(n, label=tok.ent_type_ or None, token=tok)
+            return _Mention(n, label=_et(tok) or None, token=tok)
         return None
 
     # ------------------------------------------------------------------ flags
@@ -315,7 +332,9 @@ class _Ctx:
                                                 "until", "before", "after"):
                     if low in ("if", "unless", "whether"):
                         f.hypothetical = True
-            if v.tag_ == "VBD":
+            if v.tag_ == "VBD" or (v.tag_ == "VBN" and v.dep_ == "ROOT" and not any(
+                c.dep_ in ("aux", "auxpass") for c in v.children
+            )):
                 f.past = True
         # ending markers whose nearest verb is in the group
         gi = {v.i for v in group}
@@ -471,7 +490,9 @@ class _Ctx:
 def _governor(tok: Any) -> Any | None:
     cur = tok
     for _ in range(12):
-        if cur.pos_ in ("VERB", "AUX") and cur.dep_ not in ("aux", "auxpass"):
+        if cur.pos_ in ("VERB", "AUX") and cur.dep_ not in ("aux", "auxpass") and not (
+            cur.dep_ == "acl" and cur.lemma_ in ("name", "call")
+        ):
             return cur
         if cur.head is cur:
             return cur
@@ -691,6 +712,12 @@ class _Rules:
                 cur = nxt
                 continue
             break
+        # a name the tagger mistook for an adverb, right before the verb ("Raj joined ...")
+        prev = cur.doc[cur.i - 1] if cur.i > 0 else None
+        if prev is not None and prev.head == cur and prev.dep_ in ("advmod", "npadvmod") and (
+            prev.i == cur.sent.start and _looks_like_name(prev)
+        ):
+            return self.c.resolve(prev), False
         # dropped subject: "Started at Shopify in January", "moving to Chicago next month"
         root = cur
         if root.dep_ == "ROOT" and root.tag_ in ("VBD", "VBN", "VBG"):
@@ -710,29 +737,29 @@ class _Rules:
         low = tok.lower_
         if tok.pos_ == "PRON" or low in L.UNRESOLVABLE_PRONOUNS:
             return False
-        if tok.ent_type_ in ("DATE", "TIME", "CARDINAL", "MONEY", "PERCENT", "QUANTITY",
+        if _et(tok) in ("DATE", "TIME", "CARDINAL", "MONEY", "PERCENT", "QUANTITY",
                              "ORDINAL"):
             return False
         lemma = tok.lemma_.lower()
         if kind == "org":
-            if low in L.NOT_EMPLOYERS or lemma in L.NOT_EMPLOYERS:
+            if (low in L.NOT_EMPLOYERS or lemma in L.NOT_EMPLOYERS) and tok.pos_ != "PROPN":
                 return False
-            if tok.ent_type_ in ("GPE", "LOC") and tok.pos_ == "PROPN":
+            if _et(tok) in ("GPE", "LOC") and tok.pos_ == "PROPN":
                 return True  # "the City of Boston" employs people too; keep
-            return tok.pos_ in ("PROPN", "NOUN", "X") or bool(tok.ent_type_)
+            return tok.pos_ in ("PROPN", "NOUN", "X") or bool(_et(tok))
         if kind == "place":
-            if tok.ent_type_ in ("GPE", "LOC", "FAC"):
+            if _et(tok) in ("GPE", "LOC", "FAC"):
                 return True
             if lemma in L.NOT_PLACES and not _children(tok, "prep"):
                 return False
             if tok.pos_ == "PROPN":
-                return tok.ent_type_ not in ("PERSON",)
+                return _et(tok) not in ("PERSON",)
             if lemma in L.PLACE_NOUNS:
                 return True
             # lowercase chat: "i live in nyc"
             return tok.pos_ in ("NOUN", "X") and tok.is_lower and len(tok.text) <= 4
         if kind == "person":
-            return tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON"
+            return tok.pos_ == "PROPN" or _et(tok) == "PERSON"
         return True
 
     def is_school(self, tok: Any) -> bool:
@@ -751,6 +778,8 @@ class _Rules:
             return True
         if tok.pos_ == "PROPN" and tok.text.isupper() and low in L.ROLE_NOUNS:
             return True
+        if any(c.dep_ == "compound" and c.lemma_.lower() in L.ROLE_NOUNS for c in tok.children):
+            return tok.pos_ == "NOUN"
         return tok.pos_ == "NOUN" and low.endswith(L.ROLE_SUFFIXES) and len(low) > 5
 
     def role_text(self, tok: Any) -> str:
@@ -763,7 +792,7 @@ class _Rules:
 
     def teamish(self, tok: Any) -> bool:
         return tok.lemma_.lower() in L.TEAM_NOUNS or (
-            tok.ent_type_ == "ORG" and tok.pos_ == "PROPN"
+            _et(tok) == "ORG" and tok.pos_ == "PROPN"
         )
 
     def employer_of(self, *heads: Any) -> list[tuple[Any, Any]]:
@@ -776,10 +805,10 @@ class _Rules:
                 if prep.lower_ == "for" and o.lemma_.lower() in ("living", "while", "year", "years",
                                                                  "month", "months", "now"):
                     continue
-                if self.entity_ok(o, "org") and not (
-                    o.ent_type_ in ("GPE", "LOC") and prep.lower_ != "for"
-                ) and o.ent_type_ != "PERSON" and o.lemma_.lower() not in L.TEAM_NOUNS:
-                    if o.pos_ == "NOUN" and o.is_lower and prep.lower_ == "for" and not o.ent_type_:
+                if self.entity_ok(o, "org") and _et(o) != "PERSON" and (
+                    o.lemma_.lower() not in L.TEAM_NOUNS or o.pos_ == "PROPN"
+                ):
+                    if o.pos_ == "NOUN" and o.is_lower and prep.lower_ == "for" and not _et(o):
                         continue
                     out.append((prep, o))
         return out
@@ -794,10 +823,10 @@ class _Rules:
                 name = self.c.rel_name(tok)
                 if name is not None:
                     self.c.note_person(name, self.c.name_of(name))
-            elif tok.ent_type_ == "PERSON" and tok.ent_iob_ == "B":
+            elif _et(tok) == "PERSON" and tok.ent_iob_ == "B":
                 self.c.note_person(tok, self.c.name_of(tok))
         for tok in doc:
-            lemma = tok.lemma_.lower()
+            lemma = _LEMMA_FIX.get(tok.lower_) or tok.lemma_.lower()
             if tok.pos_ in ("VERB", "AUX") and tok.dep_ not in ("aux", "auxpass"):
                 handler = _VERB_RULES.get(lemma)
                 if handler is not None:
@@ -851,10 +880,10 @@ class _Rules:
         place_dest = [d for d in dests if self.entity_ok(d, "place") and d.lemma_ not in L.HOME_NOUNS]
         tools = False
         if src is not None and dests:
-            place_like = (src.ent_type_ in ("GPE", "LOC") or any(
-                d.ent_type_ in ("GPE", "LOC") for d in dests))
-            tools = not place_like and (src.ent_type_ in ("ORG", "PRODUCT", "") and all(
-                d.ent_type_ in ("ORG", "PRODUCT", "", "PERSON", "WORK_OF_ART") for d in dests))
+            place_like = (_et(src) in ("GPE", "LOC") or any(
+                _et(d) in ("GPE", "LOC") for d in dests))
+            tools = not place_like and (_et(src) in ("ORG", "PRODUCT", "") and all(
+                _et(d) in ("ORG", "PRODUCT", "", "PERSON", "WORK_OF_ART") for d in dests))
         if tools:
             for s in subs:
                 c.emit(s, "USES", self.np(src), v, kind="end", rule="switch_from", tokens=[src])
@@ -881,9 +910,9 @@ class _Rules:
             return
         c = self.c
         for prep, o in _preps(v, ("at", "for", "with")):
-            if prep.lower_ == "with" and o.ent_type_ != "ORG":
+            if prep.lower_ == "with" and _et(o) != "ORG":
                 continue
-            if prep.lower_ == "for" and (o.pos_ != "PROPN" and not o.ent_type_ == "ORG"):
+            if prep.lower_ == "for" and (o.pos_ != "PROPN" and not _et(o) == "ORG"):
                 if not o.is_title and o.lemma_.lower() not in ("company", "startup", "firm"):
                     continue
             for obj, negated in _coord(o):
@@ -919,8 +948,8 @@ class _Rules:
         elif lemma in L.CLUB_NOUNS:
             for s in subs:
                 c.emit(s, "MEMBER_OF", self.np(obj), v, rule="join_club", tokens=[obj])
-        elif self.entity_ok(obj, "org") and (obj.pos_ == "PROPN" or obj.ent_type_ == "ORG"):
-            if obj.ent_type_ == "PERSON":
+        elif self.entity_ok(obj, "org") and (obj.pos_ == "PROPN" or _et(obj) == "ORG"):
+            if _et(obj) == "PERSON":
                 return
             for s in subs:
                 c.emit(s, "WORKS_AT", self.np(obj, keep_preps=("of",)), v, confidence=0.8,
@@ -947,7 +976,7 @@ class _Rules:
                         c.emit(s, "HAS_ROLE", self.role_text(o), v, rule="start_as", tokens=[o])
         elif dobj is None:
             targets = [(p, o) for p, o in _preps(v, ("at", "with")) if self.entity_ok(o, "org")
-                       and o.ent_type_ not in ("GPE", "LOC", "PERSON")]
+                       and _et(o) not in ("PERSON",)]
         for prep, o in targets:
             for s in subs:
                 c.emit(s, "WORKS_AT", self.np(o, keep_preps=("of",)), v,
@@ -976,8 +1005,8 @@ class _Rules:
         back = _child(v, ("advmod", "prt"), "back")
         if back is not None:
             for prep, o in _preps(v, ("from",)) + _preps(back, ("from",)):
-                if self.entity_ok(o, "place") and o.ent_type_ in ("GPE", "LOC", "FAC", ""):
-                    if o.pos_ != "PROPN" and not o.ent_type_:
+                if self.entity_ok(o, "place") and _et(o) in ("GPE", "LOC", "FAC", ""):
+                    if o.pos_ != "PROPN" and not _et(o):
                         continue
                     for s in subs:
                         c.emit(s, "VISITED", self.np(o), v, confidence=0.75, rule="back_from",
@@ -1000,9 +1029,9 @@ class _Rules:
                     for s in subs:
                         self.c.emit(s, "HAS_ROLE", self.role_text(o), v, rule="hired_as")
                 continue
-            if o.ent_type_ == "PERSON" and prep.lower_ == "by" and o.pos_ == "PROPN":
+            if _et(o) == "PERSON" and prep.lower_ == "by" and o.pos_ == "PROPN":
                 pass  # NER often tags companies as PERSON here; accept
-            if self.entity_ok(o, "org") and o.ent_type_ not in ("GPE", "LOC"):
+            if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC"):
                 for s in subs:
                     self.c.emit(s, "WORKS_AT", self.np(o, keep_preps=("of",)), v,
                                 confidence=0.85, rule="hired_by", tokens=[o])
@@ -1031,7 +1060,7 @@ class _Rules:
             return
         subs, dropped = self.subjects(v)
         for prep, o in _preps(v, ("with",)) + _preps(dobj, ("with",)):
-            if self.entity_ok(o, "org") and o.ent_type_ not in ("GPE", "LOC"):
+            if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC"):
                 for s in subs:
                     self.c.emit(s, "WORKS_AT", self.np(o), v, confidence=0.7 - 0.1 * dropped,
                                 rule="sign_contract", tokens=[o])
@@ -1059,12 +1088,12 @@ class _Rules:
                     c.emit(s, "WORKS_AT", ANY_OBJECT, v, kind="end", confidence=0.6,
                            rule="quit_job", tokens=[dobj])
             return
-        if dobj.ent_type_ in ("GPE", "LOC") and v.lemma_ == "leave":
+        if _et(dobj) in ("GPE", "LOC") and v.lemma_ == "leave":
             for s in subs:
                 c.emit(s, "LIVES_IN", self.np(dobj), v, kind="end", confidence=0.7,
                        rule="leave_place", tokens=[dobj])
             return
-        if dobj.pos_ == "PROPN" and dobj.ent_type_ not in ("PERSON", "GPE", "LOC", "DATE"):
+        if dobj.pos_ == "PROPN" and _et(dobj) not in ("PERSON", "GPE", "LOC", "DATE"):
             for s in subs:
                 c.emit(s, "WORKS_AT", self.np(dobj, keep_preps=("of",)), v, kind="end",
                        confidence=0.75, rule="quit_org", tokens=[dobj])
@@ -1084,7 +1113,7 @@ class _Rules:
         if not subs:
             return
         emps = [(p, o) for p, o in _preps(v, ("from", "at", "by"))
-                if self.entity_ok(o, "org") and o.ent_type_ not in ("GPE", "LOC")]
+                if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC")]
         for prep, o in emps:
             for s in subs:
                 self.c.emit(s, "WORKS_AT", self.np(o, keep_preps=("of",)), v, kind="end",
@@ -1115,7 +1144,7 @@ class _Rules:
         if lemma in ("head", "lead", "leader", "manager", "director", "chief", "captain",
                      "charge", "owner", "president", "chair", "vp"):
             for prep, team in _preps(o, ("of", "for")):
-                if self.teamish(team) or team.ent_type_ == "ORG":
+                if self.teamish(team) or _et(team) == "ORG":
                     for s in subs:
                         c.emit(s, "LEADS", self.np(team), anchor, kind=kind, rule=f"{rule}_lead",
                                tokens=[team])
@@ -1123,7 +1152,7 @@ class _Rules:
         if self.is_role(o) and not self.past_role(o):
             if lemma == "student":
                 for prep, org in _preps(o, ("at", "of", "in")):
-                    if self.entity_ok(org, "org") and org.ent_type_ not in ("GPE",):
+                    if self.entity_ok(org, "org") and _et(org) not in ("GPE",):
                         for s in subs:
                             c.emit(s, "STUDIES_AT", self.np(org, keep_preps=("of",)), anchor,
                                    kind=kind, rule=f"{rule}_student", tokens=[org])
@@ -1184,7 +1213,7 @@ class _Rules:
                            tokens=[subj_tok], attributes={"category": alem})
                     return
                 if alem in L.RELATION_NOUNS and (subj_tok.pos_ == "PROPN"
-                                                 or subj_tok.ent_type_ == "PERSON"):
+                                                 or _et(subj_tok) == "PERSON"):
                     pred, _ = L.RELATION_NOUNS[alem]
                     c.emit(owner, pred, c.name_of(subj_tok), v, rule="is_my_relation",
                            timed=False, tokens=[subj_tok])
@@ -1206,8 +1235,8 @@ class _Rules:
                     for s in subs:
                         c.emit(s, pred, self.np(o), v, rule="member_of", tokens=[o])
                 return
-            if attr.like_num or attr.ent_type_ == "CARDINAL" or (
-                attr.ent_type_ == "DATE" and attr.like_num
+            if attr.like_num or _et(attr) == "CARDINAL" or (
+                _et(attr) == "DATE" and attr.like_num
             ):
                 if all(s.label in (None, "PERSON") for s in subs):
                     for s in subs:
@@ -1274,18 +1303,18 @@ class _Rules:
                 for p2, team in _preps(o, ("of",)):
                     for s in subs:
                         c.emit(s, "LEADS", self.np(team), v, rule="in_charge_of", tokens=[team])
-            elif o.ent_type_ in ("GPE", "LOC") and (c.flags(v).past or c.flags(v).perfect):
+            elif _et(o) in ("GPE", "LOC") and (c.flags(v).past or c.flags(v).perfect):
                 if any(s.speaker for s in subs) or all(s.label == "PERSON" for s in subs):
                     for s in subs:
                         c.emit(s, "VISITED", self.np(o), v, confidence=0.7, rule="was_in",
                                tokens=[o], negatable=False)
         for prep, o in _preps(v, ("to",)):
-            if o.ent_type_ in ("GPE", "LOC") and c.flags(v).perfect:
+            if _et(o) in ("GPE", "LOC") and c.flags(v).perfect:
                 for s in subs:
                     c.emit(s, "VISITED", self.np(o), v, confidence=0.7, rule="been_to",
                            tokens=[o])
         for prep, o in _preps(v, ("with",)):
-            if o.ent_type_ == "ORG" and (c.flags(v).perfect or "since" in v.sent.text.lower()):
+            if _et(o) == "ORG" and (c.flags(v).perfect or "since" in v.sent.text.lower()):
                 for s in subs:
                     c.emit(s, "WORKS_AT", self.np(o), v, confidence=0.7, rule="been_with",
                            tokens=[o])
@@ -1327,7 +1356,7 @@ class _Rules:
         tl = target.lemma_.lower()
         if lemma in ("run", "manage", "oversee", "supervise", "direct", "head", "lead", "chair",
                      "own", "captain"):
-            ok = self.teamish(target) or (target.ent_type_ == "ORG" and lemma != "own")
+            ok = self.teamish(target) or (_et(target) == "ORG" and lemma != "own")
             if lemma == "lead" and target.pos_ in ("NOUN", "PROPN"):
                 ok = ok or tl in ("effort", "project", "initiative", "migration", "rollout")
             if lemma == "own":
@@ -1350,6 +1379,13 @@ class _Rules:
                         c.emit(s, "WORKS_AT", self.np(org, keep_preps=("of",)), v,
                                rule=f"{lemma}_team_at", tokens=[org])
 
+    def own(self, v: Any) -> None:
+        dobj = _child(v, "dobj")
+        if dobj is not None and _pet_noun(dobj):
+            self.have(v)
+        else:
+            self.lead(v)
+
     def take(self, v: Any) -> None:
         if not _child(v, ("prt", "advmod", "prep"), "over"):
             dobj = _child(v, "dobj")
@@ -1366,7 +1402,7 @@ class _Rules:
         if self.teamish(target) or target.lemma_.lower() in ("role", "position"):
             for s in subs:
                 self.c.emit(s, "LEADS", self.np(target), v, rule="take_over", tokens=[target])
-        elif target.ent_type_ == "ORG" or target.pos_ == "PROPN":
+        elif _et(target) == "ORG" or target.pos_ == "PROPN":
             for s in subs:
                 self.c.emit(s, "LEADS", self.np(target), v, confidence=0.6, rule="take_over",
                             tokens=[target])
@@ -1410,6 +1446,7 @@ class _Rules:
             for prep, o in _preps(v, ("to",)):
                 obj = o
         head = v
+        anchor = v.head if v.dep_ in ("acomp", "xcomp", "oprd", "ccomp") else v
         subj_tok = _child(v, ("nsubj", "nsubjpass"))
         if subj_tok is None and v.dep_ in ("acomp", "xcomp", "oprd") and v.head is not v:
             head = v.head
@@ -1418,15 +1455,15 @@ class _Rules:
             subs, _ = self.subjects(v)
             if obj is not None and subs:
                 for o in c.resolve(obj):
-                    c.emit(subs[0], "MARRIED_TO", o.text, v, rule="marry", tokens=[obj])
+                    c.emit(subs[0], "MARRIED_TO", o.text, anchor, rule="marry", tokens=[obj])
             return
         if obj is not None and obj.lower_ not in ("me", "us"):
-            if not (obj.pos_ == "PROPN" or obj.ent_type_ == "PERSON" or c.rel_name(obj) is not None
+            if not (obj.pos_ == "PROPN" or _et(obj) == "PERSON" or c.rel_name(obj) is not None
                     or obj.lower_ in L.THIRD_PERSON_PRONOUNS):
                 return
-            self.pair_relation(v, subj_tok, "MARRIED_TO", "assert", "marry", obj_tok=obj)
+            self.pair_relation(anchor, subj_tok, "MARRIED_TO", "assert", "marry", obj_tok=obj)
         else:
-            self.pair_relation(v, subj_tok, "MARRIED_TO", "assert", "married_pair")
+            self.pair_relation(anchor, subj_tok, "MARRIED_TO", "assert", "married_pair")
 
     def divorce(self, v: Any, subs_override: list[_Mention] | None = None) -> None:
         obj = _child(v, "dobj")
@@ -1434,11 +1471,12 @@ class _Rules:
             for prep, o in _preps(v, ("from",)):
                 obj = o
         subj_tok = _child(v, ("nsubj", "nsubjpass"))
+        anchor = v.head if v.dep_ in ("acomp", "xcomp", "oprd", "ccomp") else v
         if subj_tok is None and v.head is not v:
             subj_tok = _child(v.head, ("nsubj", "nsubjpass"))
         if subj_tok is None:
             return
-        self.pair_relation(v, subj_tok, "MARRIED_TO", "end", "divorce", obj_tok=obj)
+        self.pair_relation(anchor, subj_tok, "MARRIED_TO", "end", "divorce", obj_tok=obj)
 
     def date(self, v: Any) -> None:
         obj = _child(v, "dobj")
@@ -1446,7 +1484,7 @@ class _Rules:
         if obj is None:
             return
         target = self.c.rel_name(obj) or obj
-        if not (target.pos_ == "PROPN" or target.ent_type_ == "PERSON"):
+        if not (target.pos_ == "PROPN" or _et(target) == "PERSON"):
             return
         if subj_tok is None:
             subs, _ = self.subjects(v)
@@ -1465,7 +1503,7 @@ class _Rules:
         if obj is None:
             return
         target = self.c.rel_name(obj) or obj
-        if not (target.pos_ == "PROPN" or target.ent_type_ == "PERSON"):
+        if not (target.pos_ == "PROPN" or _et(target) == "PERSON"):
             return
         subs, _ = self.subjects(v)
         for s in subs[:1]:
@@ -1531,6 +1569,8 @@ class _Rules:
         if owner is None:
             return
         name = self.c.rel_name(subj)
+        if name is None and subj.pos_ == "PROPN":
+            name = subj
         obj = self.c.name_of(name) if name is not None else self.np(subj, drop_amod=True)
         self.c.emit(owner, "HAS_PET", obj, v, kind="end", rule="pet_died", tokens=[subj])
 
@@ -1554,7 +1594,8 @@ class _Rules:
             noun.i > 0 and noun.doc[noun.i - 1].lower_ in ("ex", "ex-")
         ) or noun.lower_.startswith("ex-")
         if lemma in L.PET_NOUNS and lemma not in L.RELATION_NOUNS:
-            if gov is not None and gov.lemma_.lower() in L.PET_END_VERBS and noun.dep_ in (
+            role_tok = noun.head if noun.dep_ == "compound" else noun
+            if gov is not None and gov.lemma_.lower() in L.PET_END_VERBS and role_tok.dep_ in (
                 "nsubj", "nsubjpass"
             ):
                 return  # pet_end covers it
@@ -1599,7 +1640,7 @@ class _Rules:
             else:
                 return  # verb rules handle these
         for prep, o in _preps(noun, ("at", "with")):
-            if self.entity_ok(o, "org") and o.ent_type_ not in ("GPE", "LOC", "PERSON"):
+            if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC", "PERSON"):
                 timed = gov is not None and gov.lemma_.lower() in ("start", "begin")
                 c.emit(owner, "WORKS_AT", self.np(o, keep_preps=("of",)),
                        gov if timed else None, rule="my_job_at", timed=timed, tokens=[o],
@@ -1616,7 +1657,7 @@ class _Rules:
         if gov is not None and gov.lemma_ == "be" and noun.dep_ == "nsubj":
             targets += [o for _p, o in _preps(gov, ("in",))]
         for o in targets:
-            if self.entity_ok(o, "place") and (o.ent_type_ in ("GPE", "LOC") or o.pos_ == "PROPN"):
+            if self.entity_ok(o, "place") and (_et(o) in ("GPE", "LOC") or o.pos_ == "PROPN"):
                 c.emit(owner, "LIVES_IN", self.np(o), gov, rule="my_home_in", timed=False,
                        confidence=0.75, negatable=gov is not None, tokens=[o])
 
@@ -1655,6 +1696,18 @@ class _Rules:
                 c.emit(s, pred, text, v, flip=flip, kind="retract" if negated else "assert",
                        confidence=0.8 - 0.15 * dropped, rule=f"{lemma}_obj", timed=False,
                        tokens=[tok])
+
+    def like_adj(self, v: Any) -> None:
+        """"I'm obsessed with X" parsed as a passive verb."""
+        low = v.lower_
+        if low not in L.LIKE_ADJ:
+            return
+        subs, _ = self.subjects(v)
+        for prep, o in _preps(v, (L.LIKE_ADJ[low], "with", "on", "to")):
+            for obj, _neg in _coord(o):
+                for s in subs:
+                    self.c.emit(s, "LIKES", self.np(obj), v, flip="DISLIKES", rule=f"{low}_prep",
+                                tokens=[obj], timed=False)
 
     def stand(self, v: Any) -> None:
         # "I can't stand country music"
@@ -1700,9 +1753,6 @@ class _Rules:
             return
         src = [o for _p, o in _preps(v, ("from",))]
         dst = [o for _p, o in _preps(v, ("to", "over"))]
-        if any(o.ent_type_ in ("GPE", "LOC") for o in src + dst):
-            if v.lemma_.lower() in ("switch", "migrate"):
-                return
         for o in src:
             if self.entity_ok(o, "any") and o.pos_ in ("PROPN", "NOUN"):
                 for s in subs:
@@ -1730,10 +1780,12 @@ class _Rules:
                                                           "software", "notes"):
                 return
         subs, _ = self.subjects(v)
-        for prep, o in _preps(v, ("in", "with", "using")):
+        dobj = _child(v, "dobj")
+        extra = _preps(dobj, ("in", "with", "using")) if dobj is not None else []
+        for prep, o in _preps(v, ("in", "with", "using")) + extra:
             if o.i in self.c.time_tokens or o.pos_ == "PRON":
                 continue
-            if o.pos_ == "PROPN" or o.ent_type_ or o.text[:1].isupper():
+            if o.pos_ == "PROPN" or _et(o) or o.text[:1].isupper():
                 for s in subs:
                     self.c.emit(s, "USES", self.np(o), v, confidence=0.7, rule=f"{lemma}_in",
                                 tokens=[o])
@@ -1802,17 +1854,17 @@ class _Rules:
         lemma = comp.lemma_.lower()
         if comp.pos_ in ("NOUN", "PROPN") and lemma in L.TRIP_NOUNS:
             for prep, o in _preps(comp, ("to", "in", "around", "through")):
-                if o.pos_ in ("PROPN",) or o.ent_type_ in ("GPE", "LOC"):
+                if o.pos_ in ("PROPN",) or _et(o) in ("GPE", "LOC"):
                     return self.np(o), o
             return None
         if comp.pos_ not in ("VERB", "AUX"):
             return None
         if lemma in L.TRAVEL_VERBS:
             dobj = _child(comp, "dobj")
-            if dobj is not None and (dobj.pos_ == "PROPN" or dobj.ent_type_ in ("GPE", "LOC")):
+            if dobj is not None and (dobj.pos_ == "PROPN" or _et(dobj) in ("GPE", "LOC")):
                 return self.np(dobj), dobj
             for prep, o in _preps(comp, ("to", "into")):
-                if o.pos_ == "PROPN" or o.ent_type_ in ("GPE", "LOC"):
+                if o.pos_ == "PROPN" or _et(o) in ("GPE", "LOC"):
                     return self.np(o), o
             back = _child(comp, ("advmod", "prt"), "back")
             if back is not None:
@@ -1847,13 +1899,13 @@ class _Rules:
                 c.emit(s, "HAS_HOBBY", x.lower_, v, rule="go_hobby", timed=False, tokens=[x])
             return
         for prep, o in _preps(v, ("to",)):
-            if self.is_school(o) and o.ent_type_ not in ("GPE", "LOC"):
+            if self.is_school(o) and _et(o) not in ("GPE", "LOC"):
                 pred = "ATTENDED" if (f.past or f.perfect) else "STUDIES_AT"
                 for s in subs:
                     c.emit(s, pred, self.np(o, keep_preps=("of",)), v, rule="go_to_school",
                            tokens=[o])
                 continue
-            if not (o.ent_type_ in ("GPE", "LOC", "FAC") or (o.pos_ == "PROPN" and o.ent_type_
+            if not (_et(o) in ("GPE", "LOC", "FAC") or (o.pos_ == "PROPN" and _et(o)
                                                                not in ("PERSON", "ORG"))):
                 continue
             if f.past or f.perfect:
@@ -1877,8 +1929,10 @@ class _Rules:
             targets.append(dobj)
         targets += [o for _p, o in _preps(v, ("to", "in", "around", "through"))]
         for t in targets:
-            if t.ent_type_ in ("GPE", "LOC", "FAC") or (t.pos_ == "PROPN" and t.ent_type_ not in (
-                "PERSON",
+            if t.i in c.time_tokens:
+                continue
+            if _et(t) in ("GPE", "LOC", "FAC") or (t.pos_ == "PROPN" and _et(t) not in (
+                "PERSON", "DATE", "TIME"
             )):
                 for obj, _neg in _coord(t):
                     for s in subs:
@@ -1892,7 +1946,7 @@ class _Rules:
             return
         subs, dropped = self.subjects(v)
         for prep, o in _preps(v, ("in", "at")):
-            if o.ent_type_ in ("GPE", "LOC") or o.pos_ == "PROPN":
+            if _et(o) in ("GPE", "LOC") or o.pos_ == "PROPN":
                 for s in subs:
                     c.emit(s, "VISITED", self.np(o), v, rule="spent_in", tokens=[o],
                            confidence=0.75 - 0.1 * dropped)
@@ -1903,7 +1957,7 @@ class _Rules:
             return
         back = _child(v, ("advmod", "prt"), "back")
         for prep, o in _preps(v, ("from",)) + (_preps(back, ("from",)) if back is not None else []):
-            if o.ent_type_ in ("GPE", "LOC") or o.pos_ == "PROPN":
+            if _et(o) in ("GPE", "LOC") or o.pos_ == "PROPN":
                 for s in subs:
                     self.c.emit(s, "VISITED", self.np(o), v, rule="back_from", tokens=[o],
                                 confidence=0.75)
@@ -1917,7 +1971,7 @@ class _Rules:
             for prep, o in _preps(h, ("at", "in")):
                 if prep.lower_ == "in" and not self.is_school(o):
                     continue
-                if self.entity_ok(o, "org") and o.ent_type_ not in ("GPE", "LOC", "PERSON"):
+                if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC", "PERSON"):
                     for s in subs:
                         self.c.emit(s, "STUDIES_AT", self.np(o, keep_preps=("of",)), v,
                                     rule="study_at", tokens=[o])
@@ -1935,7 +1989,7 @@ class _Rules:
             "phd", "ph.d.", "masters", "mba"
         ):
             for prep, o in _preps(v, ("at", "in")) + _preps(dobj, ("at",)):
-                if self.entity_ok(o, "org") and o.ent_type_ not in ("GPE", "LOC"):
+                if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC"):
                     pred = "WORKS_AT" if lemma in ("residency", "internship", "postdoc") else \
                         "STUDIES_AT"
                     for s in subs:
@@ -1958,9 +2012,9 @@ class _Rules:
     def attend(self, v: Any) -> None:
         subs, _ = self.subjects(v)
         dobj = _child(v, "dobj")
-        if dobj is not None and (self.is_school(dobj) or dobj.ent_type_ in ("ORG", "EVENT")):
+        if dobj is not None and (self.is_school(dobj) or _et(dobj) in ("ORG", "EVENT")):
             f = self.c.flags(v)
-            pred = "ATTENDED" if (f.past or f.perfect or dobj.ent_type_ == "EVENT") else "STUDIES_AT"
+            pred = "ATTENDED" if (f.past or f.perfect or _et(dobj) == "EVENT") else "STUDIES_AT"
             if not self.is_school(dobj):
                 pred = "ATTENDED"
             for s in subs:
@@ -1974,13 +2028,17 @@ class _Rules:
         if dobj is None:
             return
         for obj, _neg in _coord(dobj):
-            if obj.ent_type_ in ("NORP", "LANGUAGE") or obj.lower_ in L.LANGUAGES:
+            if _et(obj) in ("NORP", "LANGUAGE") or obj.lower_ in L.LANGUAGES:
                 for s in subs:
                     self.c.emit(s, "SPEAKS", self.np(obj, drop_amod=True), v, rule="speak",
                                 timed=False, tokens=[obj])
 
     def play(self, v: Any) -> None:
         c = self.c
+        if v.dep_ in ("xcomp", "ccomp", "pcomp") and v.head.lemma_.lower() in (
+            L.LIKE_VERBS | L.DISLIKE_VERBS | L.PLAN_VERBS
+        ):
+            return
         f = c.flags(v)
         if f.past and not f.perfect:
             return
@@ -1988,7 +2046,7 @@ class _Rules:
         dobj = _child(v, "dobj")
         if dobj is None or dobj.pos_ == "PRON" or dobj.lemma_.lower() in L.NOT_HOBBIES:
             return
-        if dobj.ent_type_ in ("PERSON", "ORG") and dobj.pos_ == "PROPN":
+        if _et(dobj) in ("PERSON", "ORG") and dobj.pos_ == "PROPN":
             return
         for obj, _neg in _coord(dobj):
             for s in subs:
@@ -1998,7 +2056,7 @@ class _Rules:
     def report(self, v: Any) -> None:
         subs, _ = self.subjects(v)
         for prep, o in _preps(v, ("to",)):
-            if o.pos_ == "PROPN" or o.ent_type_ == "PERSON":
+            if o.pos_ == "PROPN" or _et(o) == "PERSON":
                 for s in subs:
                     self.c.emit(s, "REPORTS_TO", self.c.name_of(o), v, rule="report_to",
                                 tokens=[o])
@@ -2014,7 +2072,7 @@ class _Rules:
     def belong(self, v: Any) -> None:
         subs, _ = self.subjects(v)
         for prep, o in _preps(v, ("to",)):
-            if o.lemma_.lower() in L.CLUB_NOUNS or o.ent_type_ == "ORG":
+            if o.lemma_.lower() in L.CLUB_NOUNS or _et(o) == "ORG":
                 for s in subs:
                     self.c.emit(s, "MEMBER_OF", self.np(o), v, rule="belong_to", tokens=[o])
 
@@ -2033,12 +2091,81 @@ def _num_text(tok: Any) -> str:
     return tok.text
 
 
+def _et(tok: Any) -> str:
+    """Entity label of a token, corrected by the small gazetteers (and the use_gazetteer
+    switch)."""
+    label = tok.ent_type_
+    if not _GAZETTEER[0]:
+        return label
+    low = tok.lower_
+    if low in L.KNOWN_ORGS:
+        return "ORG"
+    if low in L.KNOWN_PRODUCTS:
+        return "PRODUCT"
+    if tok.ent_iob_ != "O":
+        doc = tok.doc
+        m = doc.user_data.get("kgmem_ent_text")
+        if m is None:
+            m = {}
+            for ent in doc.ents:
+                txt = ent.text.lower()
+                if txt.startswith("the "):
+                    txt = txt[4:]
+                for t in ent:
+                    m[t.i] = txt
+            doc.user_data["kgmem_ent_text"] = m
+        txt = m.get(tok.i)
+        if txt in L.KNOWN_ORGS:
+            return "ORG"
+        if txt in L.KNOWN_PRODUCTS:
+            return "PRODUCT"
+    return label
+
+
+_GAZETTEER = [True]
+
+
+_NOT_NAMES = frozenset(
+    {"work", "life", "music", "coffee", "tea", "food", "school", "college", "home", "family",
+     "everyone", "everybody", "nobody", "someone", "today", "tomorrow", "yesterday", "mom",
+     "dad", "mum", "grandma", "grandpa", "honey", "babe", "dude", "bro", "man", "people",
+     "things", "stuff", "nothing", "something", "everything", "weather", "traffic", "rain",
+     "snow", "winter", "summer", "spring", "fall", "autumn", "breakfast", "lunch", "dinner",
+     "money", "time", "love", "sleep", "travel", "running", "hiking", "cooking", "reading",
+     "gaming", "yoga", "jazz", "pizza", "sushi", "ramen", "wine", "beer", "chocolate",
+     "just", "also", "finally", "recently", "actually", "honestly", "basically", "anyway",
+     "well", "so", "then", "now", "yeah", "yes", "no", "ok", "okay", "sure", "maybe", "still",
+     "lately", "apparently", "unfortunately", "luckily", "sadly", "hopefully", "literally",
+     "definitely", "probably", "seriously", "totally", "really", "currently", "eventually"}
+)
+
+
+def _looks_like_name(tok: Any) -> bool:
+    """A capitalised word the tagger took for a common noun/adverb ("Alice lives ...",
+    "Raj joined ..."): title case, no determiner or possessive, not a common word."""
+    if not tok.is_title or tok.lower_ in _NOT_NAMES or tok.lower_ in L.UNRESOLVABLE_PRONOUNS:
+        return False
+    if tok.pos_ not in ("NOUN", "ADV", "ADJ", "X", "PROPN") or tok.tag_ in ("NNS",):
+        return False
+    if tok.lower_.endswith("ly") or (tok.lemma_.lower() in L.RELATION_NOUNS or tok.lemma_.lower() in L.PET_NOUNS):
+        return False
+    if any(c.dep_ in ("det", "poss", "amod", "prep") for c in tok.children):
+        return False
+    return tok.dep_ in ("nsubj", "nsubjpass", "advmod", "npadvmod", "compound")
+
+
 def _pet_noun(tok: Any) -> bool:
     lemma = tok.lemma_.lower()
     if lemma in L.PET_NOUNS:
         return True
     return any(c.dep_ == "compound" and c.lemma_.lower() in L.PET_NOUNS for c in tok.children)
 
+
+# surface forms the lemmatizer gets wrong in this model ("hates" -> "hat")
+_LEMMA_FIX = {"hates": "hate", "hated": "hate", "loves": "love", "likes": "like",
+              "leads": "lead", "led": "lead", "uses": "use", "lived": "live", "lives": "live",
+              "dating": "date", "dated": "date", "dates": "date", "quit": "quit",
+              "left": "leave", "married": "marry", "moved": "move", "relocated": "relocate"}
 
 _VERB_RULES: dict[str, Any] = {
     "live": _Rules.live, "reside": _Rules.live, "settle": _Rules.settle,
@@ -2051,12 +2178,13 @@ _VERB_RULES: dict[str, Any] = {
     "promote": _Rules.promote, "become": _Rules.become,
     "lead": _Rules.lead, "manage": _Rules.lead, "run": _Rules.lead, "head": _Rules.lead,
     "oversee": _Rules.lead, "supervise": _Rules.lead, "direct": _Rules.lead,
-    "chair": _Rules.lead, "own": _Rules.lead, "captain": _Rules.lead,
+    "chair": _Rules.lead, "own": _Rules.own, "captain": _Rules.lead,
     "take": _Rules.take, "step": _Rules.step,
     "marry": _Rules.marry, "wed": _Rules.marry, "divorce": _Rules.divorce, "date": _Rules.date,
     "see": _Rules.see, "break": _Rules.break_up, "split": _Rules.break_up,
     "have": _Rules.have, "adopt": _Rules.have, "rescue": _Rules.have, "foster": _Rules.have,
     "die": _Rules.pet_end, "pass": _Rules.pet_end,
+    "obsess": _Rules.like_adj, "hook": _Rules.like_adj, "addict": _Rules.like_adj,
     "love": _Rules.like, "like": _Rules.like, "enjoy": _Rules.like, "adore": _Rules.like,
     "prefer": _Rules.like, "fancy": _Rules.like, "dig": _Rules.like,
     "hate": _Rules.like, "dislike": _Rules.like, "detest": _Rules.like, "loathe": _Rules.like,
@@ -2114,7 +2242,7 @@ class OfflineExtractor:
     utterances through ``nlp.pipe`` (much faster). Both are pure: nothing is stored.
     """
 
-    def __init__(self, nlp: Any = None, model: str | None = None, batch_size: int = 128) -> None:
+    def __init__(self, nlp: Any = None, model: str | None = None, batch_size: int = 256) -> None:
         self._nlp = nlp
         self._model = model
         self.batch_size = batch_size

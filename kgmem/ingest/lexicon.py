@@ -80,7 +80,7 @@ ROLE_NOUNS = frozenset(
      "chef", "cook", "baker", "barista", "waiter", "waitress", "server", "bartender", "driver",
      "pilot", "firefighter", "officer", "cop", "policeman", "policewoman", "detective", "writer",
      "author", "journalist", "reporter", "editor", "photographer", "artist", "musician",
-     "actor", "actress", "intern", "lead", "head", "ceo", "cto", "cfo", "coo", "cio", "cmo",
+     "actor", "actress", "intern", "practitioner", "lead", "head", "ceo", "cto", "cfo", "coo", "cio", "cmo",
      "vp", "svp", "president", "founder", "cofounder", "co-founder", "owner", "dentist",
      "pharmacist", "therapist", "counselor", "counsellor", "electrician", "plumber",
      "carpenter", "mechanic", "technician", "salesperson", "salesman", "saleswoman",
@@ -247,4 +247,58 @@ LANGUAGES = frozenset(
      "gujarati", "afrikaans", "zulu", "amharic", "yoruba", "igbo", "hausa", "serbian",
      "croatian", "bulgarian", "slovak", "slovenian", "lithuanian", "latvian", "estonian",
      "icelandic"}
+)
+
+# Small gazetteers that correct frequent NER mistakes on chat text (companies and software
+# tagged GPE/PERSON, or missed). Lower case; matched on the token or entity text.
+KNOWN_ORGS = frozenset(
+    {"google", "alphabet", "meta", "facebook", "amazon", "apple", "microsoft", "netflix",
+     "spotify", "airbnb", "uber", "lyft", "tesla", "spacex", "nvidia", "intel", "amd", "ibm",
+     "oracle", "salesforce", "adobe", "stripe", "shopify", "twitter", "linkedin", "pinterest",
+     "snap", "snapchat", "tiktok", "bytedance", "dropbox", "atlassian", "mozilla", "openai",
+     "anthropic", "deepmind", "deloitte", "accenture", "mckinsey", "bcg", "bain", "pwc", "kpmg",
+     "ey", "goldman sachs", "goldman", "jpmorgan", "jp morgan", "morgan stanley", "citi",
+     "citibank", "wells fargo", "bank of america", "hsbc", "barclays", "deutsche bank", "ubs",
+     "blackrock", "fidelity", "visa", "mastercard", "paypal", "coinbase", "robinhood",
+     "walmart", "target", "costco", "starbucks", "mcdonald's", "nike", "adidas", "samsung",
+     "sony", "huawei", "xiaomi", "siemens", "bosch", "sap", "airbus", "boeing",
+     "lockheed martin", "ford", "general motors", "toyota", "honda", "bmw", "volkswagen",
+     "mercedes", "pfizer", "moderna", "johnson & johnson", "novartis", "roche", "merck",
+     "unilever", "procter & gamble", "nestle", "coca-cola", "pepsico", "disney",
+     "warner bros", "hbo", "bbc", "cnn", "reuters", "bloomberg", "canva", "duolingo", "etsy",
+     "ebay", "zillow", "doordash", "instacart", "palantir", "snowflake", "databricks",
+     "cloudflare", "datadog", "twilio", "hubspot", "zapier", "reddit", "yelp", "expedia",
+     "ikea", "lego", "red cross", "unicef", "nasa", "navy", "army", "nhs", "mayo clinic",
+     "kaiser", "cvs", "walgreens", "verizon", "at&t", "t-mobile", "comcast", "vodafone",
+     "chanel", "gucci", "lvmh", "dell", "hp", "cisco", "vmware", "qualcomm", "tsmc", "asml",
+     "infosys", "wipro", "rakuten", "nintendo", "ubisoft", "epic games", "riot games", "valve",
+     "blizzard", "pixar", "wework", "grubhub", "square", "intuit", "workday", "servicenow",
+     "autodesk", "unity", "roblox", "peloton", "wayfair", "chewy", "patagonia", "rei",
+     "whole foods", "kroger", "home depot", "lowe's", "fedex", "ups", "dhl", "maersk",
+     "shell", "bp", "exxon", "chevron", "total", "accenture", "capgemini", "ernst & young",
+     "jpmorgan chase", "chase", "american express", "amex", "capital one", "nordstrom"}
+)
+KNOWN_PRODUCTS = frozenset(
+    {"obsidian", "notion", "evernote", "trello", "asana", "jira", "confluence", "slack",
+     "zoom", "discord", "figma", "sketch", "photoshop", "lightroom", "excel", "powerpoint",
+     "google docs", "google sheets", "gmail", "outlook", "vs code", "vscode", "visual studio",
+     "vim", "neovim", "emacs", "intellij", "pycharm", "xcode", "sublime", "git", "docker",
+     "kubernetes", "terraform", "linux", "ubuntu", "debian", "arch", "windows", "macos", "ios",
+     "android", "chrome", "firefox", "safari", "chatgpt", "claude", "copilot", "todoist",
+     "omnifocus", "roam", "logseq", "onenote", "python", "javascript", "typescript", "rust",
+     "java", "ruby", "django", "flask", "fastapi", "react", "vue", "angular", "postgres",
+     "postgresql", "mysql", "sqlite", "mongodb", "redis", "airtable", "clickup", "linear",
+     "basecamp", "tableau", "power bi", "whatsapp", "telegram", "signal", "instagram",
+     "youtube", "kindle", "anki", "strava", "fitbit", "garmin", "headspace", "1password",
+     "lastpass", "bitwarden", "github actions", "jenkins", "circleci", "vercel", "heroku",
+     "aws", "azure", "gcp", "bigquery", "snowflake", "dbt", "airflow", "spark", "pandas",
+     "numpy", "pytorch", "tensorflow", "jupyter", "rstudio", "matlab", "blender", "unity",
+     "unreal", "premiere", "final cut", "davinci resolve", "ableton", "logic pro", "garageband",
+     "procreate", "canva", "miro", "loom", "calendly", "superhuman", "arc", "brave", "opera",
+     "duckduckgo", "bing", "perplexity", "gemini", "midjourney", "grammarly", "zotero",
+     "mendeley", "overleaf", "latex", "markdown", "bear", "craft", "ulysses", "scrivener",
+     "things", "ticktick", "habitica", "ynab", "mint", "splitwise", "venmo", "revolut",
+     "monzo", "wise", "signal", "mastodon", "bluesky", "threads", "tumblr", "substack",
+     "medium", "wordpress", "squarespace", "wix", "webflow", "shopify", "zsh", "bash", "tmux",
+     "iterm", "warp", "homebrew", "nix", "cursor", "zed", "helix", "nano", "kakoune"}
 )

@@ -1,0 +1,304 @@
+"""LoCoMo retrieval baselines: ``python -m benchmarks.locomo_baselines [--out DIR]``.
+
+Runs, within each of the 10 conversations, on the 1,982 questions with usable evidence:
+
+* ``random (expected)``: the exact expectation of a uniformly random ranking (sessions for
+  session metrics, turns for turn metrics); ``random-sessions`` / ``random-turns``: one
+  seeded draw of each;
+* ``bm25-sessions`` / ``bm25-turns``: :class:`benchmarks.baselines.BM25System`;
+* ``minilm-sessions`` / ``minilm-turns``: all-MiniLM-L6-v2 via ``kgmem.embed`` when it is
+  importable (whole sessions are cut at the model's 256 tokens).
+
+Metrics (fractions of questions): session recall_any@5/@10, recall_all@10, turn
+recall_any@10/all@10, overall and per category (official names); plus MemPalace's "mean
+fraction of gold sessions in top 10" (``session.recall_frac@10``). A turn-level system's
+session ranking = sessions in order of their best turn.
+
+Evidence: ``original`` (the file's, malformed ids repaired or dropped, see
+:mod:`benchmarks.datasets.locomo`) and ``corrected`` (locomo-audit's ``correct_evidence``);
+both by default.
+
+Writes to ``--out`` (default ``benchmarks/out/locomo_baselines/``, git-ignored):
+``<evidence>/<system>.jsonl`` (one line per question: gold, ranked ids, metrics, latency),
+``<evidence>/<system>.summary.json``, ``summary.json``, ``report.md`` and PNG plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.baselines import (
+    BM25System,
+    EmbeddingSystem,
+    RandomSystem,
+    RetrievalSystem,
+    load_kgmem_embedder,
+    random_expectation,
+)
+from benchmarks.datasets.locomo import CATEGORY_NAMES, load_locomo
+from benchmarks.metrics import aggregate
+from benchmarks.report import (
+    LOCOMO_COLUMNS,
+    category_table,
+    latency_table,
+    markdown_table,
+    metric_value,
+    plot_category_bars,
+    plot_latency_histogram,
+    plot_recall_curves,
+    systems_table,
+    write_markdown_report,
+)
+from benchmarks.runner import DEFAULT_KS, RunResult, run_retrieval
+from benchmarks.task import RetrievalTask
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "benchmarks" / "out" / "locomo_baselines"
+CATEGORY_ORDER = [CATEGORY_NAMES[i] for i in (1, 2, 3, 4, 5)]
+COLUMNS = LOCOMO_COLUMNS + [("session frac@10 (MemPalace)", "session.recall_frac@10")]
+
+# docs/BENCHMARKS.md, "Baselines measured here" (percent; None = "-") and the MemPalace metric.
+REFERENCE: dict[str, dict[str, float | None]] = {
+    "random (expected)": {
+        "session.recall_any@5": 22.5,
+        "session.recall_any@10": 42.5,
+        "session.recall_all@10": 32.5,
+        "turn.recall_any@10": 2.4,
+    },
+    "minilm-sessions": {
+        "session.recall_any@5": 51.9,
+        "session.recall_any@10": 67.2,
+        "session.recall_all@10": 57.4,
+        "session.recall_frac@10": 60.29,
+    },
+    "minilm-turns": {
+        "session.recall_any@5": 72.8,
+        "session.recall_any@10": 85.7,
+        "session.recall_all@10": 77.8,
+        "turn.recall_any@10": 47.8,
+        "turn.recall_all@10": 38.9,
+    },
+    "bm25-sessions": {
+        "session.recall_any@5": 87.7,
+        "session.recall_any@10": 94.7,
+        "session.recall_all@10": 86.2,
+        "session.recall_frac@10": 90.6,
+    },
+    "bm25-turns": {
+        "session.recall_any@5": 84.9,
+        "session.recall_any@10": 92.8,
+        "session.recall_all@10": 84.0,
+        "turn.recall_any@10": 58.3,
+        "turn.recall_all@10": 49.9,
+    },
+}
+
+ALL_SYSTEMS = ("random", "bm25-sessions", "bm25-turns", "minilm-sessions", "minilm-turns")
+
+
+def expected_random_result(task: RetrievalTask, ks: Sequence[int] = DEFAULT_KS) -> RunResult:
+    """Per-question exact expectations of a uniformly random ranking (no sampling noise)."""
+    records: list[dict[str, Any]] = []
+    for q in task.questions:
+        hay = task.haystacks[q.haystack_id]
+        n_sess, n_turns = len(hay.sessions), sum(1 for _ in hay.turns())
+        m: dict[str, float | None] = {}
+        for level, n, g in (
+            ("session", n_sess, len(q.gold_session_ids)),
+            ("turn", n_turns, len(q.gold_turn_ids)),
+        ):
+            for k in ks:
+                e = random_expectation(n, g, k) if g else None
+                for name in ("recall_any", "recall_all", "recall_frac"):
+                    m[f"{level}.{name}@{k}"] = e[name] if e else None
+        records.append(
+            {
+                "question_id": q.question_id,
+                "haystack_id": q.haystack_id,
+                "category": q.category,
+                "metrics": m,
+            }
+        )
+    summary = aggregate(records, category_order=CATEGORY_ORDER)
+    summary.update({"system": "random (expected)", "task": task.name, "ks": list(ks)})
+    return RunResult(system="random (expected)", task=task.name, records=records, summary=summary)
+
+
+def build_systems(names: Sequence[str], seed: int, console: Console) -> list[RetrievalSystem]:
+    systems: list[RetrievalSystem] = []
+    embed = None
+    if any(n.startswith("minilm") for n in names):
+        embed = load_kgmem_embedder(uncached=True)
+        if embed is None:
+            console.print("[yellow]kgmem.embed is not importable here: MiniLM rows skipped[/]")
+    for n in names:
+        if n == "random":
+            systems += [RandomSystem("session", seed=seed), RandomSystem("turn", seed=seed)]
+        elif n == "bm25-sessions":
+            systems.append(BM25System("session"))
+        elif n == "bm25-turns":
+            systems.append(BM25System("turn"))
+        elif n in ("minilm-sessions", "minilm-turns") and embed is not None:
+            level = "session" if n == "minilm-sessions" else "turn"
+            systems.append(EmbeddingSystem(embed, level, name=n))
+        elif n not in ALL_SYSTEMS:
+            raise SystemExit(f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS)}")
+    return systems
+
+
+def _rich_table(title: str, headers: list[str], rows: list[list[Any]]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for i, h in enumerate(headers):
+        t.add_column(h, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*[str(c) for c in r])
+    return t
+
+
+def reference_comparison(summaries: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """ours / BENCHMARKS.md / difference in points, for every referenced cell."""
+    headers = ["method", "metric", "ours", "BENCHMARKS.md", "diff (pt)"]
+    rows = []
+    for s in summaries:
+        ref = REFERENCE.get(s["system"])
+        if not ref:
+            continue
+        for metric, want in ref.items():
+            got = metric_value(s["overall"], metric)
+            if got is None or want is None:
+                continue
+            rows.append(
+                [
+                    s["system"],
+                    metric,
+                    f"{100 * got:.1f}%",
+                    f"{want:.1f}%",
+                    f"{100 * got - want:+.1f}",
+                ]
+            )
+    return headers, rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.locomo_baselines", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    ap.add_argument("--data", type=Path, default=None, help="path to locomo10.json")
+    ap.add_argument("--evidence", choices=("original", "corrected", "both"), default="both")
+    ap.add_argument(
+        "--systems",
+        default=",".join(ALL_SYSTEMS),
+        help=f"comma-separated subset of {','.join(ALL_SYSTEMS)}",
+    )
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random draws")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    console = Console()
+
+    ds = load_locomo(args.data, audit=True)
+    stats = ds.stats()
+    console.print(
+        f"LoCoMo: {stats['conversations']} conversations, {stats['sessions']} sessions, "
+        f"{stats['turns']} turns, {stats['questions']} questions; usable "
+        f"{stats['usable']} (corrected evidence: {stats['usable_corrected']}); evidence issues "
+        f"{stats['evidence_issues']}; sha256 ok: {stats['sha256_ok']}"
+    )
+    names = [n.strip() for n in args.systems.split(",") if n.strip()]
+    systems = build_systems(names, args.seed, console)
+    versions = ["original", "corrected"] if args.evidence == "both" else [args.evidence]
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    all_summaries: dict[str, list[dict[str, Any]]] = {}
+    latencies: dict[str, list[float]] = {}
+    sections: list[tuple[str, str]] = []
+    t_start = time.time()
+    for version in versions:
+        task = ds.to_retrieval_task(corrected=version == "corrected")
+        results: list[RunResult] = []
+        if "random" in names:
+            results.append(expected_random_result(task))
+        for system in systems:
+            res = run_retrieval(
+                system, task, progress=not args.no_progress, category_order=CATEGORY_ORDER
+            )
+            res.write(out / version, stem=system.name)
+            if version == versions[0]:
+                latencies[system.name] = [r["latency_s"] for r in res.records]
+            results.append(res)
+        summaries = [r.summary for r in results]
+        all_summaries[version] = summaries
+        title = f"LoCoMo retrieval, {version} evidence ({len(task.questions)} questions)"
+        h, rows = systems_table(summaries, COLUMNS)
+        console.print(_rich_table(title, h, rows))
+        sections.append((title, markdown_table(h, rows)))
+        h, rows = reference_comparison(summaries)
+        if version == "original" and rows:
+            console.print(_rich_table("vs docs/BENCHMARKS.md", h, rows))
+            sections.append(
+                ("Comparison with docs/BENCHMARKS.md (original evidence)", markdown_table(h, rows))
+            )
+        for s in summaries:
+            h, rows = category_table(s, COLUMNS)
+            if version == versions[0]:
+                console.print(_rich_table(f"{s['system']}: per category ({version})", h, rows))
+            sections.append(
+                (f"{s['system']} per category ({version} evidence)", markdown_table(h, rows))
+            )
+        timed = [s for s in summaries if "latency_s" in s]
+        h, rows = latency_table(timed)
+        sections.append((f"Latency ({version} evidence)", markdown_table(h, rows)))
+        if version == versions[0]:
+            console.print(_rich_table("latency (wall clock, this machine)", h, rows))
+
+    first = all_summaries[versions[0]]
+    images = [
+        ("session recall_any@k", plot_recall_curves(first, out / "session_recall_any.png")),
+        (
+            "session recall_all@k",
+            plot_recall_curves(first, out / "session_recall_all.png", metric="recall_all"),
+        ),
+        ("turn recall_any@k", plot_recall_curves(first, out / "turn_recall_any.png", level="turn")),
+        (
+            "session recall_any@10 per category",
+            plot_category_bars(first, out / "category_session_any10.png"),
+        ),
+        ("query latency", plot_latency_histogram(latencies, out / "latency.png")),
+    ]
+    meta = {
+        "dataset": stats,
+        "systems": [s.name for s in systems],
+        "evidence_versions": versions,
+        "seed": args.seed,
+        "python": sys.version.split()[0],
+        "machine": platform.platform(),
+        "elapsed_s": round(time.time() - t_start, 1),
+    }
+    sections.insert(0, ("Setup", "```json\n" + json.dumps(meta, indent=1, default=str) + "\n```"))
+    write_markdown_report(out / "report.md", "LoCoMo retrieval baselines", sections, images=images)
+    (out / "summary.json").write_text(
+        json.dumps(
+            {"meta": meta, "summaries": all_summaries, "reference": REFERENCE},
+            indent=1,
+            default=str,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    console.print(f"wrote {out}/ (report.md, summary.json, per-question JSONL)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""Run a retrieval system over a :class:`~benchmarks.task.RetrievalTask` and score it.
+
+Plugging a system in (the kgmem engine, a baseline, graphiti-core's search): implement
+:class:`benchmarks.baselines.RetrievalSystem`::
+
+    class KgmemSystem:
+        name = "kgmem"
+        def index(self, haystack):            # once per conversation / haystack
+            self.mem = Memory(tmpdir)          # fresh store per haystack
+            for session in haystack.sessions:
+                for turn in session.turns:     # turn.timestamp is UTC (session date)
+                    self.mem.add_episode(turn.render(), valid_at=turn.timestamp,
+                                         source_id=turn.turn_id)
+        def rank(self, question, k):
+            hits = self.mem.search(question.question, limit=k, as_of=question.question_date)
+            return Ranking(turn_ids=[h.source_id for h in hits],   # provenance -> turn ids
+                           info={"context_tokens": ..., "llm_calls": ...})
+
+    result = run_retrieval(KgmemSystem(), load_locomo().to_retrieval_task())
+
+Scoring (per question, ``None`` when a level is not applicable):
+
+* ``turn.<metric>@k`` against ``gold_turn_ids`` when the system returns turn ids;
+* ``session.<metric>@k`` against ``gold_session_ids``, on the system's session ranking or,
+  if it returned turns only, on the sessions in order of their best turn;
+* metrics: recall_any, recall_all, recall_frac (mean fraction of gold found: MemPalace's
+  metric at session@10), ndcg (binary, standard discount), optionally zyphra_recall.
+
+Timing: ``index_s`` per haystack and ``latency_s`` per question (wall clock around
+``index``/``rank``); compare systems only within one run on one machine.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.baselines import RetrievalSystem
+from benchmarks.metrics import aggregate, latency_summary, retrieval_metrics, sessions_from_turns
+from benchmarks.task import Question, Ranking, RetrievalTask
+
+DEFAULT_KS = (1, 3, 5, 10, 20, 50)
+DEFAULT_METRICS = ("recall_any", "recall_all", "recall_frac", "ndcg")
+
+
+@dataclass
+class RunResult:
+    system: str
+    task: str
+    records: list[dict[str, Any]]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def write(self, out_dir: Path, stem: str | None = None) -> tuple[Path, Path]:
+        """``<stem>.jsonl`` (one record per question) and ``<stem>.summary.json``."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        stem = stem or f"{self.task}__{self.system}"
+        jl = out_dir / f"{stem}.jsonl"
+        with open(jl, "w", encoding="utf-8") as fh:
+            for r in self.records:
+                fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+        sj = out_dir / f"{stem}.summary.json"
+        sj.write_text(json.dumps(self.summary, indent=1, default=str) + "\n", encoding="utf-8")
+        return jl, sj
+
+
+def score_ranking(
+    question: Question,
+    ranking: Ranking,
+    turn_to_session: dict[str, str],
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+) -> tuple[dict[str, float | None], list[str] | None, list[str] | None]:
+    """Metrics for one question; also returns the turn and session rankings used."""
+    turn_ids = list(ranking.turn_ids) if ranking.turn_ids is not None else None
+    if ranking.session_ids is not None:
+        session_ids: list[str] | None = list(ranking.session_ids)
+    elif turn_ids is not None:
+        session_ids = sessions_from_turns(turn_ids, turn_to_session)
+    else:
+        session_ids = None
+    out: dict[str, float | None] = {}
+    for level, ranked, gold in (
+        ("session", session_ids, question.gold_session_ids),
+        ("turn", turn_ids, question.gold_turn_ids),
+    ):
+        names = [f"{level}.{m}@{k}" for m in metrics for k in ks]
+        if ranked is None or not gold:
+            out.update(dict.fromkeys(names))
+        else:
+            vals = retrieval_metrics(ranked, gold, ks, metrics)
+            out.update({f"{level}.{n}": v for n, v in vals.items()})
+    return out, turn_ids, session_ids
+
+
+def run_retrieval(
+    system: RetrievalSystem,
+    task: RetrievalTask,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    keep_top: int = 50,
+    progress: bool = True,
+    category_order: Iterable[str] | None = None,
+) -> RunResult:
+    """Index each haystack once, rank every question asked against it, score, aggregate."""
+    groups = task.by_haystack()
+    records: list[dict[str, Any]] = []
+    index_times: list[float] = []
+    latencies: list[float] = []
+    prog = None
+    if progress:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        prog = Progress(
+            TextColumn(f"[bold]{system.name}[/] on {task.name}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            transient=False,
+        )
+        prog.start()
+        bar = prog.add_task("questions", total=len(task.questions))
+    try:
+        kmax = max(ks)
+        for hid, questions in groups.items():
+            hay = task.haystacks[hid]
+            t0 = time.perf_counter()
+            system.index(hay)
+            index_times.append(time.perf_counter() - t0)
+            t2s = hay.turn_to_session
+            for q in questions:
+                t0 = time.perf_counter()
+                ranking = system.rank(q, kmax)
+                dt = time.perf_counter() - t0
+                latencies.append(dt)
+                vals, turn_ids, session_ids = score_ranking(q, ranking, t2s, ks=ks, metrics=metrics)
+                records.append(
+                    {
+                        "question_id": q.question_id,
+                        "haystack_id": q.haystack_id,
+                        "category": q.category,
+                        "question": q.question,
+                        "answer": q.answer,
+                        "gold_turn_ids": list(q.gold_turn_ids),
+                        "gold_session_ids": list(q.gold_session_ids),
+                        "ranked_turn_ids": turn_ids[:keep_top] if turn_ids is not None else None,
+                        "ranked_session_ids": (
+                            session_ids[:keep_top] if session_ids is not None else None
+                        ),
+                        "latency_s": dt,
+                        "metrics": vals,
+                        "info": ranking.info,
+                        **({"extra": q.extra} if q.extra else {}),
+                    }
+                )
+                if prog is not None:
+                    prog.advance(bar)
+    finally:
+        if prog is not None:
+            prog.stop()
+    summary = aggregate(records, category_order=list(category_order or []))
+    summary.update(
+        {
+            "system": system.name,
+            "task": task.name,
+            "ks": list(ks),
+            "latency_s": latency_summary(latencies),
+            "index_s": latency_summary(index_times),
+            "haystacks": len(groups),
+        }
+    )
+    return RunResult(system=system.name, task=task.name, records=records, summary=summary)

@@ -1,0 +1,316 @@
+"""The ``kgmem`` command line. Human-readable output by default, ``--json`` for scripts.
+
+Errors print ``error: <message>`` on stderr and exit with status 2 (bad input, not found,
+conflict) or 1 (anything else).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+
+from .errors import KgmemError
+from .model import FactVersion
+from .settings import Settings, open_memory
+from .timeutil import format_with_precision
+
+app = typer.Typer(help="kgmem: bi-temporal knowledge-graph memory for AI agents.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+console = Console()
+err = Console(stderr=True)
+
+
+class _State:
+    home: Path | None = None
+    group: str = "default"
+    json: bool = False
+    store: str | None = None
+    extractor: str | None = None
+
+
+state = _State()
+
+
+@app.callback()
+def main(
+    home: Annotated[Path | None, typer.Option("--home", "-H", envvar="KGMEM_HOME",
+                                              help="embedded store directory")] = None,
+    group: Annotated[str, typer.Option("--group", "-g", help="group (tenant)")] = "default",
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    store: Annotated[str | None, typer.Option(help="embedded | neo4j")] = None,
+    extractor: Annotated[str | None, typer.Option(help="offline | llm | none")] = None,
+) -> None:
+    state.home, state.group, state.json = home, group, as_json
+    state.store, state.extractor = store, extractor
+
+
+def _settings() -> Settings:
+    kw: dict[str, Any] = {}
+    if state.home is not None:
+        kw["home"] = state.home
+    if state.store:
+        kw["store"] = state.store
+    if state.extractor:
+        kw["extractor"] = state.extractor
+    return Settings(**kw)
+
+
+def _memory(extract: bool = False):  # type: ignore[no-untyped-def]
+    s = _settings()
+    if not extract and state.extractor is None:
+        s = s.model_copy(update={"extractor": "none"})
+    return open_memory(s)
+
+
+def _emit(data: Any) -> None:
+    def conv(x: Any) -> Any:
+        if isinstance(x, BaseModel):
+            return x.model_dump(mode="json")
+        if isinstance(x, list):
+            return [conv(i) for i in x]
+        if isinstance(x, dict):
+            return {k: conv(v) for k, v in x.items()}
+        return x
+
+    print(json.dumps(conv(data), indent=2, default=str))
+
+
+def _fact_table(facts: list[FactVersion], title: str, history: bool = False) -> Table:
+    t = Table(title=title, title_justify="left")
+    for col in ("subject", "predicate", "object", "valid from", "valid to"):
+        t.add_column(col)
+    if history:
+        t.add_column("known from")
+        t.add_column("known to")
+        t.add_column("why")
+    t.add_column("fact id", overflow="fold", style="dim")
+    for f in facts:
+        row = [f.subject, f.predicate, f.object,
+               format_with_precision(f.valid_at, f.valid_precision) if f.valid_at else "(unknown)",
+               format_with_precision(f.invalid_at, f.invalid_precision) if f.invalid_at else "-"]
+        if history:
+            row += [format_with_precision(f.created_at, "instant"),
+                    format_with_precision(f.expired_at, "instant") if f.expired_at else "-",
+                    f.reason[:60]]
+        t.add_row(*row, f.fact_id[:8])
+    return t
+
+
+def _run(fn: Any) -> Any:
+    try:
+        return fn()
+    except KgmemError as exc:
+        if state.json:
+            print(json.dumps({"error": exc.to_dict()}), file=sys.stderr)
+        else:
+            err.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(2 if exc.http_status < 500 else 1) from None
+
+
+# ---------------------------------------------------------------------- writes
+@app.command("add")
+def add_episode(
+    content: str,
+    time: Annotated[str, typer.Option("--time", "-t", help="reference time (ISO-8601)")],
+    speaker: Annotated[str | None, typer.Option()] = None,
+    source: Annotated[str, typer.Option()] = "message",
+    no_extract: Annotated[bool, typer.Option("--no-extract")] = False,
+) -> None:
+    """Add an episode (stored verbatim; facts extracted offline unless --no-extract)."""
+    m = _memory(extract=not no_extract)
+    ep = _run(lambda: m.add_episode(content, time, source=source, speaker=speaker,
+                                    group=state.group, extract=not no_extract))
+    _emit(ep) if state.json else console.print(f"episode {ep.id}")
+
+
+@app.command("assert")
+def assert_fact(
+    subject: str, predicate: str, object: str,
+    valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+    invalid_at: Annotated[str | None, typer.Option("--invalid-at")] = None,
+    episode: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Assert a fact: SUBJECT PREDICATE OBJECT."""
+    m = _memory()
+    f = _run(lambda: m.assert_fact(subject, predicate, object, valid_at=valid_at,
+                                   invalid_at=invalid_at, group=state.group, episode=episode))
+    _emit(f) if state.json else console.print(f"fact {f.fact_id}: {f.describe()}")
+
+
+@app.command()
+def invalidate(fact_id: str, at: str, reason: Annotated[str | None, typer.Option()] = None
+               ) -> None:
+    """This stopped being true AT."""
+    m = _memory()
+    c = _run(lambda: m.invalidate(fact_id, at, reason=reason, group=state.group))
+    _emit(c) if state.json else console.print(f"change {c.id}")
+
+
+@app.command()
+def retract(fact_id: str, reason: Annotated[str | None, typer.Option()] = None) -> None:
+    """This was never true (a correction)."""
+    m = _memory()
+    c = _run(lambda: m.retract(fact_id, reason=reason, group=state.group))
+    _emit(c) if state.json else console.print(f"change {c.id}")
+
+
+@app.command()
+def correct(
+    fact_id: str,
+    object: Annotated[str | None, typer.Option("--object")] = None,
+    valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+    invalid_at: Annotated[str | None, typer.Option("--invalid-at")] = None,
+) -> None:
+    """Change the object or interval of a fact (new version, same lineage)."""
+    m = _memory()
+    c = _run(lambda: m.correct(fact_id, object=object, valid_at=valid_at,
+                               invalid_at=invalid_at, group=state.group))
+    _emit(c) if state.json else console.print(f"change {c.id}")
+
+
+@app.command()
+def undo(change_id: str) -> None:
+    """Reverse one change (as a new change)."""
+    m = _memory()
+    c = _run(lambda: m.undo(change_id, group=state.group))
+    _emit(c) if state.json else console.print(f"change {c.id} undoes {c.undoes}")
+
+
+@app.command()
+def erase(
+    episode: Annotated[str | None, typer.Option()] = None,
+    entity: Annotated[str | None, typer.Option()] = None,
+    whole_group: Annotated[bool, typer.Option("--whole-group")] = False,
+) -> None:
+    """Physically delete an episode, an entity, or the whole group (privacy)."""
+    m = _memory()
+    e = _run(lambda: m.erase(episode=episode, entity=entity, whole_group=whole_group,
+                             group=state.group))
+    _emit(e) if state.json else console.print(f"erased {e.kind}: {e.counts}")
+
+
+# ---------------------------------------------------------------------- reads
+@app.command()
+def facts(
+    subject: Annotated[str | None, typer.Option("--subject", "-s")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", "-p")] = None,
+    object: Annotated[str | None, typer.Option("--object", "-o")] = None,
+    valid_at: Annotated[str | None, typer.Option("--valid-at", help="as of this date")] = None,
+    known_at: Annotated[str | None, typer.Option("--known-at", help="as known then")] = None,
+    limit: Annotated[int, typer.Option()] = 200,
+) -> None:
+    """Facts true at --valid-at as known at --known-at (both default to now)."""
+    m = _memory()
+    out = _run(lambda: m.facts(subject, predicate, object, valid_at=valid_at, known_at=known_at,
+                               group=state.group, limit=limit))
+    _emit(out) if state.json else console.print(_fact_table(out, "facts"))
+
+
+@app.command()
+def entity(name: str,
+           valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+           known_at: Annotated[str | None, typer.Option("--known-at")] = None) -> None:
+    """What we remember about an entity at (valid-at, known-at)."""
+    m = _memory()
+    out = _run(lambda: m.entity(name, valid_at=valid_at, known_at=known_at, group=state.group))
+    if state.json:
+        _emit(out)
+        return
+    console.print(f"[bold]{out['entity'].name}[/bold] ({out['entity'].id})")
+    console.print(_fact_table(out["facts"] + out["incoming"], "facts"))
+
+
+@app.command()
+def history(entity_or_fact: str) -> None:
+    """Every version of a fact (or about an entity), with both intervals and reasons."""
+    m = _memory()
+    out = _run(lambda: m.history(entity_or_fact, group=state.group))
+    _emit(out) if state.json else console.print(_fact_table(out, "history", history=True))
+
+
+@app.command()
+def changes(since: Annotated[str, typer.Option("--since")]) -> None:
+    """Changes (learnt or revised) after --since."""
+    m = _memory()
+    out = _run(lambda: m.changes(since, group=state.group))
+    if state.json:
+        _emit(out)
+        return
+    for c in out:
+        console.print(f"{c.created_at.isoformat()}  {c.kind:<10} {c.id}  {c.reason}")
+
+
+@app.command()
+def paths(
+    a: str, b: str,
+    max_hops: Annotated[int, typer.Option("--max-hops")] = 3,
+    mode: Annotated[str, typer.Option(help="slice | sequenced")] = "slice",
+    valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+    known_at: Annotated[str | None, typer.Option("--known-at")] = None,
+) -> None:
+    """How A and B are connected (at a time, or over a common interval)."""
+    m = _memory()
+    out = _run(lambda: m.paths(a, b, max_hops=max_hops, valid_at=valid_at, known_at=known_at,
+                               mode=mode, group=state.group))  # type: ignore[arg-type]
+    if state.json:
+        _emit(out)
+        return
+    for p in out:
+        hops = " ; ".join(h.fact.describe() for h in p.hops)
+        when = ""
+        if mode == "sequenced":
+            when = f"  during [{format_with_precision(p.valid_from, 'day')}, " \
+                   f"{format_with_precision(p.valid_to, 'day') if p.valid_to else 'now'})"
+        console.print(f"{' -> '.join(p.entities)}: {hops}{when}")
+    if not out:
+        console.print("no path")
+
+
+@app.command()
+def stats() -> None:
+    """Counts of entities, episodes, facts and versions."""
+    m = _memory()
+    out = m.stats(state.group)
+    _emit(out) if state.json else console.print(out)
+
+
+@app.command()
+def predicates() -> None:
+    """The predicate vocabulary and its cardinality."""
+    from .vocabulary import Vocabulary
+
+    specs = Vocabulary().specs()
+    if state.json:
+        _emit([{"name": s.name, "cardinality": s.cardinality.value,
+                "description": s.description} for s in specs])
+        return
+    t = Table("predicate", "cardinality", "description")
+    for s in specs:
+        t.add_row(s.name, s.cardinality.value, s.description)
+    console.print(t)
+
+
+@app.command()
+def demo(
+    fresh: Annotated[bool, typer.Option(help="start from an empty demo store")] = True,
+) -> None:
+    """Replay a short conversation into an embedded store and ask now / as of / as known."""
+    from .demo import run_demo
+
+    home = state.home or Path(".kgmem-demo")
+    _run(lambda: run_demo(home, fresh=fresh, console=console, as_json=state.json))
+
+
+def run() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# One command to set up and run the whole test suite, Neo4j tier included:
+# installs the venv, fetches and starts a local Neo4j 5.26 (no Docker), runs pytest, stops it.
+# Extra arguments go to pytest (e.g. scripts/test.sh -x -k contract).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+started=0
+if ! bash scripts/neo4j.sh status >/dev/null 2>&1; then
+  bash scripts/neo4j.sh start
+  started=1
+fi
+cleanup() { if [ "$started" = 1 ]; then bash scripts/neo4j.sh stop || true; fi; }
+trap cleanup EXIT
+export KGMEM_NEO4J_URI=${KGMEM_NEO4J_URI:-bolt://127.0.0.1:7687}
+.venv/bin/python -m pytest "$@"

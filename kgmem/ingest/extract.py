@@ -182,10 +182,12 @@ class _Ctx:
     # ------------------------------------------------------------------ mentions
     def name_of(self, tok: Any) -> str:
         ent = self.ent_of.get(tok.i)
-        if ent is not None and ent.label_ in _ENT_KEEP and not any(
-            t.dep_ in ("cc", "conj") or t.text in (",", ";") for t in ent
-        ):
-            return _strip_det(ent.text)
+        if ent is not None and ent.label_ in _ENT_KEEP and _clean_ent(ent):
+            text = _strip_det(ent.text)
+            prev = tok.doc[ent.start - 1] if ent.start > 0 else None
+            if prev is not None and prev.lower_.rstrip(".") in _TITLES:
+                text = f"{prev.text} {text}"
+            return text
         toks = [tok]
         stack = [tok]
         while stack:
@@ -230,26 +232,41 @@ class _Ctx:
         # right-adjacent proper noun that the parser attached elsewhere ("my sister Sarah")
         nxt = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
         if nxt is not None and nxt.pos_ == "PROPN" and nxt.dep_ != "poss" and (
-            nxt.head == noun or noun.head == nxt or (nxt.head == noun.head and nxt.dep_ == noun.dep_)
+            nxt.head == noun or noun.head == nxt or nxt.head == noun.head
         ) and _et(nxt) not in ("GPE", "LOC", "DATE", "ORG"):
             return nxt
         return None
 
     def owner_of(self, noun: Any) -> _Mention | None:
+        orig = noun
         if noun.dep_ == "compound" and noun.head.pos_ == "PROPN" and not any(
             c.dep_ == "poss" for c in noun.children
         ):
             noun = noun.head  # "Our dog Rex": poss sits on Rex
         for c in noun.children:
             if c.dep_ == "poss":
-                low = c.lower_
-                if low in L.SPEAKER_PRONOUNS:
-                    return self.speaker_mention(c)
-                if low in ("his", "her"):
-                    return self.person_before(c.i)
-                if c.pos_ == "PROPN":
-                    return _Mention(self.name_of(c), label=_et(c) or "PERSON", token=c)
-                return None
+                return self._poss_owner(c)
+        noun = orig
+        # "My ex-husband Carl": the parser scattered the phrase; look left
+        j = noun.i - 1
+        doc = noun.doc
+        while j >= 0 and j >= noun.i - 4:
+            t = doc[j]
+            if t.lower_ in ("my", "our", "his", "her") or (t.dep_ == "poss" and t.pos_ == "PROPN"):
+                return self._poss_owner(t)
+            if t.lower_ not in _PREMODIFIERS and t.pos_ not in ("ADJ",):
+                break
+            j -= 1
+        return None
+
+    def _poss_owner(self, c: Any) -> _Mention | None:
+        low = c.lower_
+        if low in L.SPEAKER_PRONOUNS:
+            return self.speaker_mention(c)
+        if low in ("his", "her"):
+            return self.person_before(c.i)
+        if c.pos_ == "PROPN":
+            return _Mention(self.name_of(c), label=_et(c) or "PERSON", token=c)
         return None
 
     def resolve(self, tok: Any, collective: bool = False) -> list[_Mention]:
@@ -276,6 +293,10 @@ class _Ctx:
             n = self.name_of(tok)
             self.note_person(tok, n)
             return _Mention(n, label="PERSON", token=tok)
+        if _et(tok) in ("ORG", "NORP") and tok.is_title and lemma not in L.RELATION_NOUNS and (
+            lemma not in L.PET_NOUNS
+        ) and not any(c.dep_ in ("det", "poss") for c in tok.children):
+            return _Mention(self.name_of(tok), label=_et(tok), token=tok)
         if _looks_like_name(tok):
             n = self.name_of(tok)
             self.note_person(tok, n)
@@ -433,7 +454,13 @@ class _Ctx:
             return None
         if subj.text.lower() == obj.lower():
             return None
-        f = self.flags(anchor) if anchor is not None else _Flags()
+        if anchor is not None:
+            f = self.flags(anchor)
+        else:
+            f = _Flags()
+            sent = next((t.sent for t in tokens if t is not None), None)
+            if sent is not None and (sent.text.rstrip().endswith("?") or _is_question(sent)):
+                return None
         if f.hypothetical or (f.modal and not allow_in_plan):
             return None
         if f.in_plan and not allow_in_plan:
@@ -596,20 +623,29 @@ def _preps(tok: Any, words: Iterable[str]) -> list[tuple[Any, Any]]:
 
 
 def _coord(tok: Any) -> Iterator[tuple[Any, bool]]:
-    """tok and its conjuncts; an appos/conj introduced by "not" is yielded as negated."""
+    """tok and its conjuncts; an appos/conj introduced by "not" is yielded as negated.
+
+    A plain apposition ("Portland, Oregon") is not a second object, but a negated one further
+    down ("Portland, Oregon, not Maine") is."""
     yield tok, False
+    yield from _coord_children(tok, False, 0)
+
+
+def _coord_children(tok: Any, negated_parent: bool, depth: int) -> Iterator[tuple[Any, bool]]:
+    if depth > 4:
+        return
     neg_positions = [c.i for c in tok.children if c.dep_ == "neg"]
     for c in tok.children:
-        if c.dep_ in ("conj", "appos"):
-            negated = any(tok.i < p < c.i for p in neg_positions) or any(
-                cc.dep_ == "neg" for cc in c.children
-            )
-            if c.dep_ == "appos" and not negated:
-                continue
-            yield c, negated
-            for cc in c.children:
-                if cc.dep_ == "conj":
-                    yield cc, negated
+        if c.dep_ not in ("conj", "appos"):
+            continue
+        negated = negated_parent or any(tok.i < p < c.i for p in neg_positions) or any(
+            cc.dep_ == "neg" for cc in c.children if cc.i < c.i
+        )
+        if c.dep_ == "appos" and not negated:
+            yield from _coord_children(c, False, depth + 1)
+            continue
+        yield c, negated
+        yield from _coord_children(c, negated, depth + 1)
 
 
 class _Rules:
@@ -622,7 +658,13 @@ class _Rules:
     def np(self, tok: Any, keep_preps: Iterable[str] = (), drop_amod: bool = False,
            keep_num: bool = False) -> str:
         c = self.c
+        for ch in tok.children:  # "a startup called Loomly" -> "Loomly"
+            if ch.dep_ == "acl" and ch.lemma_ in ("name", "call"):
+                for cc in ch.children:
+                    if cc.dep_ in ("oprd", "dobj", "attr", "xcomp") and cc.pos_ == "PROPN":
+                        return c.name_of(cc)
         ent = c.ent_of.get(tok.i)
+        ent_ok = ent is not None and ent.label_ in _ENT_KEEP and _clean_ent(ent)
         keep = set(keep_preps)
         toks: list[Any] = []
 
@@ -632,7 +674,7 @@ class _Rules:
             toks.append(t)
             for ch in t.children:
                 dep = ch.dep_
-                if ent is not None and ch.i in range(ent.start, ent.end) and ent.label_ in _ENT_KEEP:
+                if ent_ok and ch.i in range(ent.start, ent.end):
                     if dep not in ("cc", "conj", "appos"):
                         collect(ch, False)
                     continue
@@ -662,9 +704,7 @@ class _Rules:
                 collect(ch, False)
 
         collect(tok, True)
-        if ent is not None and ent.label_ in _ENT_KEEP and not any(
-            t.dep_ in ("cc", "conj") for t in ent
-        ):
+        if ent_ok:
             toks.extend(t for t in ent if t.lower_ not in ("the",))
         return _strip_det(_join(toks))
 
@@ -683,6 +723,8 @@ class _Rules:
                                    "npadvmod", "punct", "cc", "conj", "advcl", "parataxis",
                                    "ccomp", "dep", "intj"):
                     continue
+                if dep == "npadvmod" or (dep == "advmod" and ch.lower_ in _VAGUE_ADV):
+                    continue
                 if dep in ("punct", "relcl", "advcl", "cc", "conj") and not (
                     dep == "punct" and ch.text in ("'", "-")
                 ):
@@ -700,9 +742,16 @@ class _Rules:
         """Subjects of a verb (inherited through xcomp/conj); bool = subject was dropped."""
         cur = verb
         for _ in range(6):
-            for ch in cur.children:
-                if ch.dep_ in ("nsubj", "nsubjpass"):
-                    return self.c.resolve(ch, collective), False
+            subj_children = [ch for ch in cur.children if ch.dep_ in ("nsubj", "nsubjpass")]
+            if subj_children:
+                for ch in sorted(subj_children, key=lambda t: t.pos_ != "PROPN"):
+                    res = self.c.resolve(ch, collective)
+                    if res:
+                        return res, False
+                return [], False
+            if cur.dep_ in ("dep", "parataxis") and cur.tag_ == "VBD" and cur.head is not cur:
+                cur = cur.head
+                continue
             if cur.dep_ in ("xcomp", "conj", "pcomp", "advcl") and cur.head is not cur:
                 nxt = cur.head
                 if cur.dep_ == "pcomp" and nxt.pos_ == "ADP":
@@ -878,6 +927,10 @@ class _Rules:
         if back is not None and not dests:
             dests = [o for _p, o in _preps(back, ("to", "into"))]
         place_dest = [d for d in dests if self.entity_ok(d, "place") and d.lemma_ not in L.HOME_NOUNS]
+        for d in dests:  # "moved into a flat in Glasgow"
+            if d.lemma_.lower() in L.HOME_NOUNS:
+                place_dest += [o for _p, o in _preps(d, ("in", "near", "outside"))
+                               if self.entity_ok(o, "place")]
         tools = False
         if src is not None and dests:
             place_like = (_et(src) in ("GPE", "LOC") or any(
@@ -913,10 +966,15 @@ class _Rules:
             if prep.lower_ == "with" and _et(o) != "ORG":
                 continue
             if prep.lower_ == "for" and (o.pos_ != "PROPN" and not _et(o) == "ORG"):
-                if not o.is_title and o.lemma_.lower() not in ("company", "startup", "firm"):
+                if not o.is_title and o.lemma_.lower() not in ("company", "startup", "firm") and (
+                    _named(o) is None
+                ):
                     continue
             for obj, negated in _coord(o):
-                if not self.entity_ok(obj, "org") or obj.lemma_.lower() in L.TEAM_NOUNS:
+                obj = _named(obj) or obj
+                if not self.entity_ok(obj, "org") or (
+                    obj.lemma_.lower() in L.TEAM_NOUNS and obj.pos_ != "PROPN"
+                ):
                     continue
                 for s in subs:
                     c.emit(s, "WORKS_AT", self.np(obj, keep_preps=("of",)), v,
@@ -1174,15 +1232,34 @@ class _Rules:
         attr = _child(v, "attr")
         acomp = _child(v, "acomp")
         # "My favorite food is ramen" / "My job title is product manager" / "My manager is Tom"
-        if subj_tok is not None and subj_tok.pos_ == "NOUN" and attr is not None:
+        if subj_tok is not None and subj_tok.pos_ == "NOUN" and (attr or acomp) is not None:
             owner = c.owner_of(subj_tok)
             slem = subj_tok.lemma_.lower()
             if owner is not None:
                 fav = any(ch.lower_ in ("favorite", "favourite", "fave") for ch in subj_tok.children)
                 if fav:
-                    c.emit(owner, "FAVORITE", self.np(attr), v, rule="favorite_is",
-                           tokens=[attr], attributes={"category": slem})
+                    val = attr if attr is not None else acomp
+                    c.emit(owner, "FAVORITE", self.np(val), v, rule="favorite_is",
+                           tokens=[val], attributes={"category": slem})
                     return
+                if slem == "name" and attr is None:
+                    return
+            if owner is None and slem == "name":
+                # "my sister's name is Kate" / "my dog's name is Max"
+                poss = _child(subj_tok, "poss")
+                rel = poss if poss is not None else None
+                if rel is not None and attr is not None and attr.pos_ in ("PROPN", "NOUN"):
+                    rlem = rel.lemma_.lower()
+                    rel_owner = c.owner_of(rel)
+                    if rel_owner is not None and (rlem in L.RELATION_NOUNS or rlem in L.PET_NOUNS):
+                        pred = "HAS_PET" if rlem in L.PET_NOUNS and rlem not in L.RELATION_NOUNS \
+                            else L.RELATION_NOUNS[rlem][0]
+                        name = c.name_of(attr)
+                        c.note_person(attr, name)
+                        c.emit(rel_owner, pred, name, v, rule="name_is", timed=False,
+                               tokens=[attr])
+                        return
+            if attr is not None and owner is not None:
                 if slem in ("title", "role", "position", "job") or (
                     slem == "title" or any(ch.lower_ == "job" for ch in subj_tok.children)
                 ):
@@ -1242,6 +1319,21 @@ class _Rules:
                     for s in subs:
                         c.emit(s, "AGE", _num_text(attr), v, rule="age", timed=False,
                                tokens=[attr])
+                return
+            if alem in ("lead", "head", "leader", "manager", "director") and not _preps(
+                attr, ("of", "for")
+            ):
+                for prep, team in _preps(v, ("for", "of")):
+                    if self.teamish(team):
+                        for s in subs:
+                            c.emit(s, "LEADS", self.np(team), v, rule="is_lead_for",
+                                   tokens=[team])
+                        return
+            if alem == "part":
+                for prep, o in _preps(attr, ("of",)):
+                    pred = "MEMBER_OF_TEAM" if o.lemma_.lower() == "team" else "MEMBER_OF"
+                    for s in subs:
+                        c.emit(s, pred, self.np(o), v, rule="part_of", tokens=[o])
                 return
             if self.role_or_lead(subs, attr, v, rule="is_role"):
                 return
@@ -1313,8 +1405,9 @@ class _Rules:
                 for s in subs:
                     c.emit(s, "VISITED", self.np(o), v, confidence=0.7, rule="been_to",
                            tokens=[o])
-        for prep, o in _preps(v, ("with",)):
-            if _et(o) == "ORG" and (c.flags(v).perfect or "since" in v.sent.text.lower()):
+        for prep, o in _preps(v, ("with", "at")):
+            fl = c.flags(v)
+            if _et(o) == "ORG" and (fl.perfect or fl.ending or "since" in v.sent.text.lower()):
                 for s in subs:
                     c.emit(s, "WORKS_AT", self.np(o), v, confidence=0.7, rule="been_with",
                            tokens=[o])
@@ -1482,6 +1575,11 @@ class _Rules:
         obj = _child(v, "dobj")
         subj_tok = _child(v, ("nsubj", "nsubjpass"))
         if obj is None:
+            # "Sam and I started dating in 2021"
+            if subj_tok is None and v.dep_ == "xcomp":
+                subj_tok = _child(v.head, ("nsubj", "nsubjpass"))
+            if subj_tok is not None and v.tag_ in ("VBG", "VBD", "VBN"):
+                self.pair_relation(v, subj_tok, "DATING", "assert", "dating_pair")
             return
         target = self.c.rel_name(obj) or obj
         if not (target.pos_ == "PROPN" or _et(target) == "PERSON"):
@@ -1545,6 +1643,9 @@ class _Rules:
                     c.emit(s, "HAS_PET", c.name_of(n), v, kind=kind, rule=rule, tokens=[n])
         else:
             text = self.np(noun, drop_amod=True)
+            full = self.np(noun)
+            if full.lower() in L.PET_NOUNS:
+                text = full
             for s in subs:
                 c.emit(s, "HAS_PET", text, v, kind=kind, confidence=0.7, rule=rule,
                        tokens=[noun])
@@ -1590,8 +1691,10 @@ class _Rules:
             if other is not None and other.pos_ == "PROPN" and c.rel_name(noun) is None:
                 return
         name = c.rel_name(noun)
+        prev1 = noun.doc[noun.i - 1].lower_ if noun.i > 0 else ""
+        prev2 = noun.doc[noun.i - 2].lower_ if noun.i > 1 else ""
         ended = any(ch.lower_ in L.ENDED_RELATION_MODIFIERS for ch in noun.children) or (
-            noun.i > 0 and noun.doc[noun.i - 1].lower_ in ("ex", "ex-")
+            prev1 in ("ex", "ex-", "former", "late") or (prev1 == "-" and prev2 == "ex")
         ) or noun.lower_.startswith("ex-")
         if lemma in L.PET_NOUNS and lemma not in L.RELATION_NOUNS:
             role_tok = noun.head if noun.dep_ == "compound" else noun
@@ -1601,6 +1704,12 @@ class _Rules:
                 return  # pet_end covers it
             if gov is not None and gov.lemma_ == "have" and noun.dep_ == "dobj" and c.flags(gov).neg:
                 return
+            if gov is not None and role_tok.dep_ == "dobj" and (
+                gov.lemma_.lower() in L.PET_END_VERBS or (
+                    gov.lemma_.lower() in ("put", "give") and _child(gov, ("prt", "advmod"),
+                                                                     ("down", "away", "up")))
+            ):
+                return  # pet_away covers it
             names = [name] if name is not None else []
             if name is not None:
                 names += [x for x in name.children if x.dep_ == "conj"]
@@ -1666,7 +1775,8 @@ class _Rules:
         c = self.c
         lemma = v.lemma_.lower()
         if any(ch.lower_ in ("would", "'d") for ch in v.children):
-            return  # "I'd love to visit Iceland" is a plan
+            self.plan(v)  # "I'd love to visit Iceland" is a plan
+            return
         if v.dep_ in ("xcomp",) and v.head.lemma_.lower() in ("seem", "look", "feel", "sound"):
             return
         subs, dropped = self.subjects(v)
@@ -1748,7 +1858,7 @@ class _Rules:
 
     def switch(self, v: Any) -> None:
         c = self.c
-        subs, dropped = self.subjects(v)
+        subs, dropped = self.subjects(v, collective=True)
         if not subs:
             return
         src = [o for _p, o in _preps(v, ("from",))]
@@ -1793,6 +1903,9 @@ class _Rules:
     def stop(self, v: Any) -> None:
         # "I stopped using X" is handled by use(); "I gave up Twitter" here
         lemma = v.lemma_.lower()
+        if lemma == "give" and _child(v, ("prt", "advmod"), "away"):
+            self.pet_away(v)
+            return
         if lemma == "give" and not _child(v, ("prt",), "up"):
             return
         dobj = _child(v, "dobj")
@@ -1996,6 +2109,14 @@ class _Rules:
                         c.emit(s, pred, self.np(o, keep_preps=("of",)), v, rule="do_degree_at",
                                tokens=[o])
             return
+        for prep, o in _preps(v, ("in", "with", "on")) + _preps(dobj, ("in", "with", "on")):
+            if o.i not in c.time_tokens and (o.pos_ == "PROPN" or _et(o) == "PRODUCT") and _et(
+                o
+            ) not in ("GPE", "LOC", "PERSON", "DATE", "TIME"):
+                for s in subs:
+                    c.emit(s, "USES", self.np(o), v, confidence=0.6, rule="do_in_tool",
+                           tokens=[o])
+                return
         if lemma in L.HOBBY_DO and not c.flags(v).past:
             for s in subs:
                 c.emit(s, "HAS_HOBBY", self.np(dobj), v, rule="do_hobby", timed=False,
@@ -2027,6 +2148,11 @@ class _Rules:
         dobj = _child(v, "dobj")
         if dobj is None:
             return
+        if dobj.lemma_.lower() in ("bit", "little", "some", "lot", "word") :
+            inner = [o for _p, o in _preps(dobj, ("of",))]
+            if not inner:
+                return
+            dobj = inner[0]
         for obj, _neg in _coord(dobj):
             if _et(obj) in ("NORP", "LANGUAGE") or obj.lower_ in L.LANGUAGES:
                 for s in subs:
@@ -2069,6 +2195,56 @@ class _Rules:
                     self.c.emit(s, "AGE", _num_text(o), v, rule="turned", timed=True,
                                 tokens=[o])
 
+    def teach(self, v: Any) -> None:
+        subs, _ = self.subjects(v)
+        for prep, o in _preps(v, ("at",)):
+            if self.entity_ok(o, "org") and (o.pos_ == "PROPN" or _et(o) == "ORG"):
+                for s in subs:
+                    self.c.emit(s, "WORKS_AT", self.np(o, keep_preps=("of",)), v,
+                                confidence=0.75, rule="teach_at", tokens=[o])
+
+    def finish(self, v: Any) -> None:
+        dobj = _child(v, "dobj")
+        if dobj is None or dobj.lemma_.lower() not in _DEGREE_WORDS:
+            return
+        subs, _ = self.subjects(v)
+        for prep, o in _preps(v, ("at", "from")) + _preps(dobj, ("at", "from")):
+            if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC", "PERSON"):
+                for s in subs:
+                    self.c.emit(s, "ATTENDED", self.np(o, keep_preps=("of",)), v,
+                                rule="finished_degree_at", tokens=[o])
+
+    def appoint(self, v: Any) -> None:
+        """"Rosa was named head of sales", "I was appointed CTO"."""
+        if not _child(v, ("auxpass", "nsubjpass")):
+            return
+        subs, _ = self.subjects(v)
+        for o in _children(v, ("oprd", "attr", "xcomp", "dobj")):
+            if o.pos_ in ("NOUN", "PROPN"):
+                self.role_or_lead(subs, o, v, rule=f"{v.lemma_.lower()}_as")
+        for prep, o in _preps(v, ("as", "to")):
+            self.role_or_lead(subs, o, v, rule=f"{v.lemma_.lower()}_as")
+
+    def pet_away(self, v: Any) -> None:
+        """"We had to put our cat Oliver down", "I gave my rabbit away"."""
+        lemma = v.lemma_.lower()
+        prt = _child(v, ("prt", "advmod"), ("down", "away", "up"))
+        if prt is None or (lemma == "put" and prt.lower_ != "down"):
+            return
+        dobj = _child(v, "dobj")
+        if dobj is None or not _pet_noun(dobj):
+            return
+        subs, _ = self.subjects(v)
+        owner = self.c.owner_of(dobj)
+        who = [owner] if owner is not None else subs
+        name = self.c.rel_name(dobj)
+        if name is None and dobj.pos_ == "PROPN":
+            name = dobj
+        obj = self.c.name_of(name) if name is not None else self.np(dobj, drop_amod=True)
+        for s in who:
+            self.c.emit(s, "HAS_PET", obj, v, kind="end", rule=f"{lemma}_{prt.lower_}_pet",
+                        tokens=[dobj])
+
     def belong(self, v: Any) -> None:
         subs, _ = self.subjects(v)
         for prep, o in _preps(v, ("to",)):
@@ -2082,6 +2258,16 @@ _NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "s
               "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
               "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
               "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+
+
+_VAGUE_ADV = frozenset({"someday", "eventually", "soon", "really", "definitely", "finally",
+                        "maybe", "probably", "also", "too", "again", "sometime", "ever"})
+
+_DEGREE_WORDS = frozenset(
+    {"degree", "phd", "master", "masters", "bachelor", "bachelors", "mba", "doctorate",
+     "studies", "diploma", "undergrad", "thesis", "dissertation", "program", "programme",
+     "course", "bootcamp", "residency"}
+)
 
 
 def _num_text(tok: Any) -> str:
@@ -2125,6 +2311,13 @@ def _et(tok: Any) -> str:
 _GAZETTEER = [True]
 
 
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame", "aunt", "uncle"})
+
+_PREMODIFIERS = frozenset(
+    {"ex", "-", "ex-", "former", "late", "best", "old", "new", "little", "big", "older",
+     "younger", "dear", "twin", "oldest", "youngest", "baby", "step", "good", "close", "sweet"}
+)
+
 _NOT_NAMES = frozenset(
     {"work", "life", "music", "coffee", "tea", "food", "school", "college", "home", "family",
      "everyone", "everybody", "nobody", "someone", "today", "tomorrow", "yesterday", "mom",
@@ -2154,6 +2347,28 @@ def _looks_like_name(tok: Any) -> bool:
     return tok.dep_ in ("nsubj", "nsubjpass", "advmod", "npadvmod", "compound")
 
 
+def _named(tok: Any) -> Any | None:
+    """"a startup called Loomly" -> the token Loomly."""
+    for ch in tok.children:
+        if ch.dep_ == "acl" and ch.lemma_ in ("name", "call"):
+            for cc in ch.children:
+                if cc.dep_ in ("oprd", "dobj", "attr", "xcomp") and cc.pos_ == "PROPN":
+                    return cc
+    return None
+
+
+def _clean_ent(ent: Any) -> bool:
+    """An entity span usable as one name (the NER sometimes swallows "Slack to Teams")."""
+    for t in ent:
+        if t.pos_ == "CCONJ" and t.text != "&":
+            return False
+        if t.pos_ == "ADP" and t.lower_ not in ("of", "de", "del", "da", "von", "van", "la"):
+            return False
+        if t.is_punct and t.text not in (".", "'", "-", "&"):
+            return False
+    return True
+
+
 def _pet_noun(tok: Any) -> bool:
     lemma = tok.lemma_.lower()
     if lemma in L.PET_NOUNS:
@@ -2162,7 +2377,7 @@ def _pet_noun(tok: Any) -> bool:
 
 
 # surface forms the lemmatizer gets wrong in this model ("hates" -> "hat")
-_LEMMA_FIX = {"hates": "hate", "hated": "hate", "loves": "love", "likes": "like",
+_LEMMA_FIX = {"hoping": "hope", "hoped": "hope", "hopes": "hope", "hates": "hate", "hated": "hate", "loves": "love", "likes": "like",
               "leads": "lead", "led": "lead", "uses": "use", "lived": "live", "lives": "live",
               "dating": "date", "dated": "date", "dates": "date", "quit": "quit",
               "left": "leave", "married": "marry", "moved": "move", "relocated": "relocate"}
@@ -2201,6 +2416,9 @@ _VERB_RULES: dict[str, Any] = {
     "study": _Rules.study, "do": _Rules.do, "graduate": _Rules.graduate,
     "attend": _Rules.attend, "speak": _Rules.speak, "play": _Rules.play,
     "practice": _Rules.play, "practise": _Rules.play, "report": _Rules.report,
+    "teach": _Rules.teach, "finish": _Rules.finish, "complete": _Rules.finish,
+    "name": _Rules.appoint, "appoint": _Rules.appoint, "elect": _Rules.appoint,
+    "put": _Rules.pet_away, "delete": _Rules.stop, "cancel": _Rules.stop,
     "turn": _Rules.turn, "belong": _Rules.belong, "base": _Rules.based,
     "locate": _Rules.based,
 }

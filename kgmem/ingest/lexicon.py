@@ -66,8 +66,8 @@ PET_NOUNS = frozenset(
      "bunny", "fish", "goldfish", "turtle", "tortoise", "snake", "lizard", "gecko", "horse",
      "pony", "ferret", "guinea", "pig", "hedgehog", "rat", "mouse", "chinchilla", "budgie",
      "canary", "cockatiel", "iguana", "axolotl", "chicken", "goat", "doggo", "pupper", "pet",
-     "retriever", "labrador", "lab", "poodle", "beagle", "terrier", "spaniel", "husky",
-     "corgi", "dachshund", "chihuahua", "pug", "bulldog", "shepherd", "collie", "tabby",
+     "retriever", "labrador", "poodle", "beagle", "terrier", "spaniel", "husky",
+     "corgi", "dachshund", "chihuahua", "pug", "bulldog", "collie", "tabby", "dragon",
      "cockatoo", "parakeet", "bearded dragon"}
 )
 PET_END_VERBS = frozenset({"die", "pass", "lose", "euthanize", "rehome"})

@@ -246,6 +246,22 @@ class Memory:
         believed one (same subject, predicate, object and interval) returns the existing one
         and only adds the episode to its provenance.
         """
+        parsed = self._parse_assertion(subject, predicate, object, valid_at, invalid_at, group,
+                                       episode, fact, reason, valid_precision, invalid_precision)
+        with self.store.write() as w:
+            now = self._tick(w)
+            fid = self._assert_in_tx(w, now, parsed)
+            cur = w.current_versions([fid]).get(fid)
+        if cur is None:  # cannot happen: the newest arrival wins ties, so it is never shadowed
+            raise AssertionError("new lineage has no current version")
+        return self._reload(parsed["group"], cur)
+
+    def _parse_assertion(
+        self, subject: Any, predicate: Any, object: Any, valid_at: Any, invalid_at: Any,
+        group: Any, episode: str | None, fact: str | None, reason: str,
+        valid_precision: Any = None, invalid_precision: Any = None,
+    ) -> dict[str, Any]:
+        """Validate one assertion completely before anything is written."""
         group = check_group(group)
         pred = normalize_predicate(predicate)
         s_name = clean_name(subject, "subject")
@@ -266,56 +282,37 @@ class Memory:
             if start is None:
                 start = ep.reference_time
         timeline.check_interval(start, end)
-        with self.store.write() as w:
-            now = self._tick(w)
-            s = self._resolve_entity(w, group, s_name, now)
-            o = self._resolve_entity(w, group, o_name, now)
-            for lin in w.lineages_for(group, s.id, pred):
-                if (
-                    lin.believed
-                    and lin.object_id == o.id
-                    and lin.valid_at == start
-                    and lin.stated_invalid_at == end
-                ):
-                    if ep is not None:
-                        w.add_provenance(lin.fact_id, ep.id)
-                    cur = w.current_versions([lin.fact_id]).get(lin.fact_id)
-                    if cur is not None:
-                        return self._reload(group, cur)
-            text = fact or f"{s.name} {pred.lower().replace('_', ' ')} {o.name}"
-            lin = LineageState(
-                fact_id=_new_id(),
-                group=group,
-                subject_id=s.id,
-                predicate=pred,
-                object_id=o.id,
-                valid_at=start,
-                valid_precision=sprec,
-                stated_invalid_at=end,
-                invalid_precision=eprec,
-                believed=True,
-                seq=w.next_seq(),
-                fact_text=text,
-            )
-            change = Change(
-                id=_new_id(),
-                group=group,
-                kind="assert",
-                created_at=now,
-                fact_ids=[lin.fact_id],
-                reason=reason,
-            )
-            w.put_lineage(lin)
-            if ep is not None:
-                w.add_provenance(lin.fact_id, ep.id)
-                w.add_mentions(ep.id, [s.id, o.id])
-            self._recompute(w, group, s.id, pred, change, reason or "asserted")
-            w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
-            cur = w.current_versions([lin.fact_id]).get(lin.fact_id)
-        if cur is None:  # shadowed at birth by a same-instant value that arrived earlier? no:
-            # the newest arrival wins ties, so a new lineage is never shadowed.
-            raise AssertionError("new lineage has no current version")
-        return self._reload(group, cur)
+        return {"group": group, "pred": pred, "s_name": s_name, "o_name": o_name,
+                "start": start, "sprec": sprec, "end": end, "eprec": eprec, "ep": ep,
+                "fact": fact, "reason": reason}
+
+    def _assert_in_tx(self, w: WriteTx, now: datetime, a: dict[str, Any]) -> str:
+        """Write one validated assertion inside an open transaction; returns its fact id."""
+        group, pred, start, end, ep = a["group"], a["pred"], a["start"], a["end"], a["ep"]
+        s = self._resolve_entity(w, group, a["s_name"], now)
+        o = self._resolve_entity(w, group, a["o_name"], now)
+        for lin in w.lineages_for(group, s.id, pred):
+            if (lin.believed and lin.object_id == o.id and lin.valid_at == start
+                    and lin.stated_invalid_at == end):
+                if ep is not None:
+                    w.add_provenance(lin.fact_id, ep.id)
+                if w.current_versions([lin.fact_id]).get(lin.fact_id) is not None:
+                    return lin.fact_id
+        text = a["fact"] or f"{s.name} {pred.lower().replace('_', ' ')} {o.name}"
+        lin = LineageState(
+            fact_id=_new_id(), group=group, subject_id=s.id, predicate=pred, object_id=o.id,
+            valid_at=start, valid_precision=a["sprec"], stated_invalid_at=end,
+            invalid_precision=a["eprec"], believed=True, seq=w.next_seq(), fact_text=text,
+        )
+        change = Change(id=_new_id(), group=group, kind="assert", created_at=now,
+                        fact_ids=[lin.fact_id], reason=a["reason"])
+        w.put_lineage(lin)
+        if ep is not None:
+            w.add_provenance(lin.fact_id, ep.id)
+            w.add_mentions(ep.id, [s.id, o.id])
+        self._recompute(w, group, s.id, pred, change, a["reason"] or "asserted")
+        w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
+        return lin.fact_id
 
     def invalidate(
         self, fact_id: str, at: TimeLike, reason: str | None = None, group: str = DEFAULT_GROUP
@@ -759,10 +756,31 @@ class Memory:
 
     # ------------------------------------------------------------------ bulk
     def assert_facts(
-        self, rows: Iterable[dict[str, Any]], group: str = DEFAULT_GROUP
-    ) -> list[FactVersion]:
-        """Assert many facts (each a dict of assert_fact arguments)."""
-        return [self.assert_fact(**{"group": group, **row}) for row in rows]
+        self, rows: Iterable[dict[str, Any]], group: str = DEFAULT_GROUP, batch_size: int = 2000
+    ) -> list[str]:
+        """Assert many facts (dicts of :meth:`assert_fact` arguments); returns their fact ids.
+
+        Every row is validated before anything is written; rows are then written in
+        transactions of ``batch_size`` (each one atomic and durable).
+        """
+        parsed = []
+        for i, row in enumerate(rows):
+            try:
+                parsed.append(self._parse_assertion(
+                    row["subject"], row["predicate"], row["object"], row.get("valid_at"),
+                    row.get("invalid_at"), row.get("group", group), row.get("episode"),
+                    row.get("fact"), row.get("reason", ""), row.get("valid_precision"),
+                    row.get("invalid_precision")))
+            except KeyError as exc:
+                raise InvalidInputError(f"row {i}: missing {exc.args[0]!r}", row=i) from None
+            except InvalidInputError as exc:
+                raise type(exc)(f"row {i}: {exc.message}", row=i, **exc.details) from None
+        out: list[str] = []
+        for i in range(0, len(parsed), batch_size):
+            with self.store.write() as w:
+                now = self._tick(w)
+                out += [self._assert_in_tx(w, now, a) for a in parsed[i:i + batch_size]]
+        return out
 
     def stats(self, group: str | None = None) -> dict[str, int]:
         return self.store.counts(None if group is None else check_group(group))

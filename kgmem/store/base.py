@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -42,12 +42,16 @@ class LineageState:
     fact_text: str
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        for k in ("valid_at", "stated_invalid_at"):
-            d[k] = d[k].isoformat() if d[k] is not None else None
-        d["valid_precision"] = self.valid_precision.value
-        d["invalid_precision"] = self.invalid_precision.value
-        return d
+        return {
+            "fact_id": self.fact_id, "group": self.group, "subject_id": self.subject_id,
+            "predicate": self.predicate, "object_id": self.object_id,
+            "valid_at": self.valid_at.isoformat() if self.valid_at else None,
+            "valid_precision": self.valid_precision.value,
+            "stated_invalid_at": (self.stated_invalid_at.isoformat()
+                                  if self.stated_invalid_at else None),
+            "invalid_precision": self.invalid_precision.value, "believed": self.believed,
+            "seq": self.seq, "fact_text": self.fact_text,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LineageState:

@@ -208,7 +208,9 @@ class EmbeddedStore:
         limit: int | None = None,
     ) -> list[FactVersion]:
         vis, params = _visibility_sql(when)
-        where = ["v.group_id = ?", vis]
+        # "+v.group_id" keeps SQLite from picking the (group_id, created_at) index over the
+        # far more selective subject/object/fact indexes.
+        where = ["+v.group_id = ?" if (subject_id or object_id) else "v.group_id = ?", vis]
         params = [group, *params]
         if subject_id is not None:
             where.append("v.subject_id = ?")
@@ -230,7 +232,7 @@ class EmbeddedStore:
 
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
         rows = self._q(
-            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.fact_id=? AND v.group_id=? "
+            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.fact_id=? AND +v.group_id=? "
             "ORDER BY v.created_at, v.rowid",
             (fact_id, group),
         )
@@ -238,9 +240,9 @@ class EmbeddedStore:
 
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
         rows = self._q(
-            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.group_id=? AND v.subject_id=? "
+            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE +v.group_id=? AND v.subject_id=? "
             f"UNION ALL SELECT {_VERSION_COLS} FROM {_VERSION_FROM} "
-            "WHERE v.group_id=? AND v.object_id=? AND v.subject_id<>?",
+            "WHERE +v.group_id=? AND v.object_id=? AND v.subject_id<>?",
             (group, entity_id, group, entity_id, entity_id),
         )
         out = self._versions(rows)
@@ -273,9 +275,9 @@ class EmbeddedStore:
             marks = ",".join("?" * len(chunk))
             sql = (
                 f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.subject_id IN ({marks}) "
-                f"AND v.group_id=? AND {vis} UNION ALL "
+                f"AND +v.group_id=? AND {vis} UNION ALL "
                 f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.object_id IN ({marks}) "
-                f"AND v.group_id=? AND {vis}"
+                f"AND +v.group_id=? AND {vis}"
             )
             params = [*chunk, group, *vparams, *chunk, group, *vparams]
             for v in self._versions(self._q(sql, params), with_provenance=False):

@@ -1,1 +1,47 @@
-"""kgmem: bi-temporal knowledge-graph memory for AI agents."""
+"""kgmem: bi-temporal knowledge-graph memory for AI agents.
+
+The public API is re-exported here; everything else is internal.
+"""
+
+from .errors import (
+    ClockError,
+    ConflictError,
+    InvalidInputError,
+    InvalidIntervalError,
+    InvalidTimeError,
+    KgmemError,
+    NotFoundError,
+    StoreUnavailableError,
+)
+from .memory import Memory
+from .model import Change, Entity, Episode, Erasure, FactVersion, Path, PathHop
+from .settings import Settings, open_memory
+from .timeutil import Precision
+from .vocabulary import Cardinality, PredicateSpec, Vocabulary
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Cardinality",
+    "Change",
+    "ClockError",
+    "ConflictError",
+    "Entity",
+    "Episode",
+    "Erasure",
+    "FactVersion",
+    "InvalidInputError",
+    "InvalidIntervalError",
+    "InvalidTimeError",
+    "KgmemError",
+    "Memory",
+    "NotFoundError",
+    "Path",
+    "PathHop",
+    "Precision",
+    "PredicateSpec",
+    "Settings",
+    "StoreUnavailableError",
+    "Vocabulary",
+    "open_memory",
+]

@@ -83,7 +83,7 @@ def evaluate(split: str = "dev", extractor: Any = None, show_errors: bool = Fals
 
     rows = load(split)
     ex = extractor or OfflineExtractor()
-    ex.nlp  # load the model before timing
+    _ = ex.nlp  # load the model before timing
     ex.extract_many([{"text": "warm up", "reference_time": "2023-01-01"}])
     t0 = time.perf_counter()
     preds = ex.extract_many(
@@ -215,12 +215,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     ap.add_argument("--errors", action="store_true", help="print every error")
     ap.add_argument("--out", default=str(OUT_DIR))
+    ap.add_argument("--no-gazetteer", action="store_true",
+                    help="disable the company/software name lists (NER corrections)")
     args = ap.parse_args(argv)
+    if args.no_gazetteer:
+        from kgmem.ingest.extract import set_gazetteer
+
+        set_gazetteer(False)
     rep = evaluate(args.split, show_errors=args.errors)
+    rep["gazetteer"] = not args.no_gazetteer
     print_report(rep)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{args.split}.json"
+    path = out / f"{args.split}{'-nogaz' if args.no_gazetteer else ''}.json"
     path.write_text(json.dumps(rep, indent=2, default=str), encoding="utf-8")
     print(f"wrote {path}")
     return 0

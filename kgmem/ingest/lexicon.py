@@ -275,7 +275,7 @@ KNOWN_ORGS = frozenset(
      "blizzard", "pixar", "wework", "grubhub", "square", "intuit", "workday", "servicenow",
      "autodesk", "unity", "roblox", "peloton", "wayfair", "chewy", "patagonia", "rei",
      "whole foods", "kroger", "home depot", "lowe's", "fedex", "ups", "dhl", "maersk",
-     "shell", "bp", "exxon", "chevron", "total", "accenture", "capgemini", "ernst & young",
+     "shell", "bp", "exxon", "chevron", "total", "capgemini", "ernst & young",
      "jpmorgan chase", "chase", "american express", "amex", "capital one", "nordstrom"}
 )
 KNOWN_PRODUCTS = frozenset(
@@ -298,7 +298,7 @@ KNOWN_PRODUCTS = frozenset(
      "duckduckgo", "bing", "perplexity", "gemini", "midjourney", "grammarly", "zotero",
      "mendeley", "overleaf", "latex", "markdown", "bear", "craft", "ulysses", "scrivener",
      "things", "ticktick", "habitica", "ynab", "mint", "splitwise", "venmo", "revolut",
-     "monzo", "wise", "signal", "mastodon", "bluesky", "threads", "tumblr", "substack",
+     "monzo", "wise", "mastodon", "bluesky", "threads", "tumblr", "substack",
      "medium", "wordpress", "squarespace", "wix", "webflow", "shopify", "zsh", "bash", "tmux",
      "iterm", "warp", "homebrew", "nix", "cursor", "zed", "helix", "nano", "kakoune"}
 )

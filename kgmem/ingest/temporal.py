@@ -127,7 +127,7 @@ _VAGUE = {
 # words that make an expression recurring or a duration/age rather than a point in time
 _REJECT = re.compile(
     r"\b(?:every|each|per|daily|weekly|monthly|yearly|annually|old|long|times|hours? a|"
-    r"weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
+    r"weekends(?! ago)|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
 )
 
 _FILLER = re.compile(
@@ -367,7 +367,46 @@ def _unit_ago(n: int, unit: str, ref: datetime, sign: int = -1) -> Core | None:
 _R_CLOCK = re.compile(r"^(?:(?P<h>\d{1,2})(?::(?P<mi>\d\d))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?|(?P<w>noon|midday|midnight))$")
 
 
+_R_BEFORE_LAST = re.compile(
+    rf"^(?:the\s+)?(?P<u>week|weekend|month|year|{_SEASON_RE})\s+before\s+last$"
+)
+_R_WEEKENDS_AGO = re.compile(rf"^(?P<n>{_NUM_RE})\s+weekends?\s+ago$")
+_R_DAY_OF_MONTH = re.compile(r"^(?:the\s+)?(?P<d>\d{1,2})$")
+
+
 def _rules(s: str, ref: datetime, prefer: str) -> Core | None:  # noqa: C901 - a rule table
+    if m := _R_BEFORE_LAST.match(s):
+        u = m["u"]
+        if u in _SEASONS:
+            last = _pick_season(u, ref, "last", prefer)[0]
+            s0 = _d(last.year - 1, last.month)
+            return s0, _month_start(s0.year, s0.month, 3), Precision.MONTH
+        if u == "week":
+            monday = ref.date() - timedelta(days=ref.weekday() + 14)
+            s0 = _day_start(monday)
+            return s0, s0 + timedelta(days=7), Precision.DAY
+        if u == "weekend":
+            s0 = _day_start(_last_weekend(ref) - timedelta(days=7))
+            return s0, s0 + timedelta(days=2), Precision.DAY
+        if u == "month":
+            s0 = _month_start(ref.year, ref.month, -2)
+            return _month_period(s0.year, s0.month)
+        return _year_period(ref.year - 2)
+    if m := _R_WEEKENDS_AGO.match(s):
+        n = _num(m["n"])
+        if n:
+            s0 = _day_start(_last_weekend(ref) - timedelta(days=7 * (n - 1)))
+            return s0, s0 + timedelta(days=2), Precision.DAY
+    if (m := _R_DAY_OF_MONTH.match(s)) and s.startswith("the "):
+        day = int(m["d"])
+        if 1 <= day <= 31:
+            y, mo = ref.year, ref.month
+            if (day > ref.day and prefer != "future") or (day < ref.day and prefer == "future"):
+                y, mo = _add_months(y, mo, -1 if prefer != "future" else 1)
+            try:
+                return _day_period(date(y, mo, day))
+            except ValueError:
+                return None
     if (m := _R_CLOCK.match(s)) and (m["ap"] or m["mi"] or m["w"]):
         if m["w"]:
             h, mi = (0, 0) if m["w"] == "midnight" else (12, 0)
@@ -628,6 +667,11 @@ def _normalise(expr: str) -> str:
     s = s.strip(" .,;:!?()\"'")
     s = _SUFFIX_NOISE.sub("", s)
     s = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", s)
+    s = re.sub(r"\bthis past\b", "last", s) if s != "this past weekend" else s
+    s = re.sub(r"\bhalf an? year\b", "6 months", s)
+    s = re.sub(r"\ba year and a half\b", "18 months", s)
+    s = re.sub(r"\bhalf an? hour\b", "30 minutes", s)
+    s = re.sub(r"\b(\w+) and a half years\b", r"\1 years", s)
     return s
 
 

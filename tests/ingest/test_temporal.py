@@ -1,0 +1,113 @@
+"""Temporal expressions: resolution policy, precision, relations, finding spans in text."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from benchmarks.extraction.temporal_cases import CASES, Case
+from benchmarks.extraction.temporal_eval import expected_of, hit, ours
+from kgmem.ingest.temporal import ResolvedTime, find_time_expressions, resolve_time
+from kgmem.timeutil import Precision
+
+UTC = timezone.utc
+REF = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.expr}@{c.ref[:10]}" for c in CASES])
+def test_case(case: Case) -> None:
+    got = ours(case)
+    assert hit(case, got), f"{case.expr!r}: expected {expected_of(case)}, got {got}"
+
+
+def test_hit_rate_on_all_cases_is_total() -> None:
+    assert sum(hit(c, ours(c)) for c in CASES) == len(CASES)
+
+
+def test_in_2019_is_a_year_period() -> None:
+    r = resolve_time("in 2019", REF)
+    assert r == ResolvedTime(datetime(2019, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC),
+                             Precision.YEAR, "in 2019")
+
+
+def test_last_march_is_strictly_before_the_reference_month() -> None:
+    assert resolve_time("last March", REF).start == datetime(2023, 3, 1, tzinfo=UTC)
+    in_march = datetime(2023, 3, 20, tzinfo=UTC)
+    assert resolve_time("last March", in_march).start == datetime(2022, 3, 1, tzinfo=UTC)
+    assert resolve_time("last March", REF).precision is Precision.MONTH
+
+
+def test_n_years_ago_has_year_precision() -> None:
+    r = resolve_time("two years ago", REF)
+    assert (r.start, r.end, r.precision) == (
+        datetime(2021, 1, 1, tzinfo=UTC), datetime(2022, 1, 1, tzinfo=UTC), Precision.YEAR)
+
+
+def test_since_is_open_ended() -> None:
+    r = resolve_time("since 2018", REF)
+    assert r.relation == "since" and r.end is None and r.start.year == 2018
+
+
+def test_range_end_is_start_of_the_to_period() -> None:
+    r = resolve_time("from 2018 to 2020", REF)
+    assert r.relation == "range"
+    assert r.end == datetime(2020, 1, 1, tzinfo=UTC) and r.end_precision is Precision.YEAR
+
+
+def test_seasons() -> None:
+    assert resolve_time("last summer", REF).start == datetime(2022, 6, 1, tzinfo=UTC)
+    assert resolve_time("last summer", datetime(2023, 9, 15, tzinfo=UTC)).start.year == 2023
+    assert resolve_time("last summer", datetime(2023, 7, 15, tzinfo=UTC)).start.year == 2022
+    winter = resolve_time("last winter", REF)
+    assert (winter.start, winter.end) == (datetime(2022, 12, 1, tzinfo=UTC),
+                                          datetime(2023, 3, 1, tzinfo=UTC))
+
+
+def test_prefer_future_for_ambiguous_expressions() -> None:
+    assert resolve_time("in December", REF).start.year == 2022
+    assert resolve_time("in December", REF, prefer="future").start.year == 2023
+    assert resolve_time("next Friday", REF).start == datetime(2023, 5, 12, tzinfo=UTC)
+
+
+def test_results_are_utc_aware_and_naive_reference_is_utc() -> None:
+    naive = datetime(2023, 5, 8, 12, 0)
+    a = resolve_time("yesterday", naive)
+    b = resolve_time("yesterday", REF)
+    assert a == b and a.start.tzinfo is not None and a.start.utcoffset().total_seconds() == 0
+    # another zone: the reference is converted to UTC first
+    from datetime import timedelta
+
+    tokyo = timezone(timedelta(hours=9))
+    r = resolve_time("today", datetime(2023, 5, 9, 2, 0, tzinfo=tokyo))  # = 2023-05-08 17:00 UTC
+    assert r.start == datetime(2023, 5, 8, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("expr", ["recently", "a while ago", "every Sunday", "34 years old",
+                                  "six years", "", "   ", "Boston", "these days", "for a while"])
+def test_not_a_time(expr: str) -> None:
+    assert resolve_time(expr, REF) is None
+
+
+def test_find_time_expressions_regex_only() -> None:
+    text = "I moved to Denver last March and started at Google since 2018, back in 2015."
+    found = find_time_expressions(text, REF, nlp=False)
+    spans = [(t, text[s:e]) for t, s, e, _ in found]
+    assert all(t == piece for t, piece in spans)
+    texts = [t.lower() for t, _s, _e, _r in found]
+    assert "last march" in texts and "since 2018" in texts and "back in 2015" in texts
+
+
+def test_find_time_expressions_with_spacy() -> None:
+    text = "I've been living in Lisbon for six years, and I'm 34 years old. I may move in May."
+    found = find_time_expressions(text, REF)
+    by_text = {t.lower(): r for t, _s, _e, r in found}
+    assert "for six years" in by_text and by_text["for six years"].relation == "since"
+    assert by_text["for six years"].start.year == 2017
+    assert not any("old" in t for t in by_text)
+    modal = text.index("may move")
+    assert all(s != modal for _t, s, _e, _r in found)  # the modal verb is not a month
+    month = [r for _t, s, _e, r in found if s >= text.index("in May")]
+    assert month and month[0].start == datetime(2023, 5, 1, tzinfo=UTC)
+    for t, s, e, _r in found:
+        assert text[s:e] == t

@@ -21,8 +21,10 @@ haystack, one Zyphra log); none uses dates.
   truncation applies, e.g. MiniLM's 256 tokens: whole LoCoMo sessions get cut).
   :func:`load_kgmem_embedder` adapts ``kgmem.embed.get_default_embedder()``.
 
-Documents: a turn is ``"<speaker>: <text>"`` plus ``" [image: <caption>]"`` when it shares an
-image; a session is its turns joined by newlines (:meth:`benchmarks.task.Turn.render`).
+Documents: a turn is ``"<speaker>: <text>"`` (``speaker_prefix=True``); with
+``captions=True`` an image-sharing turn also gets ``" [image: <caption>]"``; a session is its
+turns joined by newlines (:meth:`benchmarks.task.Turn.render`). Captions are off by default:
+that is the setting that reproduces the MiniLM rows of docs/BENCHMARKS.md exactly.
 ``level="session"`` ranks session documents; ``level="turn"`` ranks turns and the runner
 derives the session ranking (sessions in order of their best turn).
 """
@@ -74,7 +76,7 @@ class _DocSystem:
         level: str = "turn",
         *,
         speaker_prefix: bool = True,
-        captions: bool = True,
+        captions: bool = False,
         speakers: Collection[str] | None = None,
     ) -> None:
         if level not in ("turn", "session"):

@@ -144,6 +144,29 @@ def sessions_from_turns(
     return out
 
 
+_MEMPALACE_SESSION = re.compile(r"D(\d+):")
+
+
+def mempalace_locomo_recall(
+    ranked_sessions: Sequence[str], evidence_raw: Sequence[str], k: int = 10
+) -> float:
+    """MemPalace's LoCoMo "Avg Recall" at session level, its quirks included.
+
+    As in MemPalace ``benchmarks/locomo_bench.py`` (``evidence_to_session_ids`` and
+    ``compute_retrieval_recall``): gold sessions are ``re.match(r"D(\\d+):", entry)`` of each
+    raw evidence string (so ``"D8:6; D9:17"`` yields only session 8, ``"D:11:26"`` and ``"D"``
+    yield nothing, and ``D4:36`` keeps session 4 although the turn does not exist); a question
+    without gold scores **1.0**; the value is |gold ∩ top k| / |gold|, averaged over all 1,986
+    questions. Session ids here are ``S<n>``. Use :func:`recall_frac_at_k` for the clean
+    version of the same idea.
+    """
+    gold = {f"S{m.group(1)}" for e in evidence_raw if (m := _MEMPALACE_SESSION.match(str(e)))}
+    if not gold:
+        return 1.0
+    top = set(_dedup(ranked_sessions)[:k])
+    return sum(1 for g in gold if g in top) / len(gold)
+
+
 # ----------------------------------------------------------------------------- QA answers
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -131,3 +131,21 @@ def test_date_parsing():
     assert parse_longmemeval_date("2023/05/20") == datetime(2023, 5, 20, tzinfo=timezone.utc)
     with pytest.raises(ValueError):
         parse_longmemeval_date("May 20")
+
+
+def test_bm25_on_the_fixture_in_the_official_setup(lme_fixture):
+    from benchmarks.baselines import BM25System
+    from benchmarks.runner import run_retrieval
+
+    task = lme_fixture.to_retrieval_task(include_abstention=True)
+    res = run_retrieval(BM25System("turn", speakers={"user"}), task, ks=(5, 10), progress=False)
+    turns = {r["question_id"]: r["ranked_turn_ids"] for r in res.records}
+    sessions = {r["question_id"]: r["ranked_session_ids"] for r in res.records}
+    out = longmemeval_official_retrieval(
+        lme_fixture.questions, session_rankings=sessions, turn_rankings=turns
+    )
+    assert out["n_scored"] == 4
+    # every fixture haystack has at most 3 sessions and 3 user turns per session
+    assert out["session"]["recall_all@5"] == 1.0
+    assert 0.0 < out["turn"]["ndcg_any@5"] <= 1.0
+    assert turns["fx_ssu_01"][0] == "answer_fx_ssu_01_1_1"

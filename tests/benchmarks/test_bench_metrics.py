@@ -153,3 +153,14 @@ def test_aggregate_overall_and_per_category_skip_none():
     assert list(agg["by_category"]) == ["b", "a"]
     assert agg["by_category"]["a"]["m"]["mean"] == 0.5
     assert agg["category_counts"] == {"b": 1, "a": 2}
+
+
+def test_mempalace_scorer_reproduces_its_quirks():
+    from benchmarks.metrics import mempalace_locomo_recall
+
+    ranked = ["S8", "S1", "S4"]
+    assert mempalace_locomo_recall(ranked, []) == 1.0  # no evidence scores 1.0
+    assert mempalace_locomo_recall(ranked, ["D8:6; D9:17"]) == 1.0  # only session 8 is read
+    assert mempalace_locomo_recall(ranked, ["D:11:26", "D1:2"]) == 1.0  # "D:11:26" ignored
+    assert mempalace_locomo_recall(ranked, ["D4:36", "D2:1"]) == 0.5  # D4:36 keeps S4
+    assert mempalace_locomo_recall(ranked, ["D4:1", "D2:1"], k=2) == 0.0

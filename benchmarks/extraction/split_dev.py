@@ -356,6 +356,60 @@ FREE_MORE = [
     u("I need to find a new dentist.", [], "none"),
 ]
 
+
+# Third dev batch: longer, messier, multi-sentence chat (written before running it).
+FREE_LONG = [
+    u("Hey! So I finally moved to Denver last March, and I started at Google a few weeks later.",
+      [f("LIVES_IN", "Denver", "2023-03"), f("WORKS_AT", "Google")], "homes"),
+    u("ugh work is crazy. I'm a product manager at Asana and my boss Kelly keeps adding "
+      "meetings", [f("HAS_ROLE", "product manager"), f("WORKS_AT", "Asana"),
+                   f("REPORTS_TO", "Kelly")], "jobs"),
+    u("We adopted a cat named Miso in January and she already rules the house lol",
+      [f("HAS_PET", "Miso", "2023-01")], "pets"),
+    u("my husband and I just got back from Lisbon, it was amazing",
+      [f("VISITED", "Lisbon")], "travel"),
+    u("I used to live in Chicago but I moved to Austin two years ago.",
+      [f("LIVES_IN", "Austin", "2021")], "homes"),
+    u("Quick update: I left Deloitte in February and joined a startup called Finch.",
+      [f("WORKS_AT", "Deloitte", "2023-02", kind="end"), f("WORKS_AT", "Finch")], "jobs"),
+    u("Not sure if I told you but my daughter Ava started college at Purdue.",
+      [f("PARENT_OF", "Ava")], "family"),
+    u("Honestly I don't really like coffee, I mostly drink tea.",
+      [f("DISLIKES", "coffee")], "preferences"),
+    u("Yeah I've been vegan since 2019.", [], "misc"),
+    u("btw I switched to Obsidian for notes last month and I love it",
+      [f("USES", "Obsidian", "2023-04")], "tools"),
+    u("My brother Luis and his wife Carmen live in Seville.",
+      [f("SIBLING_OF", "Luis"), f("MARRIED_TO", "Carmen", subj="Luis"),
+       f("LIVES_IN", "Seville", subj="Luis"), f("LIVES_IN", "Seville", subj="Carmen")], "family"),
+    u("Since I moved to Berlin in 2020 I've been learning German.",
+      [f("LIVES_IN", "Berlin", "2020")], "homes"),
+    u("I'm thinking of quitting my job at Amazon.",
+      [f("PLANS", "quitting my job at Amazon")], "plans"),
+    u("Our team lead, Marcus, is leaving the company next month.", [], "third_person"),
+    u("I got engaged to Priya last weekend!!", [], "relationships"),
+    u("I have two kids, Max and Lily.", [f("PARENT_OF", "Max"), f("PARENT_OF", "Lily")], "family"),
+    u("Work update: I got promoted to senior designer last week.",
+      [f("HAS_ROLE", "senior designer", "2023-05-01")], "roles"),
+    u("I'm a big Arsenal fan.", [f("LIKES", "Arsenal")], "preferences"),
+    u("I play bass in a jazz band on weekends.", [f("HAS_HOBBY", "bass")], "misc"),
+    u("My wife works at Kaiser as a nurse.", [], "relationships"),
+    u("We're expecting our first baby in September!", [], "family"),
+    u("I just signed up for a pottery class.", [], "misc"),
+    u("Actually, scratch that, I moved to Austin in 2020, not 2021.",
+      [f("LIVES_IN", "Austin", "2020")], "corrections"),
+    u("No no, my sister lives in Paris, my brother Tom lives in Rome.",
+      [f("SIBLING_OF", "Tom"), f("LIVES_IN", "Rome", subj="Tom")], "corrections"),
+    u("I don't have kids.", [], "negations"),
+    u("I haven't worked at IBM since 2019.", [f("WORKS_AT", "IBM", "2019", kind="end")],
+      "negations"),
+    u("I moved back home to Ohio after college.", [f("LIVES_IN", "Ohio")], "homes"),
+    u("Tina runs a bakery in Brooklyn.", [f("LEADS", "bakery", subj="Tina")], "third_person"),
+    u("I'm currently reading Dune and loving it.", [], "none"),
+    u("I've been learning Japanese on Duolingo for a year.",
+      [f("USES", "Duolingo", "2022")], "tools"),
+]
+
 # ------------------------------------------------------------------ templates (dev fillers)
 _T_TIMES_R1 = [  # phrase, expected (relative to R1 = 2023-05-08)
     ("last March", "2023-03"), ("in 2019", "2019"), ("yesterday", "2023-05-07"),
@@ -458,4 +512,4 @@ def _templates():
     return out
 
 
-ITEMS = FREE + _templates() + FREE_MORE
+ITEMS = FREE + _templates() + FREE_MORE + FREE_LONG

@@ -227,6 +227,10 @@ class _Ctx:
                 for cc in c.children:
                     if cc.dep_ in ("oprd", "dobj", "attr", "xcomp", "npadvmod", "appos"):
                         return cc
+        if noun.tag_ in ("NNS", "NNPS"):  # "two kids, Max and Lily" (parsed as conj)
+            for c in noun.children:
+                if c.dep_ == "conj" and c.pos_ == "PROPN" and _et(c) in ("PERSON", "", "ORG"):
+                    return c
         if noun.dep_ == "compound" and noun.head.pos_ == "PROPN":
             return noun.head
         # right-adjacent proper noun that the parser attached elsewhere ("my sister Sarah")
@@ -385,6 +389,10 @@ class _Ctx:
                 f.in_plan = True
             if lemma in L.IRREALIS_VERBS:
                 f.hypothetical = True
+            if lemma == "use" and child.dep_ == "xcomp" and _child(child, "aux", "to") and (
+                _child(cur, "dobj") is None
+            ):
+                f.hypothetical = True  # "I used to live in Chicago": over, but when?
             if child.dep_ == "advcl" and any(
                 c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in child.children
             ):
@@ -465,9 +473,15 @@ class _Ctx:
             return None
         if f.in_plan and not allow_in_plan:
             return None
+        since_neg = False
+        if kind == "assert" and negatable and f.neg and f.perfect and timed and anchor is not None:
+            hit0 = self.time_for(anchor, f, time_extra)
+            since_neg = hit0 is not None and hit0[0].relation == "since" and not hit0[
+                1
+            ].lower().startswith("for ")
         if kind == "assert" and negatable and f.neg:
-            if f.ending:
-                kind = "end"
+            if f.ending or since_neg:
+                kind = "end"  # "I haven't worked at IBM since 2019": ended in 2019
             elif flip:
                 predicate = flip
             elif f.never or self.correction or f.past or f.perfect:
@@ -880,6 +894,8 @@ class _Rules:
                 handler = _VERB_RULES.get(lemma)
                 if handler is not None:
                     handler(self, tok)
+                elif tok.pos_ == "VERB":
+                    self.tool_prep(tok)
                 if lemma == "be" or (tok.pos_ == "AUX" and _child(tok, ("attr", "acomp"))):
                     self.copula(tok)
             if tok.pos_ in ("NOUN", "PROPN"):
@@ -923,9 +939,12 @@ class _Rules:
         dests = [o for _p, o in _preps(v, ("to", "into"))]
         if prt is not None and prt.lower_ in ("back",):
             pass
-        back = _child(v, ("advmod", "prt"), "back")
-        if back is not None and not dests:
-            dests = [o for _p, o in _preps(back, ("to", "into"))]
+        if not dests:
+            for adv in _children(v, ("advmod", "prt")):
+                if adv.lower_ in ("back", "home", "away", "over", "out", "abroad"):
+                    dests += [o for _p, o in _preps(adv, ("to", "into"))]
+                    for adv2 in _children(adv, ("advmod",)):
+                        dests += [o for _p, o in _preps(adv2, ("to", "into"))]
         place_dest = [d for d in dests if self.entity_ok(d, "place") and d.lemma_ not in L.HOME_NOUNS]
         for d in dests:  # "moved into a flat in Glasgow"
             if d.lemma_.lower() in L.HOME_NOUNS:
@@ -999,6 +1018,7 @@ class _Rules:
         obj = _child(v, "dobj")
         if obj is None:
             return
+        obj = _named(obj) or obj
         lemma = obj.lemma_.lower()
         if lemma == "team" or (obj.dep_ and lemma in ("squad", "crew", "pod")):
             for s in subs:
@@ -1305,6 +1325,11 @@ class _Rules:
                         for s in subs:
                             c.emit(s, "LIKES", self.np(obj), v, flip="DISLIKES",
                                    rule="fan_of", tokens=[obj], timed=False)
+                comp = [ch for ch in attr.children if ch.dep_ == "compound"]
+                if comp and not _preps(attr, ("of",)):  # "a big Arsenal fan"
+                    for s in subs:
+                        c.emit(s, "LIKES", _join(_subtree_left(comp)), v, flip="DISLIKES",
+                               rule="x_fan", tokens=comp, timed=False)
                 return
             if alem == "member":
                 for prep, o in _preps(attr, ("of",)):
@@ -1652,6 +1677,20 @@ class _Rules:
 
     def have(self, v: Any) -> None:
         dobj = _child(v, "dobj")
+        if dobj is not None and dobj.lemma_.lower() in L.RELATION_NOUNS and v.lemma_ == "have":
+            # "I have two kids, Max and Lily" / "I have a sister named Kate"
+            name = self.c.rel_name(dobj)
+            if name is not None:
+                subs, _ = self.subjects(v)
+                pred = L.RELATION_NOUNS[dobj.lemma_.lower()][0]
+                names = [name] + [x for x in name.children if x.dep_ == "conj"]
+                for n in names:
+                    nm = self.c.name_of(n)
+                    self.c.note_person(n, nm)
+                    for s in subs:
+                        self.c.emit(s, pred, nm, v, rule="have_relation", timed=False,
+                                    tokens=[n])
+            return
         if dobj is None or not _pet_noun(dobj):
             return
         subs, _ = self.subjects(v)
@@ -1898,6 +1937,20 @@ class _Rules:
                 for s in subs:
                     self.c.emit(s, "USES", self.np(o), v, confidence=0.7, rule=f"{lemma}_in",
                                 tokens=[o])
+
+    def tool_prep(self, v: Any) -> None:
+        """"learning Japanese on Duolingo", "I edit everything in Figma": a known app or a
+        PRODUCT entity after on/in/with/using is a tool the subject uses."""
+        for prep, o in _preps(v, ("on", "in", "with", "using", "via", "through")):
+            if o.i in self.c.time_tokens or o.pos_ != "PROPN":
+                continue
+            if not (_et(o) == "PRODUCT" or self.c.name_of(o).lower() in L.KNOWN_PRODUCTS):
+                continue
+            subs, _ = self.subjects(v, collective=True)
+            for s in subs:
+                if s.speaker or s.label == "PERSON":
+                    self.c.emit(s, "USES", self.np(o), v, confidence=0.55,
+                                rule=f"{v.lemma_.lower()}_{prep.lower_}_tool", tokens=[o])
 
     def stop(self, v: Any) -> None:
         # "I stopped using X" is handled by use(); "I gave up Twitter" here
@@ -2374,6 +2427,13 @@ def _clean_ent(ent: Any) -> bool:
         if t.is_punct and t.text not in (".", "'", "-", "&"):
             return False
     return True
+
+
+def _subtree_left(toks: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for t in toks:
+        out.extend(t.subtree)
+    return out
 
 
 def _pet_noun(tok: Any) -> bool:

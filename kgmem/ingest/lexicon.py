@@ -300,5 +300,9 @@ KNOWN_PRODUCTS = frozenset(
      "things", "ticktick", "habitica", "ynab", "mint", "splitwise", "venmo", "revolut",
      "monzo", "wise", "mastodon", "bluesky", "threads", "tumblr", "substack",
      "medium", "wordpress", "squarespace", "wix", "webflow", "shopify", "zsh", "bash", "tmux",
-     "iterm", "warp", "homebrew", "nix", "cursor", "zed", "helix", "nano", "kakoune"}
+     "iterm", "warp", "homebrew", "nix", "cursor", "zed", "helix", "nano", "kakoune",
+     "duolingo", "spotify", "netflix", "dropbox", "reddit", "twitter", "facebook", "tiktok",
+     "linkedin", "pinterest", "snapchat", "uber", "lyft", "airbnb", "etsy", "ebay", "zillow",
+     "doordash", "instacart", "paypal", "coinbase", "robinhood", "peloton", "canva", "hubspot",
+     "salesforce", "zapier"}
 )

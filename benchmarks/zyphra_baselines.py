@@ -1,0 +1,98 @@
+"""Zyphra temporal-memory baselines (content only): ``python -m benchmarks.zyphra_baselines``.
+
+Ranks the messages of each log for every question variant with a seeded random ranking and
+BM25 over ``"<speaker>: <text>"`` messages (no dates), and scores the paper's metric:
+gold hits in top 10 / min(10, |gold|) (``turn.zyphra_recall@10``), per family and question
+type. These are the content-only floors; a system that resolves "on May 8th" / "167 days ago"
+(relative to the log's last message, ``Question.question_date``) should beat them by far
+(docs/BENCHMARKS.md: time_qs ~6% content-only vs 98.7% with a date filter).
+
+Writes per-question JSONL and summaries to ``--out`` (default
+``benchmarks/out/zyphra_baselines/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.baselines import BM25System, RandomSystem
+from benchmarks.datasets.zyphra import FAMILIES, load_zyphra
+from benchmarks.report import markdown_table, write_markdown_report
+from benchmarks.runner import run_retrieval
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "benchmarks" / "out" / "zyphra_baselines"
+METRIC = "turn.zyphra_recall@10"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.zyphra_baselines")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--root", type=Path, default=None, help="zyphra_temporal_memory folder")
+    ap.add_argument("--families", default="time_qs,content_time_qs", help=",".join(FAMILIES))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+
+    families = tuple(f.strip() for f in args.families.split(",") if f.strip())
+    ds = load_zyphra(args.root, families=families)
+    task = ds.to_retrieval_task(families)
+    console.print(f"Zyphra: {len(ds.logs)} logs, {len(task.questions)} question variants")
+    summaries = []
+    for system in (RandomSystem("turn", seed=args.seed), BM25System("turn")):
+        res = run_retrieval(
+            system,
+            task,
+            ks=(10,),
+            metrics=("zyphra_recall", "recall_any"),
+            progress=not args.no_progress,
+        )
+        res.write(args.out, stem=system.name)
+        summaries.append(res.summary)
+
+    cats = sorted({c for s in summaries for c in s["by_category"]})
+    fams = sorted({c.split("/")[0] for c in cats})
+    headers = ["category", "n"] + [s["system"] for s in summaries]
+    rows = []
+    for c in cats:
+        n = summaries[0]["category_counts"].get(c, 0)
+        rows.append(
+            [c, n] + [f"{100 * s['by_category'][c][METRIC]['mean']:.1f}%" for s in summaries]
+        )
+    for fam in fams:  # family means over question variants
+        vals = []
+        for s in summaries:
+            tot = sum(
+                s["by_category"][c][METRIC]["mean"] * s["category_counts"][c]
+                for c in cats
+                if c.startswith(fam + "/")
+            )
+            cnt = sum(s["category_counts"][c] for c in cats if c.startswith(fam + "/"))
+            vals.append(f"{100 * tot / cnt:.1f}%")
+        n = sum(summaries[0]["category_counts"][c] for c in cats if c.startswith(fam + "/"))
+        rows.append([f"{fam} (all)", n] + vals)
+    table = Table(title=f"Zyphra, {METRIC} (gold hits in top 10 / min(10, |gold|))")
+    for i, h in enumerate(headers):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for r in rows:
+        table.add_row(*[str(x) for x in r])
+    console.print(table)
+    write_markdown_report(
+        args.out / "report.md",
+        "Zyphra temporal-memory baselines (content only)",
+        [(f"{METRIC} per question type", markdown_table(headers, rows))],
+    )
+    console.print(f"wrote {args.out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -48,3 +48,19 @@ def test_zyphra_baselines_cli(tmp_path, data_dir):
     s = json.loads((tmp_path / "bm25-turns.summary.json").read_text())
     assert s["n"] == 177
     assert 0.2 < s["overall"]["turn.zyphra_recall@10"]["mean"] < 0.7
+
+
+def test_longmemeval_baselines_cli_on_the_fixture(tmp_path):
+    from benchmarks.longmemeval_baselines import main
+
+    from .conftest import FIXTURES
+
+    fixture = FIXTURES / "longmemeval_fixture.json"
+    assert main(["--path", str(fixture), "--out", str(tmp_path), "--no-progress"]) == 0
+    s = json.loads((tmp_path / "summary.json").read_text())
+    off = s["systems"]["bm25-turns"]["official"]
+    assert off["n_scored"] == 4
+    assert off["skipped_abstention"] == ["fx_ssu_02_abs"]
+    assert off["skipped_no_user_evidence"] == ["fx_ssa_01"]
+    assert set(off["turn"]) >= {"recall_all@50", "ndcg_any@50"}
+    assert s["systems"]["bm25-sessions"]["ours"]["n"] == 5  # non-abstention questions

@@ -36,7 +36,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -245,21 +245,26 @@ def load_kgmem_embedder(*, uncached: bool = True) -> Embedder | None:
     ``uncached``: bypass kgmem's embedding cache (its ``inner`` model) so that timings measure
     the model, not cache hits. Returns None when kgmem.embed or its model is not available.
     """
+    emb: Any
     try:
-        from kgmem.embed import get_default_embedder  # type: ignore[attr-defined]
+        from kgmem.embed import get_default_embedder
 
         emb = get_default_embedder()
         if uncached and getattr(emb, "inner", None) is not None:
             emb = emb.inner
     except Exception:  # noqa: BLE001 - any failure means "not available here"
         return None
-    for attr in ("embed", "embed_texts", "encode"):
-        fn = getattr(emb, attr, None)
-        if callable(fn):
-            return lambda texts, _fn=fn: np.asarray(_fn(list(texts)))
-    if callable(emb):
-        return lambda texts: np.asarray(emb(list(texts)))
-    return None
+    fn: Any = next(
+        (f for a in ("embed", "embed_texts", "encode") if callable(f := getattr(emb, a, None))),
+        emb if callable(emb) else None,
+    )
+    if fn is None:
+        return None
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.asarray(fn(list(texts)))
+
+    return embed
 
 
 def hashing_embedder(dim: int = 256) -> Embedder:

@@ -182,3 +182,29 @@ def test_report_tables_and_plots(tmp_path):
     rep = write_markdown_report(tmp_path / "r.md", "T", [("S", "body")], images=imgs)
     text = rep.read_text()
     assert "# T" in text and "![curve](c.png)" in text
+
+
+def test_kgmem_embedder_adapter_uses_embed_and_bypasses_cache(monkeypatch):
+    import kgmem.embed
+    from benchmarks.baselines import load_kgmem_embedder
+
+    class Inner:
+        def embed(self, texts):
+            return [[float(len(t)), 1.0] for t in texts]
+
+    class Cached:
+        inner = Inner()
+
+        def embed(self, texts):
+            raise AssertionError("cache should be bypassed")
+
+    monkeypatch.setattr(kgmem.embed, "get_default_embedder", lambda: Cached())
+    fn = load_kgmem_embedder(uncached=True)
+    assert fn is not None
+    assert fn(["ab", "c"]).tolist() == [[2.0, 1.0], [1.0, 1.0]]
+
+    def broken():
+        raise RuntimeError("model files missing")
+
+    monkeypatch.setattr(kgmem.embed, "get_default_embedder", broken)
+    assert load_kgmem_embedder() is None

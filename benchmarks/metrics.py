@@ -281,6 +281,8 @@ def longmemeval_official_retrieval(
     questions: Sequence[Any],
     session_rankings: Mapping[str, Sequence[str]] | None = None,
     turn_rankings: Mapping[str, Sequence[str]] | None = None,
+    *,
+    no_user_evidence: str = "skip",
 ) -> dict[str, Any]:
     """LongMemEval's retrieval printout convention (``print_retrieval_metrics.py``).
 
@@ -293,17 +295,27 @@ def longmemeval_official_retrieval(
     turn ranking before scoring, as the official corpus never contains them. nDCG uses the
     official discount (``variant="longmemeval"``).
 
+    ``no_user_evidence="as_code"`` keeps those questions the way the released code scores
+    them (recall_all = 1.0, ndcg = 0.0), to compare with numbers produced by that code.
+
     ``questions``: :class:`benchmarks.datasets.longmemeval.LongMemEvalQuestion` objects.
     Rankings are keyed by question_id. Returns means, counts and the skipped ids.
     """
     sess_names = [("recall_all", 5), ("ndcg", 5), ("recall_all", 10), ("ndcg", 10)]
     turn_names = sess_names + [("recall_all", 50), ("ndcg", 50)]
-    kept, skipped_abs, skipped_noev = [], [], []
+    kept, vacuous, skipped_abs, skipped_noev = [], [], [], []
     for q in questions:
         if q.is_abstention:
             skipped_abs.append(q.question_id)
         elif not q.user_evidence_turn_ids():
-            skipped_noev.append(q.question_id)
+            if no_user_evidence == "as_code":
+                vacuous.append(q)
+            elif no_user_evidence == "skip":
+                skipped_noev.append(q.question_id)
+            else:
+                raise ValueError(
+                    f"no_user_evidence must be 'skip' or 'as_code': {no_user_evidence!r}"
+                )
         else:
             kept.append(q)
 
@@ -329,10 +341,18 @@ def longmemeval_official_retrieval(
                     vals[key].append(ndcg_at_k(ranked, gold, k, variant="longmemeval"))
                 else:
                     vals[key].append(RETRIEVAL_METRICS[n](ranked, gold, k))
+        for q in vacuous:  # the released code: all([]) = 1 for recall_all, ndcg 0
+            if q.question_id not in rankings:
+                missing.append(q.question_id)
+                continue
+            for n, k in names:
+                vals[f"{'ndcg_any' if n == 'ndcg' else n}@{k}"].append(
+                    1.0 if n == "recall_all" else 0.0
+                )
         return {k: (float(np.mean(v)) if v else math.nan) for k, v in vals.items()}, missing
 
     out: dict[str, Any] = {
-        "n_scored": len(kept),
+        "n_scored": len(kept) + len(vacuous),
         "skipped_abstention": skipped_abs,
         "skipped_no_user_evidence": skipped_noev,
     }

@@ -149,3 +149,17 @@ def test_bm25_on_the_fixture_in_the_official_setup(lme_fixture):
     assert out["session"]["recall_all@5"] == 1.0
     assert 0.0 < out["turn"]["ndcg_any@5"] <= 1.0
     assert turns["fx_ssu_01"][0] == "answer_fx_ssu_01_1_1"
+
+
+def test_official_metric_can_score_no_evidence_questions_as_the_released_code(lme_fixture):
+    rankings = {q.question_id: [s.session_id for s in q.sessions] for q in lme_fixture.questions}
+    skip = longmemeval_official_retrieval(lme_fixture.questions, session_rankings=rankings)
+    code = longmemeval_official_retrieval(
+        lme_fixture.questions, session_rankings=rankings, no_user_evidence="as_code"
+    )
+    assert code["n_scored"] == 5 and code["skipped_no_user_evidence"] == []
+    # fx_ssa_01 adds recall_all = 1 and ndcg = 0 to the 4 scored questions
+    assert code["session"]["recall_all@5"] == 1.0
+    assert code["session"]["ndcg_any@5"] == pytest.approx(skip["session"]["ndcg_any@5"] * 4 / 5)
+    with pytest.raises(ValueError):
+        longmemeval_official_retrieval(lme_fixture.questions, no_user_evidence="drop")

@@ -149,7 +149,7 @@ def plot_category_bars(
     cats: list[str] = []
     for s in summaries:
         cats += [c for c in s.get("by_category", {}) if c not in cats]
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cats) + 2), 4))
+    fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(cats) + 4), 4))
     width = 0.8 / max(1, len(summaries))
     for i, s in enumerate(summaries):
         vals = [metric_value(s.get("by_category", {}).get(c, {}), metric) for c in cats]
@@ -159,7 +159,7 @@ def plot_category_bars(
     ax.set_xticklabels(cats, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel(f"{metric} (%)")
     ax.set_ylim(0, 100)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(title or f"{metric} per category")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,163 @@
+"""ASGI guard in front of every route: API keys, group permission, request size.
+
+It runs before routing and before any body parsing, so a request without a valid key is
+answered 401 (a key limited to other groups 403, an oversized body 413) without the store
+ever being touched.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+DEFAULT_GROUP = "default"
+# Open without a key: liveness and the API's own documentation.
+OPEN_PATHS = frozenset({"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    key: str
+    groups: frozenset[str] | None  # None: every group
+
+
+def parse_api_keys(spec: str | None) -> list[ApiKey]:
+    """``"key1,key2=groupA|groupB"`` -> keys; a key without ``=`` may use every group."""
+    if spec is None or not spec.strip():
+        return []
+    keys: list[ApiKey] = []
+    for raw in spec.split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        key, sep, groups = entry.partition("=")
+        key = key.strip()
+        if not key:
+            raise ValueError("KGMEM_API_KEYS: an entry has an empty key")
+        if sep:
+            names = frozenset(g.strip() for g in groups.split("|") if g.strip())
+            if not names:
+                raise ValueError(f"KGMEM_API_KEYS: key entry {key[:4]}... lists no groups")
+            keys.append(ApiKey(key, names))
+        else:
+            keys.append(ApiKey(key, None))
+    return keys
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for k, v in scope.get("headers") or ():
+        if k.lower() == name:
+            return v.decode("latin-1")
+    return None
+
+
+async def _send_error(send: Send, status: int, type: str, message: str,
+                      details: dict[str, Any] | None = None,
+                      extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"error": {"type": type, "message": message,
+                                 "details": details or {}}}).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    headers += extra_headers or []
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class GuardMiddleware:
+    def __init__(self, app: ASGIApp, keys: list[ApiKey], max_request_bytes: int) -> None:
+        self.app = app
+        self.keys = keys
+        self.max_bytes = max_request_bytes
+
+    def _match(self, presented: str) -> ApiKey | None:
+        found = None
+        p = presented.encode()
+        for k in self.keys:  # compare against every key: no early exit timing signal
+            if hmac.compare_digest(p, k.key.encode()):
+                found = k
+        return found
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if self.keys and path not in OPEN_PATHS:
+            presented = None
+            auth = _header(scope, b"authorization")
+            if auth is not None:
+                scheme, _, token = auth.strip().partition(" ")
+                if scheme.lower() == "bearer" and token.strip():
+                    presented = token.strip()
+            if presented is None:
+                presented = _header(scope, b"x-api-key")
+            key = self._match(presented) if presented else None
+            if key is None:
+                await _send_error(
+                    send, 401, "unauthorized",
+                    "a valid API key is required (Authorization: Bearer <key> or X-API-Key)",
+                    extra_headers=[(b"www-authenticate", b"Bearer")],
+                )
+                return
+            if key.groups is not None:
+                group = _header(scope, b"x-group") or DEFAULT_GROUP
+                if group not in key.groups:
+                    await _send_error(send, 403, "forbidden",
+                                      "this API key may not use this group",
+                                      {"group": group[:128]})
+                    return
+
+        declared = _header(scope, b"content-length")
+        if declared is not None:
+            try:
+                n = int(declared)
+            except ValueError:
+                await _send_error(send, 400, "bad_request", "invalid Content-Length header")
+                return
+            if n > self.max_bytes:
+                await _send_error(send, 413, "request_too_large",
+                                  f"request body exceeds {self.max_bytes} bytes",
+                                  {"max_request_bytes": self.max_bytes})
+                return
+        if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS") and declared is None:
+            await self.app(scope, receive, send)
+            return
+
+        # Read the body up front (bounded), so a body without Content-Length (chunked) or
+        # one longer than it declared is refused as well.
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            total += len(chunk)
+            if total > self.max_bytes:
+                await _send_error(send, 413, "request_too_large",
+                                  f"request body exceeds {self.max_bytes} bytes",
+                                  {"max_request_bytes": self.max_bytes})
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

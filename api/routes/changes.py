@@ -1,0 +1,43 @@
+"""Changes: what was learnt or revised since a time, and undo."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from kgmem.model import Change
+
+from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, known_by, page_of
+from ..errors import errors
+from ..schemas import _TIME_DOC, ChangePage
+
+router = APIRouter(prefix="/changes", tags=["changes"])
+
+
+@router.get("", response_model=ChangePage, summary="Changes since a time")
+def list_changes(
+    memory: MemoryDep,
+    group: GroupDep,
+    page: PageDep,
+    at: AsOfDep,
+    since: Annotated[str, Query(max_length=64, description="Only changes strictly after "
+                                "this transaction time. " + _TIME_DOC)] = "1970-01-01",
+) -> dict:
+    """Changes recorded after ``since`` (oldest first); ``known_at`` caps them at what was
+    recorded by then."""
+    items = known_by(memory.changes(since, group=group), at)
+    window = items[page.offset: page.offset + page.limit + 1]
+    return page_of(window, page, len(window) > page.limit)
+
+
+@router.post("/{change_id}/undo", response_model=Change, summary="Undo a change",
+             responses=errors(404, 409))
+def undo(
+    change_id: Annotated[str, Path(min_length=1, max_length=128)],
+    memory: MemoryDep,
+    group: GroupDep,
+) -> Change:
+    """Reverse one change as a new change. 409 when a later change depends on it, when it
+    was already undone, or for an erase."""
+    return memory.undo(change_id, group=group)

@@ -1,0 +1,83 @@
+"""Retrieval: hybrid search and a prompt-ready context block."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.encoders import jsonable_encoder
+
+from ..deps import AsOfDep, GroupDep, MemoryDep
+from ..errors import errors
+from ..schemas import ContextResponse, SearchResponse
+
+router = APIRouter(tags=["retrieval"])
+
+Q = Annotated[str, Query(min_length=1, max_length=2000, description="Natural-language query.")]
+
+
+def _items(result: Any) -> list[dict[str, Any]]:
+    """Search results as JSON objects, whatever container the library returns them in."""
+    data = jsonable_encoder(result)
+    if isinstance(data, dict):
+        for key in ("items", "results", "hits"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            data = [data]
+    return [x if isinstance(x, dict) else {"value": x} for x in data]
+
+
+_TYPED = ("tokens", "truncated", "facts", "episodes")
+
+
+def _context(result: Any) -> dict[str, Any]:
+    """A context block (a string, or an object with its text and what it cites)."""
+    if isinstance(result, str):
+        return {"context": result}
+    data = jsonable_encoder(result)
+    if isinstance(data, dict):
+        for key in ("text", "context", "block", "prompt"):
+            if isinstance(data.get(key), str):
+                out: dict[str, Any] = {"context": data[key]}
+                out.update({k: data[k] for k in _TYPED if k in data})
+                out["details"] = {k: v for k, v in data.items()
+                                  if k != key and k not in _TYPED and k != "budget_tokens"}
+                return out
+    return {"context": str(result)}
+
+
+@router.get("/search", response_model=SearchResponse, summary="Hybrid search")
+def search(
+    q: Q,
+    memory: MemoryDep,
+    group: GroupDep,
+    at: AsOfDep,
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    kinds: Annotated[list[str] | None, Query(
+        max_length=3, description="Restrict to these result kinds: fact, entity, episode "
+        "(default: all).")]
+    = None,
+) -> SearchResponse:
+    """Keyword + embedding + graph-neighbourhood retrieval over facts, entities and episodes,
+    evaluated at (valid_at, known_at)."""
+    result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
+                           kinds=kinds, group=group)
+    return SearchResponse(query=q, items=_items(result))
+
+
+@router.get("/context", response_model=ContextResponse, summary="Prompt context block",
+            responses=errors(404))
+def context(
+    q: Q,
+    memory: MemoryDep,
+    group: GroupDep,
+    at: AsOfDep,
+    budget_tokens: Annotated[int, Query(ge=16, le=32_000)] = 1000,
+) -> ContextResponse:
+    """Dated current facts, then supporting episode snippets, within ``budget_tokens``.
+    Stored text is quoted as data, never as instructions."""
+    result = memory.context(q, budget_tokens=budget_tokens, valid_at=at.valid_at,
+                            known_at=at.known_at, group=group)
+    return ContextResponse(query=q, budget_tokens=budget_tokens, **_context(result))

@@ -1,0 +1,184 @@
+"""Request bodies and response envelopes of the HTTP API.
+
+Domain objects (``Episode``, ``FactVersion``, ``Entity``, ``Change``, ``Path``, ``Erasure``)
+are returned as the library's own pydantic models from :mod:`kgmem.model`; this module only
+adds request bodies, list envelopes and the few API-specific shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgmem.model import Change, Entity, Episode, FactVersion, Path
+from kgmem.names import MAX_CONTENT, MAX_NAME
+
+# Hard ceilings baked into the schema; the configured ``max_list`` (settings) may be lower.
+MAX_BULK = 1000
+MAX_PAGE = 1000
+MAX_OFFSET = 1_000_000
+MAX_TEXT = 10_000
+
+Precision = Literal["year", "month", "day", "instant"]
+TimeStr = str
+
+_TIME_DOC = (
+    "ISO-8601 instant or date: '2023', '2023-05', '2023-05-08', '2023-05-08T10:00:00Z'. "
+    "A value without a timezone is UTC."
+)
+
+T = TypeVar("T")
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------- requests
+class EpisodeIn(_In):
+    content: str = Field(min_length=1, max_length=MAX_CONTENT,
+                         description="Raw text, stored verbatim.")
+    reference_time: TimeStr = Field(max_length=64,
+                                    description="When it was said/written. " + _TIME_DOC)
+    source: str = Field("message", min_length=1, max_length=64,
+                        description="Kind of source: message, text, json, ...")
+    speaker: str | None = Field(None, max_length=MAX_NAME,
+                                description="Who said it (resolves 'I' during extraction).")
+    source_description: str = Field("", max_length=MAX_TEXT)
+    extract: bool = Field(True, description="Run the configured fact extraction.")
+
+
+class EpisodesBulkIn(_In):
+    episodes: list[EpisodeIn] = Field(
+        min_length=1, max_length=MAX_BULK,
+        description=f"At most {MAX_BULK} (and at most the server's max_list) episodes. "
+        "Adding is idempotent per episode, so a failed batch can be retried whole.",
+    )
+
+
+class FactIn(_In):
+    subject: str = Field(min_length=1, max_length=MAX_NAME, description="Entity name or id.")
+    predicate: str = Field(min_length=1, max_length=128, description="e.g. LIVES_IN.")
+    object: str = Field(min_length=1, max_length=MAX_NAME, description="Entity name or id.")
+    valid_at: TimeStr | None = Field(None, max_length=64,
+                                     description="Start of validity (unknown if omitted). "
+                                     + _TIME_DOC)
+    invalid_at: TimeStr | None = Field(None, max_length=64,
+                                       description="Stated end of validity. " + _TIME_DOC)
+    episode: str | None = Field(None, max_length=128,
+                                description="Episode id for provenance (its reference time "
+                                "is the default start).")
+    fact: str | None = Field(None, max_length=MAX_TEXT, description="Natural-language text.")
+    reason: str = Field("", max_length=MAX_TEXT)
+    valid_precision: Precision | None = None
+    invalid_precision: Precision | None = None
+
+
+class InvalidateIn(_In):
+    at: TimeStr = Field(max_length=64,
+                        description="When the fact stopped being true. " + _TIME_DOC)
+    reason: str | None = Field(None, max_length=MAX_TEXT)
+
+
+class RetractIn(_In):
+    reason: str | None = Field(None, max_length=MAX_TEXT)
+
+
+class CorrectIn(_In):
+    object: str | None = Field(None, min_length=1, max_length=MAX_NAME)
+    valid_at: TimeStr | None = Field(None, max_length=64, description=_TIME_DOC)
+    invalid_at: TimeStr | None = Field(None, max_length=64, description=_TIME_DOC)
+    reason: str | None = Field(None, max_length=MAX_TEXT)
+
+
+# ---------------------------------------------------------------- responses
+class Page(BaseModel, Generic[T]):
+    items: list[T]
+    limit: int = Field(description="Page size used (after clamping to max_list).")
+    offset: int
+    next_offset: int | None = Field(
+        description="Offset of the next page, or null when this is the last page."
+    )
+
+
+class EpisodePage(Page[Episode]):
+    """A page of episodes (oldest reference time first)."""
+
+
+class EntityPage(Page[Entity]):
+    """A page of entities (oldest first)."""
+
+
+class FactPage(Page[FactVersion]):
+    """A page of fact versions visible at the requested times."""
+
+
+class ChangePage(Page[Change]):
+    """A page of changes (oldest first)."""
+
+
+class EpisodeList(BaseModel):
+    items: list[Episode]
+
+
+class VersionList(BaseModel):
+    """Fact versions (both time intervals and provenance of each)."""
+
+    items: list[FactVersion]
+
+
+class PathList(BaseModel):
+    items: list[Path]
+
+
+class EntityProfile(BaseModel):
+    """What the memory holds about one entity at (valid_at, known_at)."""
+
+    entity: Entity
+    facts: list[FactVersion] = Field(description="Facts with the entity as subject.")
+    incoming: list[FactVersion] = Field(description="Facts with the entity as object only.")
+
+
+try:  # the retrieval package's own result type, when present
+    from kgmem.retrieve.models import SearchResult as SearchHit
+except ImportError:  # pragma: no cover - older library without retrieval
+
+    class SearchHit(BaseModel):  # type: ignore[no-redef]
+        model_config = ConfigDict(extra="allow")
+        kind: str
+        id: str
+        text: str
+        score: float
+
+
+class SearchResponse(BaseModel):
+    query: str
+    items: list[SearchHit] = Field(
+        description="Ranked results (facts, entities, episodes), best first."
+    )
+
+
+class ContextResponse(BaseModel):
+    query: str
+    budget_tokens: int
+    context: str = Field(description="A compact prompt block within the token budget; "
+                         "stored text is quoted as data.")
+    tokens: int | None = Field(None, description="Tokens used by the block.")
+    truncated: bool = Field(False, description="Relevant items were left out for the budget.")
+    facts: list[FactVersion] = Field(default_factory=list,
+                                     description="The facts the block cites.")
+    episodes: list[Episode] = Field(default_factory=list,
+                                    description="The episodes the block quotes.")
+    details: dict[str, Any] = Field(default_factory=dict,
+                                    description="Anything else the library reported (the "
+                                    "(valid_at, known_at) used, the query's time window...).")
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+
+
+class Ready(BaseModel):
+    status: Literal["ready"] = "ready"
+    store: str

@@ -143,3 +143,20 @@ def test_default_embedder_singleton(monkeypatch, _isolated_cache_dir):
         assert embed.get_default_embedder().path is None
     finally:
         embed.reset_default_embedder()
+
+
+def test_default_embedder_falls_back_to_numpy(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a)
+    )
+    monkeypatch.setenv("KGMEM_EMBED_CACHE", "memory")
+    embed.reset_default_embedder()
+    try:
+        d = embed.get_default_embedder()
+        assert type(d.inner).__name__ == "NumpyMiniLM"
+        assert d.name == "sentence-transformers/all-MiniLM-L6-v2"  # same space, shared cache
+    finally:
+        embed.reset_default_embedder()

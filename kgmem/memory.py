@@ -177,41 +177,92 @@ class Memory:
         extract: bool = True,
     ) -> Episode:
         """Store an episode verbatim (idempotent) and run extraction if configured."""
-        group = check_group(group)
+        return self.add_episodes(
+            [{"content": content, "reference_time": reference_time, "source": source,
+              "speaker": speaker, "source_description": source_description}],
+            group=group, extract=extract,
+        )[0]
+
+    def add_episodes(
+        self,
+        items: Iterable[dict[str, Any]],
+        group: str = DEFAULT_GROUP,
+        extract: bool = True,
+        batch_size: int = 500,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> list[Episode]:
+        """Store many episodes (dicts of :meth:`add_episode` arguments; ``group`` per item
+        optional) in batches, then extract from the new ones in batches.
+
+        Idempotent: an episode identical to a stored one (same group, content, reference
+        time, source and speaker) is returned as stored and not extracted again. Every item
+        is validated before anything is written.
+        """
+        parsed = [self._parse_episode(i, item, group) for i, item in enumerate(items)]
+        out: list[Episode] = []
+        for i in range(0, len(parsed), batch_size):
+            chunk = parsed[i:i + batch_size]
+            fresh: list[Episode] = []
+            with self.store.write() as w:
+                now: datetime | None = None
+                for p in chunk:
+                    existing = w.find_episode_by_hash(p["group"], p["digest"])
+                    if existing is not None:
+                        out.append(existing)
+                        continue
+                    if now is None:
+                        now = self._tick(w)
+                    ep = Episode(id=_new_id(), group=p["group"], content=p["content"],
+                                 source=p["source"], source_description=p["source_description"],
+                                 speaker=p["speaker"], reference_time=p["ref"], created_at=now)
+                    w.insert_episode(ep, p["digest"])
+                    if ep.speaker:
+                        spk = self._resolve_entity(w, ep.group, ep.speaker, now)
+                        w.add_mentions(ep.id, [spk.id])
+                    out.append(ep)
+                    fresh.append(ep)
+            if fresh:
+                self._after_episodes(fresh)
+            if extract and self.extractor is not None and fresh:
+                apply_many = getattr(self.extractor, "apply_many", None)
+                if apply_many is not None:
+                    apply_many(self, fresh)
+                else:
+                    for ep in fresh:
+                        self.extractor.apply(self, ep)
+            if on_batch is not None:
+                on_batch(len(chunk))
+        return out
+
+    def _after_episodes(self, episodes: list[Episode]) -> None:
+        """Hook for indexing new episodes (retrieval)."""
+
+    def _parse_episode(self, i: int, item: dict[str, Any], group: str) -> dict[str, Any]:
+        where = f"episode {i}: " if i else ""
+        if not isinstance(item, dict):
+            raise InvalidInputError(f"{where}must be an object", index=i)
+        g = check_group(item.get("group") or group)
+        content = item.get("content")
         if not isinstance(content, str) or not content.strip():
-            raise InvalidInputError("episode content must not be empty", field="content")
+            raise InvalidInputError(f"{where}episode content must not be empty",
+                                    field="content", index=i)
         if len(content) > MAX_CONTENT:
-            raise InvalidInputError(
-                f"episode content exceeds {MAX_CONTENT} characters", field="content"
-            )
-        ref = parse_instant(reference_time, "reference_time")
+            raise InvalidInputError(f"{where}episode content exceeds {MAX_CONTENT} characters",
+                                    field="content", index=i)
+        if item.get("reference_time") is None:
+            raise InvalidInputError(f"{where}reference_time is required",
+                                    field="reference_time", index=i)
+        ref = parse_instant(item["reference_time"], "reference_time")
+        speaker = item.get("speaker")
         if speaker is not None:
             speaker = clean_name(speaker, "speaker")
+        source = str(item.get("source") or "message")
         digest = hashlib.sha256(
             "\x1f".join([content, ref.isoformat(), source, speaker or ""]).encode()
         ).hexdigest()
-        with self.store.write() as w:
-            existing = w.find_episode_by_hash(group, digest)
-            if existing is not None:
-                return existing
-            now = self._tick(w)
-            ep = Episode(
-                id=_new_id(),
-                group=group,
-                content=content,
-                source=source,
-                source_description=source_description,
-                speaker=speaker,
-                reference_time=ref,
-                created_at=now,
-            )
-            w.insert_episode(ep, digest)
-            if speaker:
-                spk = self._resolve_entity(w, group, speaker, now)
-                w.add_mentions(ep.id, [spk.id])
-        if extract and self.extractor is not None:
-            self.extractor.apply(self, ep)
-        return ep
+        return {"group": g, "content": content, "ref": ref, "speaker": speaker,
+                "source": source, "source_description": str(item.get("source_description") or ""),
+                "digest": digest}
 
     def episode(self, episode_id: str, group: str = DEFAULT_GROUP) -> Episode:
         ep = self.store.get_episode(check_group(group), episode_id)

@@ -204,6 +204,10 @@ server.memory.heap.max_size=1g
 server.memory.pagecache.size=256m
 
 dbms.usage_report.enabled=false
+
+# Transaction logs: no 256 MB preallocation per database (else data/ starts at ~520 MB).
+db.tx_log.preallocate=false
+db.tx_log.rotation.size=64M
 db.tx_log.rotation.retention_policy=1 days
 
 # Directories (relative to NEO4J_HOME)

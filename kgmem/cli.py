@@ -130,6 +130,32 @@ def add_episode(
     _emit(ep) if state.json else console.print(f"episode {ep.id}")
 
 
+@app.command()
+def ingest(
+    file: Path,
+    fmt: Annotated[str, typer.Option("--format", help="auto|jsonl|json|text|locomo|longmemeval")
+                   ] = "auto",
+    time: Annotated[str | None, typer.Option("--time", help="default reference time")] = None,
+    speaker: Annotated[str | None, typer.Option()] = None,
+    no_extract: Annotated[bool, typer.Option("--no-extract")] = False,
+    batch_size: Annotated[int, typer.Option()] = 256,
+) -> None:
+    """Ingest a file of episodes (batched, idempotent: re-ingesting adds nothing)."""
+    from rich.progress import Progress
+
+    from .ingest.formats import read_episodes
+
+    items = _run(lambda: list(read_episodes(file, fmt, time, speaker)))  # type: ignore[arg-type]
+    m = _memory(extract=not no_extract)
+    with Progress(console=err, disable=state.json) as prog:
+        task = prog.add_task(f"ingesting {len(items):,} episodes", total=len(items))
+        eps = _run(lambda: m.add_episodes(items, group=state.group, extract=not no_extract,
+                                          batch_size=batch_size,
+                                          on_batch=lambda n: prog.advance(task, n)))
+    summary = {"episodes": len(eps), "stats": m.stats()}
+    _emit(summary) if state.json else console.print(summary)
+
+
 @app.command("assert")
 def assert_fact(
     subject: str, predicate: str, object: str,

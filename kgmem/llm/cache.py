@@ -1,0 +1,89 @@
+"""On-disk cache of chat-completions responses (SQLite, one file under the cache directory).
+
+Keyed by ``sha256`` of the canonical JSON of ``(model, prompt_version, messages)``: the same
+episode with the same prompt version and model is answered from disk, so re-ingesting costs
+no calls. Only responses that parsed and validated are stored. Safe to share between threads
+(one connection behind a lock) and between processes (WAL journal, busy timeout).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ResponseCache", "cache_key"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    body TEXT NOT NULL
+)
+"""
+
+
+def cache_key(model: str, prompt_version: str, messages: list[dict[str, Any]]) -> str:
+    blob = json.dumps(
+        {"model": model, "prompt_version": prompt_version, "messages": messages},
+        sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """``ResponseCache(directory)``: ``get(key) -> dict | None``, ``put(key, body, ...)``."""
+
+    FILENAME = "llm-responses.sqlite3"
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory).expanduser()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / self.FILENAME
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False,
+                                     isolation_level=None)
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")  # a cache: durability is optional
+        except sqlite3.DatabaseError:  # pragma: no cover - e.g. network filesystems
+            pass
+        self._conn.execute(_SCHEMA)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            body = json.loads(row[0])
+        except ValueError:
+            return None
+        return body if isinstance(body, dict) else None
+
+    def put(self, key: str, body: dict[str, Any], model: str = "", prompt_version: str = ""
+            ) -> None:
+        blob = json.dumps(body, ensure_ascii=False)
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO responses (key, model, prompt_version, created_at, body)"
+                " VALUES (?, ?, ?, ?, ?)", (key, model, prompt_version, time.time(), blob),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM responses")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -337,6 +337,8 @@ class _Ctx:
         for v in group:
             for c in v.children:
                 low = c.lower_
+                if c.dep_ == "advmod" and low in L.HEDGES:
+                    f.hypothetical = True
                 if c.dep_ == "neg" or low == "never":
                     f.neg = True
                     if low == "never":
@@ -479,6 +481,8 @@ class _Ctx:
             since_neg = hit0 is not None and hit0[0].relation == "since" and not hit0[
                 1
             ].lower().startswith("for ")
+        if kind == "assert" and negatable and f.neg and predicate in _EVENT_PREDICATES:
+            return None  # "I've never been to Boston" is not a correction of anything
         if kind == "assert" and negatable and f.neg:
             if f.ending or since_neg:
                 kind = "end"  # "I haven't worked at IBM since 2019": ended in 2019
@@ -846,7 +850,11 @@ class _Rules:
         return tok.pos_ == "NOUN" and low.endswith(L.ROLE_SUFFIXES) and len(low) > 5
 
     def role_text(self, tok: Any) -> str:
-        return self.np(tok, keep_preps=("of",))
+        text = self.np(tok, keep_preps=("of",))
+        words = text.split()
+        while len(words) > 1 and words[0].lower() in L.EVALUATIVE_ADJ:
+            words = words[1:]
+        return " ".join(words)
 
     def past_role(self, tok: Any) -> bool:
         return any(c.dep_ == "amod" and c.lower_ in L.PAST_ROLE_MODIFIERS for c in tok.children) or (
@@ -1005,7 +1013,10 @@ class _Rules:
                     c.emit(s, "HAS_ROLE", self.role_text(o), v, confidence=0.85,
                            rule="work_as", tokens=[o])
         for prep, o in _preps(v, ("on",)):
-            if o.pos_ in ("NOUN", "PROPN") and o.i not in c.time_tokens and self.entity_ok(o, "any"):
+            if o.pos_ in ("NOUN", "PROPN") and o.i not in c.time_tokens and self.entity_ok(
+                o, "any"
+            ) and not any(ch.dep_ == "det" and ch.lower_ in ("this", "that", "it")
+                          for ch in o.children):
                 for s in subs:
                     c.emit(s, "WORKS_ON", self.np(o), v, confidence=0.6, rule="work_on",
                            tokens=[o])
@@ -1078,7 +1089,7 @@ class _Rules:
                     if self.is_role(o):
                         for s in subs:
                             c.emit(s, "HAS_ROLE", self.role_text(o), v, rule="job_as", tokens=[o])
-            elif _pet_noun(dobj):
+            elif _pet_noun(dobj) and dobj.lemma_.lower() not in ("fish", "chicken", "bird"):
                 self.pet_object(v, dobj, subs, rule="get_pet")
         back = _child(v, ("advmod", "prt"), "back")
         if back is not None:
@@ -1219,6 +1230,12 @@ class _Rules:
         """HAS_ROLE for a job title; LEADS for "head/lead/manager of the X team"."""
         lemma = o.lemma_.lower()
         c = self.c
+        if o.pos_ not in ("NOUN", "PROPN"):
+            return False
+        if any(ch.lower_ == "such" for ch in o.children) or any(
+            ch.dep_ == "amod" and ch.lower_ in L.EVALUATIVE_ADJ for ch in o.children
+        ) and kind == "assert" and rule == "is_role":
+            return True  # "she is such an inspiring writer": an evaluation, not a job title
         if lemma in ("head", "lead", "leader", "manager", "director", "chief", "captain",
                      "charge", "owner", "president", "chair", "vp"):
             for prep, team in _preps(o, ("of", "for")):
@@ -1259,6 +1276,8 @@ class _Rules:
                 fav = any(ch.lower_ in ("favorite", "favourite", "fave") for ch in subj_tok.children)
                 if fav:
                     val = attr if attr is not None else acomp
+                    if val.pos_ == "NOUN" and any(ch.lower_ in ("a", "an") for ch in val.children):
+                        return  # "my favorite one is a theme from a movie": too vague
                     c.emit(owner, "FAVORITE", self.np(val), v, rule="favorite_is",
                            tokens=[val], attributes={"category": slem})
                     return
@@ -1322,6 +1341,8 @@ class _Rules:
             if alem == "fan":
                 for prep, o in _preps(attr, ("of",)):
                     for obj, negated in _coord(o):
+                        if not self.pref_object_ok(obj) or obj.pos_ == "PRON":
+                            continue
                         for s in subs:
                             c.emit(s, "LIKES", self.np(obj), v, flip="DISLIKES",
                                    rule="fan_of", tokens=[obj], timed=False)
@@ -1340,7 +1361,7 @@ class _Rules:
             if attr.like_num or _et(attr) == "CARDINAL" or (
                 _et(attr) == "DATE" and attr.like_num
             ):
-                if all(s.label in (None, "PERSON") for s in subs):
+                if all(s.label in (None, "PERSON") for s in subs) and self.age_clause_ok(v):
                     for s in subs:
                         c.emit(s, "AGE", _num_text(attr), v, rule="age", timed=False,
                                tokens=[attr])
@@ -1368,12 +1389,16 @@ class _Rules:
             if low == "old" or alem == "old":
                 years = _child(acomp, "npadvmod")
                 num = _child(years, "nummod") if years is not None else None
-                if num is not None and all(s.label in (None, "PERSON") for s in subs):
+                if num is not None and all(s.label in (None, "PERSON") for s in subs) and (
+                    self.age_clause_ok(v)
+                ):
                     for s in subs:
                         c.emit(s, "AGE", _num_text(num), v, rule="age_old", timed=False,
                                tokens=[num])
                 return
             if acomp.like_num:
+                if not self.age_clause_ok(v):
+                    return
                 for s in subs:
                     c.emit(s, "AGE", _num_text(acomp), v, rule="age", timed=False, tokens=[acomp])
                 return
@@ -1442,6 +1467,14 @@ class _Rules:
                     c.emit(s, "MEMBER_OF_TEAM", self.np(o), v, rule="on_team", tokens=[o])
         if any(ch.lower_ == "together" for ch in v.children) and subj_tok is not None:
             self.pair_relation(v, subj_tok, "DATING", "assert", rule="together")
+
+    def age_clause_ok(self, v: Any) -> bool:
+        """"I'm 34" states an age; "when I was 10" / "since I was ten" does not."""
+        if self.c.flags(v).past:
+            return False
+        if any(ch.dep_ == "mark" for ch in v.children) or v.dep_ in ("advcl", "relcl", "pcomp"):
+            return False
+        return True
 
     def based(self, v: Any) -> None:
         if v.lower_ not in ("based", "located"):
@@ -1763,6 +1796,9 @@ class _Rules:
         if name is None:
             return
         pred, _direction = L.RELATION_NOUNS.get(lemma, ("RELATED_TO", "out"))
+        if any(ch.dep_ == "amod" and ch.lower_ in ("furry", "four-legged", "feathered", "scaly")
+               for ch in noun.children):
+            pred = "HAS_PET"  # "my furry friend Daisy"
         n = c.name_of(name)
         c.note_person(name, n)
         c.emit(owner, pred, n, None, kind="end" if ended else "assert", rule="my_relation",
@@ -1824,10 +1860,15 @@ class _Rules:
             return
         pred = "LIKES" if lemma in L.LIKE_VERBS else "DISLIKES"
         flip = "DISLIKES" if pred == "LIKES" else "LIKES"
+        fl = self.c.flags(v)
+        if fl.future or fl.modal:
+            return  # "I'll enjoy writing them": not a standing preference
+        if v.tag_ == "VBD" and not fl.perfect and not fl.neg:
+            return  # "I loved just chilling there": one past occasion
         targets: list[tuple[str, Any, bool]] = []
         dobj = _child(v, "dobj")
         if dobj is not None:
-            if dobj.pos_ == "PRON" or dobj.lower_ in L.NOT_LIKES:
+            if dobj.pos_ == "PRON" or dobj.lower_ in L.NOT_LIKES or not self.pref_object_ok(dobj):
                 return
             if c.owner_of(dobj) is not None and (
                 dobj.lemma_.lower() in L.RELATION_NOUNS or dobj.lemma_.lower() in L.PET_NOUNS
@@ -1837,9 +1878,14 @@ class _Rules:
                 targets.append((self.np(obj), obj, negated))
         else:
             x = _child(v, ("xcomp", "ccomp"))
-            if x is not None and x.tag_ == "VBG":
-                targets.append((self.vp(x), x, False))
-            elif x is not None and x.tag_ == "VB" and _child(x, "aux", "to"):
+            if x is not None and (x.tag_ == "VBG" or (x.tag_ == "VB" and _child(x, "aux", "to"))):
+                light = x.lemma_.lower() in ("make", "do", "get", "have", "take", "go", "be") and not [
+                    t for t in x.children if t.dep_ in ("dobj", "prep", "xcomp", "attr")]
+                if light or x.lemma_.lower() in L.CONVERSATIONAL_VERBS or any(
+                    t.lower_ in ("it", "them", "you", "your", "this", "that", "these", "those")
+                    for t in x.subtree if t.i != x.i
+                ):
+                    return
                 targets.append((self.vp(x), x, False))
         for text, tok, negated in targets:
             for s in subs:
@@ -1858,6 +1904,21 @@ class _Rules:
                 for s in subs:
                     self.c.emit(s, "LIKES", self.np(obj), v, flip="DISLIKES", rule=f"{low}_prep",
                                 tokens=[obj], timed=False)
+
+    def pref_object_ok(self, tok: Any) -> bool:
+        """A liked thing should be a kind of thing, not "your icecream" or "this photo"."""
+        modified = any(ch.dep_ == "amod" or (ch.dep_ == "compound" and ch.pos_ == "NOUN")
+                       for ch in tok.children)
+        if (tok.lemma_.lower() in L.VAGUE_LIKES or tok.lower_ in L.VAGUE_LIKES) and not modified:
+            return False
+        for ch in tok.children:
+            if ch.dep_ == "poss" and ch.lower_ in ("your", "his", "her", "their", "its", "yours"):
+                return False
+            if ch.dep_ == "det" and ch.lower_ in ("this", "that", "these", "those"):
+                return False
+            if ch.dep_ == "nummod":
+                return False
+        return True
 
     def stand(self, v: Any) -> None:
         # "I can't stand country music"
@@ -1887,6 +1948,10 @@ class _Rules:
         if dobj.lemma_.lower() in ("time", "bathroom", "toilet", "restroom", "word", "phrase",
                                    "money", "help", "opportunity", "chance", "excuse"):
             return
+        if not (dobj.pos_ == "PROPN" or _et(dobj) in ("PRODUCT", "ORG", "WORK_OF_ART") or
+                self.np(dobj).lower() in L.KNOWN_PRODUCTS or any(
+                    ch.dep_ == "compound" and ch.pos_ == "PROPN" for ch in dobj.children)):
+            return  # "we used websites", "I use a knife": not a tool worth remembering
         for obj, negated in _coord(dobj):
             for s in subs:
                 c.emit(s, "USES", self.np(obj), v,
@@ -1915,7 +1980,7 @@ class _Rules:
     def rely(self, v: Any) -> None:
         subs, _ = self.subjects(v, collective=True)
         for prep, o in _preps(v, ("on", "upon")):
-            if o.pos_ in ("PROPN", "NOUN") and o.pos_ != "PRON":
+            if o.pos_ == "PROPN" or _et(o) == "PRODUCT" or self.np(o).lower() in L.KNOWN_PRODUCTS:
                 for s in subs:
                     self.c.emit(s, "USES", self.np(o), v, rule="rely_on", tokens=[o])
 
@@ -1981,6 +2046,8 @@ class _Rules:
         f = c.flags(v)
         if f.hypothetical or f.neg:
             return
+        if (v.tag_ == "VBD" or f.past) and not f.perfect and lemma != "decide":
+            return  # "we planned to ...", "I just wanted to ...": not a current plan
         subs, dropped = self.subjects(v)
         if not subs:
             return
@@ -1997,8 +2064,9 @@ class _Rules:
         if dobj is not None and dobj.lemma_.lower() in L.TRIP_NOUNS:
             comps.append(dobj)
         planned = self._planned_time(v, comps)
+        strict = lemma in ("want", "hope", "wish", "love", "like", "aim", "try", "dream")
         for comp in comps:
-            obj = self._plan_object(comp)
+            obj = self._plan_object(comp, strict=strict)
             if obj is None:
                 continue
             text, tok = obj
@@ -2015,7 +2083,12 @@ class _Rules:
         fut = resolve_time(text, self.c.ref, prefer="future") or rt
         return fut.start.isoformat()
 
-    def _plan_object(self, comp: Any) -> tuple[str, Any] | None:
+    def _plan_object(self, comp: Any, strict: bool = False) -> tuple[str, Any] | None:
+        """What a plan is about: a destination, or the complement's verb phrase.
+
+        ``strict`` (want / hope / would love / wish) accepts only activity verbs; any plan is
+        dropped when it is conversational ("check it out", "tell you more") or its phrase
+        points back into the conversation (it, them, you, your)."""
         lemma = comp.lemma_.lower()
         if comp.pos_ in ("NOUN", "PROPN") and lemma in L.TRIP_NOUNS:
             for prep, o in _preps(comp, ("to", "in", "around", "through")):
@@ -2035,10 +2108,23 @@ class _Rules:
             if back is not None:
                 for prep, o in _preps(back, ("to",)):
                     return self.np(o), o
-        if comp.dep_ == "xcomp" and lemma == "go" and not _child(comp, "xcomp"):
-            pass
+        if lemma in L.CONVERSATIONAL_VERBS:
+            return None
+        if strict and lemma not in L.PLAN_ACTIVITY_VERBS:
+            return None
+        sub = [t for t in comp.subtree if t.i != comp.i]
+        if any(t.lower_ in ("it", "them", "that", "this", "you", "your", "yours", "these",
+                            "those", "him", "her", "us") and t.dep_ not in ("det",) for t in sub):
+            return None
+        if lemma in ("make", "get", "take", "try", "go", "do", "have", "start", "see") and not [
+            t for t in comp.children if t.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr",
+                                                   "acomp", "oprd")
+        ]:
+            return None
         text = self.vp(comp)
-        if not text or len(text.split()) > 8:
+        if not text or len(text.split()) > 8 or len(text.split()) < 1:
+            return None
+        if len(text.split()) == 1 and lemma not in L.SINGLE_WORD_PLANS:
             return None
         return text, comp
 
@@ -2059,7 +2145,9 @@ class _Rules:
                     c.emit(s, "PLANS", obj[0], v, rule="going_to", timed=False,
                            allow_in_plan=True, tokens=[obj[1]], confidence=0.7)
             return
-        if x is not None and x.tag_ == "VBG" and x.lower_ in L.GO_HOBBIES and not f.past:
+        if x is not None and x.tag_ == "VBG" and x.lower_ in L.GO_HOBBIES and not f.past and (
+            v.tag_ in ("VBP", "VBZ") and not f.perfect
+        ):
             for s in subs:
                 c.emit(s, "HAS_HOBBY", x.lower_, v, rule="go_hobby", timed=False, tokens=[x])
             return
@@ -2315,6 +2403,8 @@ _NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "s
 _VAGUE_ADV = frozenset({"someday", "eventually", "soon", "really", "definitely", "finally",
                         "maybe", "probably", "also", "too", "again", "sometime", "ever"})
 
+_EVENT_PREDICATES = frozenset({"VISITED", "ATTENDED", "PLANS"})
+
 _DEGREE_WORDS = frozenset(
     {"degree", "phd", "master", "masters", "bachelor", "bachelors", "mba", "doctorate",
      "studies", "diploma", "undergrad", "thesis", "dissertation", "program", "programme",
@@ -2322,11 +2412,16 @@ _DEGREE_WORDS = frozenset(
 )
 
 
-def _num_text(tok: Any) -> str:
+def _num_text(tok: Any) -> str | None:
+    """Digits for an age ("34", "five" -> "5"); None unless a plausible age (2..120)."""
     low = tok.lower_
     if low in _NUM_WORDS:
-        return str(_NUM_WORDS[low])
-    return tok.text
+        value = _NUM_WORDS[low]
+    elif low.isdigit():
+        value = int(low)
+    else:
+        return None
+    return str(value) if 2 <= value <= 120 else None
 
 
 def _et(tok: Any) -> str:
@@ -2438,6 +2533,9 @@ def _subtree_left(toks: list[Any]) -> list[Any]:
 
 def _pet_noun(tok: Any) -> bool:
     lemma = tok.lemma_.lower()
+    if any(c.lower_ in L.NOT_PET_MODIFIERS or c.lemma_.lower() in ("animal",)
+           for c in tok.children if c.dep_ in ("amod", "compound")):
+        return False
     if lemma in L.PET_NOUNS:
         return True
     return any(c.dep_ == "compound" and c.lemma_.lower() in L.PET_NOUNS for c in tok.children)
@@ -2585,12 +2683,15 @@ class OfflineExtractor:
         speaker: str | None = None,
         user: str | None = None,
         batch_size: int | None = None,
+        n_process: int = 1,
     ) -> list[list[ExtractedFact]]:
         """Extract from many utterances with ``nlp.pipe``.
 
         Each item is a string (using the ``reference_time``/``speaker``/``user`` arguments), a
         mapping with ``text`` and optional ``reference_time``, ``speaker``, ``user``, or a tuple
         ``(text, reference_time[, speaker[, user]])``. Returns one list per item, in order.
+        ``n_process > 1`` parses in worker processes (worth it only for large batches on an
+        otherwise idle multi-core machine).
         """
         norm: list[tuple[str, datetime, str | None, str | None]] = []
         for it in items:
@@ -2615,8 +2716,9 @@ class OfflineExtractor:
             norm.append((t or "", r, s, u))
         out: list[list[ExtractedFact]] = []
         texts = (_prepare(t) for t, _r, _s, _u in norm)
-        for (t, r, s, u), doc in zip(norm, self.nlp.pipe(texts, batch_size=batch_size
-                                                         or self.batch_size)):
+        docs = self.nlp.pipe(texts, batch_size=batch_size or self.batch_size,
+                             n_process=max(1, int(n_process)))
+        for (t, r, s, u), doc in zip(norm, docs):
             out.append(self.extract_doc(doc, r, s, u) if t.strip() else [])
         return out
 

@@ -306,3 +306,57 @@ KNOWN_PRODUCTS = frozenset(
      "doordash", "instacart", "paypal", "coinbase", "robinhood", "peloton", "canva", "hubspot",
      "salesforce", "zapier"}
 )
+
+# --------------------------------------------------------------------------- chat precision
+# Plans: complements that are conversational, not plans ("I'd love to check it out").
+CONVERSATIONAL_VERBS = frozenset(
+    {"check", "share", "fill", "tell", "say", "know", "hear", "thank", "talk", "chat", "catch",
+     "ask", "let", "keep", "remember", "send", "show", "hang", "grab", "help", "see", "meet",
+     "reach", "hug", "congratulate", "update", "mention", "add", "brag", "stand", "wait",
+     "listen", "look", "give", "put", "hope", "think", "explain", "be", "have", "do", "come",
+     "stay", "hang", "thank", "apologize", "apologise", "welcome", "hold", "bring", "follow",
+     "find", "figure", "focus", "enjoy", "appreciate", "support", "encourage", "inspire",
+     "motivate", "remind", "clarify", "confirm", "double", "touch", "circle", "loop", "swing"}
+)
+# With weak plan verbs (want, hope, would love, wish) only these count as plans.
+PLAN_ACTIVITY_VERBS = frozenset(
+    {"learn", "visit", "travel", "move", "relocate", "start", "open", "launch", "buy", "adopt",
+     "get", "run", "study", "apply", "build", "write", "publish", "take", "join", "try", "go",
+     "volunteer", "retire", "quit", "become", "finish", "complete", "save", "climb", "hike",
+     "explore", "create", "found", "teach", "compete", "train", "record", "release",
+     "renovate", "sell", "marry", "propose", "switch", "change", "pursue", "attend", "enroll",
+     "graduate", "return", "fly", "tour", "plant", "grow", "invest", "host", "organize",
+     "organise", "backpack", "cycle", "sail", "swim", "ski", "surf", "dive", "camp", "hire",
+     "expand", "leave", "work", "retrain", "master", "practice", "practise", "read", "watch",
+     "attempt", "compose", "paint", "design", "develop", "make", "cook", "bake", "celebrate",
+     "throw", "plan", "drive", "ride", "see"}
+)
+# Liked "things" that are compliments or conversation, not preferences.
+VAGUE_LIKES = frozenset(
+    {"step", "experience", "time", "moment", "support", "advice", "tip", "tips", "idea",
+     "ideas", "suggestion", "suggestions", "chance", "opportunity", "feeling", "vibe", "vibes",
+     "energy", "attitude", "commitment", "dedication", "passion", "spirit", "progress",
+     "effort", "pic", "pics", "photo", "photos", "picture", "pictures", "post", "update",
+     "news", "message", "thought", "thoughts", "plan", "plans", "way", "part", "bit", "one",
+     "ones", "thing", "things", "stuff", "sound", "look", "rest", "result", "results",
+     "outcome", "response", "answer", "question", "point", "view", "perspective", "mindset",
+     "approach", "help", "kindness", "enthusiasm", "job", "work", "connection", "rush",
+     "journey", "process", "challenge", "goal", "goals", "dream", "dreams", "memory",
+     "memories", "day", "days", "week", "weekend", "night", "life", "place", "spot", "sense",
+     "fact", "reminder", "inspiration", "motivation", "encouragement", "words", "story",
+     "company", "creativity", "project", "projects"}
+)
+
+SINGLE_WORD_PLANS = frozenset(
+    {"volunteer", "retire", "travel", "relocate", "emigrate", "graduate", "propose", "marry",
+     "backpack", "surf", "ski", "swim", "hike", "camp", "dive", "move", "cycle", "sail"}
+)
+EVALUATIVE_ADJ = frozenset(
+    {"inspiring", "great", "amazing", "talented", "good", "wonderful", "awesome", "brilliant",
+     "incredible", "fantastic", "terrible", "bad", "best", "worst", "excellent", "fabulous",
+     "lovely", "nice", "cool", "impressive", "famous", "renowned", "legendary", "super",
+     "true", "real", "total", "huge", "big", "busy", "proud", "happy", "lucky", "beautiful"}
+)
+HEDGES = frozenset({"maybe", "perhaps", "possibly", "probably", "hopefully", "someday"})
+NOT_PET_MODIFIERS = frozenset({"stuffed", "toy", "plush", "robot", "robotic", "wild", "stray",
+                               "neighbor", "neighbour", "neighbors", "neighbours", "virtual"})

@@ -1,0 +1,105 @@
+"""Hybrid, time-aware retrieval: ``search`` and a token-budgeted ``context`` block.
+
+Public API (all take the :class:`kgmem.Memory` first)::
+
+    search(memory, query, valid_at=None, known_at=None, limit=10,
+           kinds=("facts", "entities", "episodes"), group="default", reference_time=None,
+           *, embedder=None, diversity=None, auto_index=True) -> list[SearchResult]
+    context(memory, query, budget_tokens=1000, valid_at=None, known_at=None,
+            group="default", reference_time=None, *, embedder=None) -> ContextBlock
+    index_pending(memory, *, embedder=None) -> int      # embed everything not yet indexed
+    index_episode / index_fact / index_entity(memory, item)  # the same, named per write
+    flush(memory)                                      # persist ANN index files now
+    reindex(memory, embedder=None)                     # re-embed everything (model change)
+
+The embedder is ``embedder=`` if given, else ``memory.embedder`` if set, else the offline
+MiniLM (:func:`kgmem.embed.get_default_embedder`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .context import context
+from .models import ContextBlock, ScoreParts, SearchResult, TimeWindow
+from .search import search
+
+__all__ = [
+    "ContextBlock",
+    "ScoreParts",
+    "SearchResult",
+    "TimeWindow",
+    "context",
+    "flush",
+    "index_entity",
+    "index_episode",
+    "index_fact",
+    "index_pending",
+    "reindex",
+    "search",
+]
+
+
+def index_pending(memory: Any, *, embedder: Any = None, batch_size: int = 256,
+                  max_items: int | None = None) -> int:
+    """Embed and index every stored item not indexed yet; returns how many were processed.
+
+    On the embedded store every write is queued by SQLite triggers in its own transaction, so
+    this catches up after anything (including a crash); it also scrubs persisted ANN files of
+    vectors deleted by an erase. Cheap when nothing is pending.
+    """
+    from .backend import get_backend
+
+    return get_backend(memory, embedder).index_pending(batch_size, max_items)
+
+
+def index_episode(memory: Any, episode: Any = None, *, embedder: Any = None) -> int:
+    """Index after ``add_episode`` (processes the whole pending queue, which includes it)."""
+    return index_pending(memory, embedder=embedder)
+
+
+def index_fact(memory: Any, version: Any = None, *, embedder: Any = None) -> int:
+    """Index after a fact write (assert/correct/invalidate/...): same as index_pending."""
+    return index_pending(memory, embedder=embedder)
+
+
+def index_entity(memory: Any, entity: Any = None, *, embedder: Any = None) -> int:
+    """Index after an entity/alias write: same as index_pending."""
+    return index_pending(memory, embedder=embedder)
+
+
+def flush(memory: Any, *, embedder: Any = None) -> None:
+    """Persist the ANN index files now (they are also saved as they grow and at exit)."""
+    from .backend import get_backend
+
+    be = get_backend(memory, embedder)
+    vectors = getattr(be, "vectors", None)
+    if vectors is not None:
+        vectors.flush()
+
+
+def reindex(memory: Any, embedder: Any = None) -> int:
+    """Drop every stored vector and re-embed everything with ``embedder`` (e.g. after
+    switching models). Embedded store only."""
+    from .backend import is_embedded, resolve_embedder
+
+    store = memory.store
+    if not is_embedded(store):
+        from ..errors import InvalidInputError
+
+        raise InvalidInputError("reindex is only needed (and available) for the embedded store")
+    from ..store.embedded_search import search_view
+
+    emb = resolve_embedder(memory, embedder)
+    view = search_view(store)
+    view.search_ensure_schema()
+    view.search_reset_vectors()
+    view.search_meta_set("model", emb.name)
+    view.search_meta_set("dim", str(int(emb.dim)))
+    cache = getattr(store, "_kgmem_search_backends", None)
+    if cache is not None:
+        cache.clear()
+    import shutil
+
+    shutil.rmtree(store.path / "search", ignore_errors=True)
+    return index_pending(memory, embedder=emb)

@@ -1,0 +1,338 @@
+"""The store-specific half of search: candidate generation against one backend.
+
+:func:`get_backend` picks :class:`EmbeddedBackend` (SQLite FTS5 + vector indexes of
+:mod:`kgmem.retrieve.vector`) or the Neo4j backend (:mod:`kgmem.retrieve.neo4j_backend`).
+Both return plain candidates; :mod:`kgmem.retrieve.search` fuses them.
+
+The embedder is, in order: the ``embedder=`` argument, ``memory.embedder`` if the Memory has
+one, else :func:`kgmem.embed.get_default_embedder` (offline MiniLM).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..model import Entity, Episode, FactVersion
+from ..store.base import TimeFilter
+from ..timeutil import UTC, to_micros
+from .keyword import fts_match
+from .vector import VectorIndexes, blob_to_vec
+
+EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
+_LOCK = threading.Lock()
+
+
+_MIN_TIME = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def _vkey(v: FactVersion) -> tuple[datetime, datetime]:
+    """Among versions of one lineage visible in a range, prefer the latest-valid."""
+    return (v.valid_at or _MIN_TIME, v.created_at)
+
+
+def resolve_embedder(memory: Any, embedder: Any = None) -> Any:
+    if embedder is not None:
+        return embedder
+    emb = getattr(memory, "embedder", None)
+    if emb is not None:
+        return emb
+    from ..embed import get_default_embedder
+
+    return get_default_embedder()
+
+
+class Backend(Protocol):
+    """What :func:`kgmem.retrieve.search` needs from a store."""
+
+    embedder: Any
+
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
+    def episode_times(self, group: str, known_at: datetime) -> list[int]: ...
+    def episodes_in_window(
+        self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> list[tuple[str, int]]: ...
+    def episodes_mentioning_window(
+        self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> list[tuple[str, int]]: ...
+    def keyword_episodes(
+        self, group: str, words: list[str], limit: int, known_at: datetime,
+        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
+    ) -> list[tuple[str, float]]: ...
+    def vector_episodes(
+        self, group: str, q: np.ndarray, limit: int, known_at: datetime,
+        ref_max: datetime | None, allowed: set[str] | None,
+    ) -> list[tuple[str, float, tuple[int, int]]]: ...
+    def keyword_facts(
+        self, group: str, words: list[str], limit: int, when: TimeFilter
+    ) -> list[tuple[FactVersion, float]]: ...
+    def vector_facts(
+        self, group: str, q: np.ndarray, limit: int, when: TimeFilter
+    ) -> list[tuple[FactVersion, float]]: ...
+    def graph_facts(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]: ...
+    def facts_from_episodes(
+        self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]: ...
+    def match_entities(
+        self, group: str, norms: Sequence[str], known_at: datetime
+    ) -> dict[str, list[str]]: ...
+    def keyword_entities(
+        self, group: str, words: list[str], limit: int, known_at: datetime
+    ) -> list[tuple[str, float]]: ...
+    def vector_entities(
+        self, group: str, q: np.ndarray, limit: int, known_at: datetime
+    ) -> list[tuple[str, float]]: ...
+    def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]: ...
+    def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]: ...
+    def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...
+
+
+def is_embedded(store: Any) -> bool:
+    from ..store.embedded import EmbeddedStore
+
+    return isinstance(store, EmbeddedStore)
+
+
+def get_backend(memory: Any, embedder: Any = None) -> Any:
+    """The (cached) search backend of ``memory``'s store for the resolved embedder."""
+    emb = resolve_embedder(memory, embedder)
+    store = memory.store
+    with _LOCK:
+        cache = getattr(store, "_kgmem_search_backends", None)
+        if cache is None:
+            cache = {}
+            store._kgmem_search_backends = cache
+        key = (emb.name, id(emb))
+        be = cache.get(key)
+        if be is None:
+            if is_embedded(store):
+                be = EmbeddedBackend(store, emb)
+            elif type(store).__name__ == "Neo4jStore":
+                from .neo4j_backend import Neo4jBackend
+
+                be = Neo4jBackend(store, emb)
+            else:
+                raise InvalidInputError(
+                    f"search is not available for store type {type(store).__name__}"
+                )
+            cache[key] = be
+        return be
+
+
+class EmbeddedBackend:
+    """Search over the embedded SQLite store."""
+
+    def __init__(self, store: Any, embedder: Any) -> None:
+        from ..store.embedded_search import search_view
+
+        self.store = store
+        self.view = search_view(store)
+        self.view.search_ensure_schema()
+        self.embedder = embedder
+        self.dim = int(embedder.dim)
+        model = self.view.search_meta_get("model")
+        if model is None:
+            self.view.search_meta_set("model", embedder.name)
+            self.view.search_meta_set("dim", str(self.dim))
+        elif model != embedder.name:
+            raise InvalidInputError(
+                f"this store's vectors were made with embedder {model!r}, not "
+                f"{embedder.name!r}: pass that embedder, or call "
+                "kgmem.retrieve.reindex(memory, embedder) to re-embed everything",
+                stored=model,
+                given=embedder.name,
+            )
+        self.vectors = VectorIndexes(self.view, embedder.name, self.dim)
+        self._scrubbed_seq = -1
+        self._index_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ indexing
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
+        from .indexing import drain_queue
+
+        with self._index_lock:
+            n = drain_queue(self.view, self.embedder, batch_size, max_items)
+            top = self.view.search_max_deleted_seq()
+            if top != self._scrubbed_seq:
+                self.vectors.scrub_persisted()
+                self._scrubbed_seq = top
+        return n
+
+    # ------------------------------------------------------------------ episodes
+    def episode_times(self, group: str, known_at: datetime) -> list[int]:
+        return self.view.episode_times(group, known_at)
+
+    def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
+        return self.view.episodes_in_window(group, window, limit, known_at, ref_max)
+
+    def episodes_mentioning_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
+        return self.view.episodes_mentioning_window(group, window, limit, known_at, ref_max)
+
+    def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
+        return self.view.keyword_episodes_filtered(
+            group, fts_match(words), limit, known_at, ref_max, window
+        )
+
+    def vector_episodes(
+        self,
+        group: str,
+        q: np.ndarray,
+        limit: int,
+        known_at: datetime,
+        ref_max: datetime | None,
+        allowed: set[str] | None,
+    ) -> list[tuple[str, float, tuple[int, int]]]:
+        """Episodes by their best chunk's cosine, visible at ``known_at``."""
+        best: dict[str, tuple[float, tuple[int, int]]] = {}
+        if allowed is not None and len(allowed) <= EXACT_WINDOW_MAX:
+            rows = self.view.search_item_vectors("episode", sorted(allowed))
+            if rows:
+                mat = np.stack([blob_to_vec(r[5]) for r in rows])
+                sims = mat @ q.astype(np.float32)
+                for r, s in zip(rows, sims.tolist()):
+                    cur = best.get(r[1])
+                    if cur is None or s > cur[0]:
+                        best[r[1]] = (s, (int(r[3]), int(r[4])))
+        else:
+            k = limit * 4 if allowed is None else limit * 40
+            hits = self.vectors.search("episode", group, q, k)
+            info = self.view.search_label_rows([lab for lab, _ in hits])
+            for lab, s in hits:
+                row = info.get(lab)
+                if row is None:  # erased meanwhile
+                    continue
+                item = row[1]
+                if allowed is not None and item not in allowed:
+                    continue
+                cur = best.get(item)
+                if cur is None or s > cur[0]:
+                    best[item] = (s, (row[3], row[4]))
+        ids = list(best)
+        if ids and allowed is None:  # visibility (allowed sets are visible already)
+            ids = sorted(ids, key=lambda i: -best[i][0])[: limit * 2]
+            stamps = self.view.episode_stamps(group, ids)
+            k_us = to_micros(known_at)
+            r_us = to_micros(ref_max) if ref_max is not None else None
+            ids = [
+                i
+                for i in ids
+                if i in stamps
+                and stamps[i][0] <= k_us
+                and (r_us is None or stamps[i][1] <= r_us)
+            ]
+        ranked = sorted(ids, key=lambda i: -best[i][0])[:limit]
+        return [(i, best[i][0], best[i][1]) for i in ranked]
+
+    def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]:
+        return self.view.episodes_by_ids(group, ids)
+
+    def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        return self.view.episode_stamps(group, ids)
+
+    # ------------------------------------------------------------------ facts
+    def keyword_facts(
+        self, group: str, words: list[str], limit: int, when: TimeFilter
+    ) -> list[tuple[FactVersion, float]]:
+        hits = self.view.keyword_facts(group, fts_match(words), limit * 3)
+        return self._visible_fact_hits(group, [(t, f, s) for t, f, s in hits], when, limit)
+
+    def vector_facts(
+        self, group: str, q: np.ndarray, limit: int, when: TimeFilter
+    ) -> list[tuple[FactVersion, float]]:
+        hits = self.vectors.search("fact", group, q, limit * 3)
+        info = self.view.search_label_rows([lab for lab, _ in hits])
+        text_ids = [info[lab][1] for lab, _ in hits if lab in info]
+        rows = self.view.search_fact_text_rows(text_ids)
+        triples = [
+            (info[lab][1], rows[info[lab][1]][1], s)
+            for lab, s in hits
+            if lab in info and info[lab][1] in rows
+        ]
+        return self._visible_fact_hits(group, triples, when, limit)
+
+    def _visible_fact_hits(
+        self, group: str, hits: list[tuple[str, str, float]], when: TimeFilter, limit: int
+    ) -> list[tuple[FactVersion, float]]:
+        """Keep hits (text row, fact id, score) whose fact has a visible version with that
+        text; best score per lineage."""
+        if not hits:
+            return []
+        texts = self.view.search_fact_text_rows([t for t, _, _ in hits])
+        versions = self.view.visible_versions(group, [f for _, f, _ in hits], when)
+        by_fact: dict[str, list[FactVersion]] = {}
+        for v in versions:
+            by_fact.setdefault(v.fact_id, []).append(v)
+        out: dict[str, tuple[FactVersion, float]] = {}
+        for tid, fid, score in hits:
+            row = texts.get(tid)
+            if row is None:
+                continue
+            for v in by_fact.get(fid, []):
+                if v.fact != row[2]:
+                    continue
+                cur = out.get(fid)
+                if cur is None or (score, _vkey(v)) > (cur[1], _vkey(cur[0])):
+                    out[fid] = (v, score)
+        return sorted(out.values(), key=lambda x: -x[1])[:limit]
+
+    def graph_facts(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]:
+        return self.view.graph_facts(group, entity_ids, when, limit)
+
+    def facts_from_episodes(
+        self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]:
+        return self.view.facts_from_episodes(group, episode_ids, when, limit)
+
+    # ------------------------------------------------------------------ entities
+    def match_entities(
+        self, group: str, norms: Sequence[str], known_at: datetime
+    ) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        pairs = self.view.entities_by_norm_names(group, norms)
+        if not pairs:
+            return out
+        ents = self.view.entities_by_ids(group, [e for _, e in pairs])
+        for norm, eid in pairs:
+            e = ents.get(eid)
+            if e is not None and e.created_at <= known_at:
+                out.setdefault(norm, []).append(eid)
+        return out
+
+    def keyword_entities(
+        self, group: str, words: list[str], limit: int, known_at: datetime
+    ) -> list[tuple[str, float]]:
+        hits = self.view.keyword_entities(group, fts_match(words), limit * 2, known_at)
+        best: dict[str, float] = {}
+        for _, eid, s in hits:
+            best[eid] = max(best.get(eid, -1e9), s)
+        return sorted(best.items(), key=lambda x: -x[1])[:limit]
+
+    def vector_entities(
+        self, group: str, q: np.ndarray, limit: int, known_at: datetime
+    ) -> list[tuple[str, float]]:
+        hits = self.vectors.search("entity", group, q, limit * 2)
+        info = self.view.search_label_rows([lab for lab, _ in hits])
+        rows = self.view.search_entity_name_rows([info[lab][1] for lab, _ in hits if lab in info])
+        best: dict[str, float] = {}
+        for lab, s in hits:
+            if lab not in info or info[lab][1] not in rows:
+                continue
+            eid = rows[info[lab][1]][1]
+            best[eid] = max(best.get(eid, -1e9), s)
+        ents = self.view.entities_by_ids(group, list(best))
+        ok = [(e, s) for e, s in best.items() if e in ents and ents[e].created_at <= known_at]
+        return sorted(ok, key=lambda x: -x[1])[:limit]
+
+    def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
+        return self.view.entities_by_ids(group, ids)

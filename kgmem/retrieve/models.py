@@ -1,0 +1,85 @@
+"""Result types of :mod:`kgmem.retrieve` (pydantic; the shapes the library and API return)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..model import Entity, Episode, FactVersion
+from ..timeutil import Precision
+
+Kind = Literal["fact", "entity", "episode"]
+KINDS_PLURAL = {"facts": "fact", "entities": "entity", "episodes": "episode"}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ScoreParts(_Model):
+    """The signals behind a result's fused score (``None`` = that signal did not find it).
+
+    ``keyword``: BM25 (FTS5) score; ``vector``: cosine similarity of the best-matching
+    chunk; ``graph``: 1.0 when the result touches two entities named in the query, 0.5 for one;
+    ``time``: 1.0 said inside the time the query mentions, 0.8 mentions a time inside it, less
+    with distance outside it (only when the query mentions a time).
+    """
+
+    keyword: float | None = None
+    vector: float | None = None
+    graph: float | None = None
+    time: float | None = None
+
+
+class TimeWindow(_Model):
+    """How a time mentioned in the query was interpreted (closed-open window, UTC)."""
+
+    text: str
+    start: datetime | None = None
+    end: datetime | None = None
+    precision: Precision = Precision.DAY
+    hard: bool = False  # True: episodes outside the window were excluded
+    session: str | None = None  # the session reference, when the query named sessions
+
+
+class SearchResult(_Model):
+    """One hit. ``id`` is the fact lineage id, entity id or episode id."""
+
+    kind: Kind
+    id: str
+    text: str
+    score: float
+    parts: ScoreParts = Field(default_factory=ScoreParts)
+    # provenance / links
+    episode_ids: list[str] = Field(default_factory=list)
+    fact_ids: list[str] = Field(default_factory=list)
+    entity_ids: list[str] = Field(default_factory=list)
+    # times: valid interval and transaction interval (facts), reference time (episodes)
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    created_at: datetime | None = None
+    expired_at: datetime | None = None
+    reference_time: datetime | None = None
+    speaker: str | None = None
+    version_id: str | None = None
+    chunk: tuple[int, int] | None = None  # best-matching character span (long episodes)
+    fact: FactVersion | None = None
+    entity: Entity | None = None
+    time_window: TimeWindow | None = None
+
+
+class ContextBlock(_Model):
+    """A prompt-ready memory block. ``tokens`` is counted with the offline MiniLM WordPiece
+    tokenizer (:func:`kgmem.embed.tokens.count_tokens`) and is always ``<= budget_tokens``."""
+
+    text: str
+    tokens: int
+    budget_tokens: int
+    facts: list[FactVersion] = Field(default_factory=list)
+    episodes: list[Episode] = Field(default_factory=list)
+    valid_at: datetime
+    known_at: datetime
+    time_window: TimeWindow | None = None
+    truncated: bool = False  # True when relevant items were left out for the budget

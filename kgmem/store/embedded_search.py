@@ -1,0 +1,693 @@
+"""Search support for the embedded store: keyword (FTS5) and vector tables, kept in step by
+SQLite triggers.
+
+``EmbeddedSearchMixin`` adds ``search_*`` / ``keyword_*`` methods to
+:class:`~kgmem.store.embedded.EmbeddedStore` (it only uses ``self._conn``, ``self._lock`` and
+``self.path``). The methods also work unbound on a store that does not inherit the mixin:
+``EmbeddedSearchMixin.keyword_facts(store, ...)`` -- :mod:`kgmem.retrieve` calls them that way.
+
+What :meth:`search_ensure_schema` installs in the store's database (once, idempotent):
+
+* ``search_fact_texts`` (one row per distinct text of a fact lineage) and ``facts_fts`` over it;
+  ``search_entity_names`` (an entity's name and aliases) and ``entities_fts`` over it.
+* ``search_vectors``: the embeddings, float32 blobs, one row per episode chunk / fact text /
+  entity name. This table is the source of truth; the ANN index files in ``<store>/search/``
+  are caches rebuilt from it. ``label`` (autoincrement, never reused) is the ANN label.
+* ``search_queue``: items inserted but not yet embedded (filled by triggers, drained by
+  :func:`kgmem.retrieve.index_pending`).
+* ``search_vec_deleted``: labels (no content) of deleted vectors, so that ANN indexes loaded
+  elsewhere or persisted earlier are scrubbed.
+* ``search_episode_times``: time periods mentioned in episodes ("yesterday" said on May 8
+  -> May 7), resolved at indexing time against the episode's reference time.
+* triggers on ``episodes``, ``versions``, ``entities`` and ``aliases``: an insert enqueues the
+  new text; a delete (erase) removes its FTS rows, vectors and time mentions **in the same
+  transaction** as the erase, so an acknowledged erase leaves no searchable trace in SQLite.
+
+Installing the triggers backfills everything already in the store (enqueued, FTS indexed).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from ..model import Entity, Episode, FactVersion
+from ..timeutil import to_micros
+from .base import TimeFilter, iter_chunks
+
+SEARCH_SCHEMA_VERSION = "1"
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS search_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_queue(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, item TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_fact_texts(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, fact_id TEXT NOT NULL, group_id TEXT NOT NULL,
+  text TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS search_fact_texts_key ON search_fact_texts(fact_id, text);
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(
+  text, content='search_fact_texts', content_rowid='id', tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS search_entity_names(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, entity_id TEXT NOT NULL, group_id TEXT NOT NULL,
+  name TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS search_entity_names_key ON search_entity_names(entity_id, name);
+CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
+  name, content='search_entity_names', content_rowid='id', tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS search_vectors(
+  label INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, item TEXT NOT NULL,
+  chunk INTEGER NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+  group_id TEXT NOT NULL, vec BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS search_vectors_item ON search_vectors(kind, item);
+CREATE INDEX IF NOT EXISTS search_vectors_group ON search_vectors(kind, group_id, label);
+CREATE TABLE IF NOT EXISTS search_vec_deleted(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, group_id TEXT NOT NULL,
+  label INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS search_vec_deleted_group ON search_vec_deleted(kind, group_id, seq);
+CREATE TABLE IF NOT EXISTS search_ann_files(
+  kind TEXT NOT NULL, group_id TEXT NOT NULL, file TEXT NOT NULL, model TEXT NOT NULL,
+  dim INTEGER NOT NULL, max_label INTEGER NOT NULL, del_seq INTEGER NOT NULL,
+  count INTEGER NOT NULL, PRIMARY KEY(kind, group_id));
+CREATE TABLE IF NOT EXISTS search_episode_times(
+  episode_id TEXT NOT NULL, group_id TEXT NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+  precision TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS search_episode_times_start ON search_episode_times(group_id, start);
+CREATE INDEX IF NOT EXISTS search_episode_times_episode ON search_episode_times(episode_id)
+"""
+
+# Triggers are separated by "|" because their bodies contain ";".
+_TRIGGERS = """
+CREATE TRIGGER IF NOT EXISTS search_tr_episode_ins AFTER INSERT ON episodes BEGIN
+  INSERT INTO search_queue(kind, item) VALUES ('episode', NEW.id);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_episode_del AFTER DELETE ON episodes BEGIN
+  DELETE FROM search_vectors WHERE kind = 'episode' AND item = OLD.id;
+  DELETE FROM search_episode_times WHERE episode_id = OLD.id;
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_version_ins AFTER INSERT ON versions BEGIN
+  INSERT OR IGNORE INTO search_fact_texts(fact_id, group_id, text)
+    VALUES (NEW.fact_id, NEW.group_id, NEW.fact_text);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_version_del AFTER DELETE ON versions BEGIN
+  DELETE FROM search_fact_texts WHERE fact_id = OLD.fact_id AND text = OLD.fact_text
+    AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.fact_id = OLD.fact_id
+                    AND v.fact_text = OLD.fact_text);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_fact_text_ins AFTER INSERT ON search_fact_texts BEGIN
+  INSERT INTO facts_fts(rowid, text) VALUES (NEW.id, NEW.text);
+  INSERT INTO search_queue(kind, item) VALUES ('fact', CAST(NEW.id AS TEXT));
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_fact_text_del AFTER DELETE ON search_fact_texts BEGIN
+  INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
+  DELETE FROM search_vectors WHERE kind = 'fact' AND item = CAST(OLD.id AS TEXT);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_entity_ins AFTER INSERT ON entities BEGIN
+  INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name)
+    VALUES (NEW.id, NEW.group_id, NEW.name);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_entity_del AFTER DELETE ON entities BEGIN
+  DELETE FROM search_entity_names WHERE entity_id = OLD.id;
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_alias_ins AFTER INSERT ON aliases BEGIN
+  INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name)
+    VALUES (NEW.entity_id, NEW.group_id, NEW.alias);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_alias_del AFTER DELETE ON aliases BEGIN
+  DELETE FROM search_entity_names WHERE entity_id = OLD.entity_id AND name = OLD.alias
+    AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = OLD.entity_id AND e.name = OLD.alias);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_entity_name_ins AFTER INSERT ON search_entity_names BEGIN
+  INSERT INTO entities_fts(rowid, name) VALUES (NEW.id, NEW.name);
+  INSERT INTO search_queue(kind, item) VALUES ('entity', CAST(NEW.id AS TEXT));
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_entity_name_del AFTER DELETE ON search_entity_names BEGIN
+  INSERT INTO entities_fts(entities_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
+  DELETE FROM search_vectors WHERE kind = 'entity' AND item = CAST(OLD.id AS TEXT);
+END|
+CREATE TRIGGER IF NOT EXISTS search_tr_vector_del AFTER DELETE ON search_vectors BEGIN
+  INSERT INTO search_vec_deleted(kind, group_id, label) VALUES (OLD.kind, OLD.group_id, OLD.label);
+END
+"""
+
+_BACKFILL = [
+    "INSERT OR IGNORE INTO search_fact_texts(fact_id, group_id, text) "
+    "SELECT fact_id, group_id, fact_text FROM versions ORDER BY rowid",
+    "INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name) "
+    "SELECT id, group_id, name FROM entities ORDER BY rowid",
+    "INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name) "
+    "SELECT entity_id, group_id, alias FROM aliases",
+    "INSERT INTO search_queue(kind, item) SELECT 'episode', id FROM episodes ORDER BY rowid",
+]
+
+def _emb() -> Any:
+    from . import embedded
+
+    return embedded
+
+
+class EmbeddedSearchMixin:
+    """Search tables and queries for the embedded SQLite store (see module docstring)."""
+
+    _conn: sqlite3.Connection
+    _lock: Any
+
+    # ------------------------------------------------------------------ plumbing
+    def _sq(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    @contextmanager
+    def _swrite(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def search_ensure_schema(self) -> None:
+        """Create the search tables and triggers (and backfill) if not done yet."""
+        if getattr(self, "_kgmem_search_ready", False):
+            return
+        with self._lock:
+            row = None
+            try:
+                row = self._conn.execute(
+                    "SELECT value FROM search_meta WHERE key='schema_version'"
+                ).fetchone()
+            except sqlite3.OperationalError:
+                row = None
+            if row is None or row[0] != SEARCH_SCHEMA_VERSION:
+                with self._swrite() as c:
+                    for stmt in _TABLES.split(";"):
+                        if stmt.strip():
+                            c.execute(stmt)
+                    fresh = c.execute(
+                        "SELECT value FROM search_meta WHERE key='schema_version'"
+                    ).fetchone() is None
+                    for stmt in _TRIGGERS.split("|"):
+                        if stmt.strip():
+                            c.execute(stmt)
+                    if fresh:
+                        for stmt in _BACKFILL:
+                            c.execute(stmt)
+                    c.execute(
+                        "INSERT OR REPLACE INTO search_meta(key, value) "
+                        "VALUES('schema_version', ?)",
+                        (SEARCH_SCHEMA_VERSION,),
+                    )
+            self._kgmem_search_ready = True  # type: ignore[attr-defined]
+
+    def search_meta_get(self, key: str) -> str | None:
+        rows = self._sq("SELECT value FROM search_meta WHERE key=?", (key,))
+        return rows[0][0] if rows else None
+
+    def search_meta_set(self, key: str, value: str) -> None:
+        with self._swrite() as c:
+            c.execute("INSERT OR REPLACE INTO search_meta(key, value) VALUES(?, ?)", (key, value))
+
+    # ------------------------------------------------------------------ indexing queue
+    def search_queue_batch(self, limit: int) -> list[tuple[int, str, str]]:
+        return [
+            (int(r[0]), r[1], r[2])
+            for r in self._sq(
+                "SELECT seq, kind, item FROM search_queue ORDER BY seq LIMIT ?", (limit,)
+            )
+        ]
+
+    def search_queue_size(self) -> int:
+        return int(self._sq("SELECT count(*) FROM search_queue")[0][0])
+
+    def search_episode_rows(self, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+        """id -> (group, content, speaker, reference_time micros)."""
+        out: dict[str, tuple[Any, ...]] = {}
+        for chunk in iter_chunks(list(ids), 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                f"SELECT id, group_id, content, speaker, reference_time FROM episodes "
+                f"WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[r[0]] = (r[1], r[2], r[3], r[4])
+        return out
+
+    def search_fact_text_rows(self, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """text row id -> (group, fact_id, text)."""
+        out: dict[str, tuple[str, str, str]] = {}
+        for chunk in iter_chunks([int(i) for i in ids], 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                f"SELECT id, group_id, fact_id, text FROM search_fact_texts WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[str(r[0])] = (r[1], r[2], r[3])
+        return out
+
+    def search_entity_name_rows(self, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """name row id -> (group, entity_id, name)."""
+        out: dict[str, tuple[str, str, str]] = {}
+        for chunk in iter_chunks([int(i) for i in ids], 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                f"SELECT id, group_id, entity_id, name FROM search_entity_names "
+                f"WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[str(r[0])] = (r[1], r[2], r[3])
+        return out
+
+    def search_commit(
+        self,
+        vectors: Sequence[tuple[str, str, int, int, int, str, bytes]],
+        done_seqs: Sequence[int],
+        episode_times: Sequence[tuple[str, str, int, int, str]] = (),
+    ) -> int:
+        """Store vectors ``(kind, item, chunk, start, end, group, blob)`` and time mentions,
+        and dequeue ``done_seqs``, in one transaction.
+
+        Items deleted meanwhile (an erase between embedding and commit) and items that already
+        have vectors are skipped, so an erased text is never resurrected and a retry is
+        harmless. Returns the number of vector rows written.
+        """
+        exists_sql = {
+            "episode": "SELECT 1 FROM episodes WHERE id=?",
+            "fact": "SELECT 1 FROM search_fact_texts WHERE id=CAST(? AS INTEGER)",
+            "entity": "SELECT 1 FROM search_entity_names WHERE id=CAST(? AS INTEGER)",
+        }
+        n = 0
+        with self._swrite() as c:
+            ok: dict[tuple[str, str], bool] = {}
+            for kind, item, chunk, start, end, group, blob in vectors:
+                key = (kind, item)
+                if key not in ok:
+                    alive = c.execute(exists_sql[kind], (item,)).fetchone() is not None
+                    has = c.execute(
+                        "SELECT 1 FROM search_vectors WHERE kind=? AND item=? LIMIT 1", key
+                    ).fetchone() is not None
+                    ok[key] = alive and not has
+                    if ok[key] and kind == "episode":
+                        c.execute("DELETE FROM search_episode_times WHERE episode_id=?", (item,))
+                if ok[key]:
+                    c.execute(
+                        'INSERT INTO search_vectors(kind, item, chunk, start, "end", group_id, vec) '
+                        "VALUES(?,?,?,?,?,?,?)",
+                        (kind, item, chunk, start, end, group, blob),
+                    )
+                    n += 1
+            rows = [t for t in episode_times if ok.get(("episode", t[0]), False)]
+            c.executemany(
+                'INSERT INTO search_episode_times(episode_id, group_id, start, "end", precision) '
+                "VALUES(?,?,?,?,?)",
+                rows,
+            )
+            for chunk_ in iter_chunks(list(done_seqs), 400):
+                marks = ",".join("?" * len(chunk_))
+                c.execute(f"DELETE FROM search_queue WHERE seq IN ({marks})", chunk_)
+        return n
+
+    def search_reset_vectors(self) -> None:
+        """Drop every vector (and ANN file record) and re-enqueue everything (model change)."""
+        with self._swrite() as c:
+            c.execute("DELETE FROM search_vectors")
+            c.execute("DELETE FROM search_ann_files")
+            c.execute("DELETE FROM search_queue")
+            c.execute("DELETE FROM search_episode_times")
+            c.execute(
+                "INSERT INTO search_queue(kind, item) SELECT 'fact', CAST(id AS TEXT) "
+                "FROM search_fact_texts ORDER BY id"
+            )
+            c.execute(
+                "INSERT INTO search_queue(kind, item) SELECT 'entity', CAST(id AS TEXT) "
+                "FROM search_entity_names ORDER BY id"
+            )
+            c.execute(
+                "INSERT INTO search_queue(kind, item) SELECT 'episode', id FROM episodes "
+                "ORDER BY rowid"
+            )
+
+    # ------------------------------------------------------------------ vectors
+    def search_vectors_after(
+        self, kind: str, group: str, after_label: int, limit: int = 50_000
+    ) -> list[tuple[int, bytes]]:
+        return self._sq(
+            "SELECT label, vec FROM search_vectors WHERE kind=? AND group_id=? AND label>? "
+            "ORDER BY label LIMIT ?",
+            (kind, group, after_label, limit),
+        )
+
+    def search_vector_count(self, kind: str, group: str) -> int:
+        return int(
+            self._sq(
+                "SELECT count(*) FROM search_vectors WHERE kind=? AND group_id=?", (kind, group)
+            )[0][0]
+        )
+
+    def search_deleted_after(self, kind: str, group: str, after_seq: int) -> list[tuple[int, int]]:
+        """``(seq, label)`` of vectors deleted after ``after_seq``."""
+        return self._sq(
+            "SELECT seq, label FROM search_vec_deleted WHERE kind=? AND group_id=? AND seq>? "
+            "ORDER BY seq",
+            (kind, group, after_seq),
+        )
+
+    def search_max_deleted_seq(self) -> int:
+        return int(self._sq("SELECT coalesce(max(seq), 0) FROM search_vec_deleted")[0][0])
+
+    def search_deleted_groups_after(self, after_seq: int) -> list[tuple[str, str]]:
+        return self._sq(
+            "SELECT DISTINCT kind, group_id FROM search_vec_deleted WHERE seq>?", (after_seq,)
+        )
+
+    def search_label_rows(
+        self, labels: Sequence[int]
+    ) -> dict[int, tuple[str, str, int, int, int, str]]:
+        """label -> (kind, item, chunk, start, end, group) for labels that still exist."""
+        out: dict[int, tuple[str, str, int, int, int, str]] = {}
+        for chunk in iter_chunks([int(x) for x in labels], 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                f'SELECT label, kind, item, chunk, start, "end", group_id FROM search_vectors '
+                f"WHERE label IN ({marks})",
+                chunk,
+            ):
+                out[int(r[0])] = (r[1], r[2], int(r[3]), int(r[4]), int(r[5]), r[6])
+        return out
+
+    def search_item_vectors(
+        self, kind: str, items: Sequence[str]
+    ) -> list[tuple[int, str, int, int, int, bytes]]:
+        """``(label, item, chunk, start, end, blob)`` of the given items' vectors."""
+        out: list[tuple[int, str, int, int, int, bytes]] = []
+        for chunk in iter_chunks(list(items), 400):
+            marks = ",".join("?" * len(chunk))
+            out += self._sq(
+                f'SELECT label, item, chunk, start, "end", vec FROM search_vectors '
+                f"WHERE kind=? AND item IN ({marks})",
+                [kind, *chunk],
+            )
+        return out
+
+    def search_ann_file(self, kind: str, group: str) -> tuple[Any, ...] | None:
+        """``(file, model, dim, max_label, del_seq, count)`` of the persisted ANN index."""
+        rows = self._sq(
+            "SELECT file, model, dim, max_label, del_seq, count FROM search_ann_files "
+            "WHERE kind=? AND group_id=?",
+            (kind, group),
+        )
+        return rows[0] if rows else None
+
+    def search_ann_files(self) -> list[tuple[Any, ...]]:
+        return self._sq("SELECT kind, group_id, file, del_seq FROM search_ann_files")
+
+    def search_set_ann_file(
+        self,
+        kind: str,
+        group: str,
+        file: str | None,
+        model: str = "",
+        dim: int = 0,
+        max_label: int = 0,
+        del_seq: int = 0,
+        count: int = 0,
+    ) -> None:
+        with self._swrite() as c:
+            if file is None:
+                c.execute("DELETE FROM search_ann_files WHERE kind=? AND group_id=?", (kind, group))
+            else:
+                c.execute(
+                    "INSERT OR REPLACE INTO search_ann_files(kind, group_id, file, model, dim, "
+                    "max_label, del_seq, count) VALUES(?,?,?,?,?,?,?,?)",
+                    (kind, group, file, model, dim, max_label, del_seq, count),
+                )
+
+    # ------------------------------------------------------------------ keyword
+    def keyword_facts(self, group: str, match: str, limit: int) -> list[tuple[str, str, float]]:
+        """BM25 over fact texts: ``(text_row_id, fact_id, score)`` best first."""
+        if not match:
+            return []
+        rows = self._sq(
+            "SELECT t.id, t.fact_id, f.score FROM (SELECT rowid AS rid, bm25(facts_fts) AS score "
+            "FROM facts_fts WHERE facts_fts MATCH ?) f JOIN search_fact_texts t ON t.id = f.rid "
+            "WHERE t.group_id=? ORDER BY f.score LIMIT ?",
+            (match, group, limit),
+        )
+        return [(str(r[0]), r[1], -float(r[2])) for r in rows]
+
+    def keyword_entities(
+        self, group: str, match: str, limit: int, known_at: datetime | None = None
+    ) -> list[tuple[str, str, float]]:
+        """BM25 over entity names and aliases: ``(name_row_id, entity_id, score)``."""
+        if not match:
+            return []
+        sql = (
+            "SELECT n.id, n.entity_id, f.score FROM (SELECT rowid AS rid, "
+            "bm25(entities_fts) AS score FROM entities_fts WHERE entities_fts MATCH ?) f "
+            "JOIN search_entity_names n ON n.id = f.rid JOIN entities e ON e.id = n.entity_id "
+            "WHERE n.group_id=?"
+        )
+        params: list[Any] = [match, group]
+        if known_at is not None:
+            sql += " AND e.created_at <= ?"
+            params.append(to_micros(known_at))
+        sql += " ORDER BY f.score LIMIT ?"
+        params.append(limit)
+        return [(str(r[0]), r[1], -float(r[2])) for r in self._sq(sql, params)]
+
+    def keyword_episodes_filtered(
+        self,
+        group: str,
+        match: str,
+        limit: int,
+        known_at: datetime | None = None,
+        ref_max: datetime | None = None,
+        window: tuple[datetime, datetime] | None = None,
+    ) -> list[tuple[str, float]]:
+        """BM25 over episodes (the store's ``episodes_fts``), visibility-filtered:
+        ``created_at <= known_at``, ``reference_time <= ref_max``, reference time in
+        ``window`` (closed-open)."""
+        if not match:
+            return []
+        sql = (
+            "SELECT e.id, f.score FROM (SELECT episode_id, bm25(episodes_fts) AS score "
+            "FROM episodes_fts WHERE episodes_fts MATCH ? AND group_id=?) f "
+            "JOIN episodes e ON e.id = f.episode_id WHERE 1=1"
+        )
+        params: list[Any] = [match, group]
+        sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+        sql += " ORDER BY f.score LIMIT ?"
+        params.append(limit)
+        return [(r[0], -float(r[1])) for r in self._sq(sql, params)]
+
+    # ------------------------------------------------------------------ episodes by time
+    def episodes_in_window(
+        self,
+        group: str,
+        window: tuple[datetime, datetime],
+        limit: int,
+        known_at: datetime | None = None,
+        ref_max: datetime | None = None,
+    ) -> list[tuple[str, int]]:
+        """``(episode_id, reference_time micros)`` with reference time in ``window``,
+        oldest first."""
+        sql = "SELECT e.id, e.reference_time FROM episodes e WHERE e.group_id=?"
+        params: list[Any] = [group]
+        sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+        sql += " ORDER BY e.reference_time, e.created_at, e.id LIMIT ?"
+        params.append(limit)
+        return [(r[0], int(r[1])) for r in self._sq(sql, params)]
+
+    def episodes_mentioning_window(
+        self,
+        group: str,
+        window: tuple[datetime, datetime],
+        limit: int,
+        known_at: datetime | None = None,
+        ref_max: datetime | None = None,
+        max_span_days: int = 400,
+    ) -> list[tuple[str, int]]:
+        """Episodes that *mention* a period overlapping ``window`` (e.g. "yesterday")."""
+        w0, w1 = to_micros(window[0]), to_micros(window[1])
+        lo = w0 - max_span_days * 86_400_000_000
+        sql = (
+            "SELECT DISTINCT e.id, e.reference_time FROM search_episode_times t "
+            "JOIN episodes e ON e.id = t.episode_id WHERE t.group_id=? AND t.start < ? "
+            'AND t.start >= ? AND t."end" > ?'
+        )
+        params: list[Any] = [group, w1, lo, w0]
+        sql, params = _episode_filters(sql, params, known_at, ref_max, None)
+        sql += " ORDER BY e.reference_time LIMIT ?"
+        params.append(limit)
+        return [(r[0], int(r[1])) for r in self._sq(sql, params)]
+
+    def episode_times(self, group: str, known_at: datetime | None = None) -> list[int]:
+        """Reference times (micros, ascending) of the group's episodes stored by ``known_at``
+        (for session boundaries)."""
+        sql = "SELECT reference_time FROM episodes WHERE group_id=?"
+        params: list[Any] = [group]
+        if known_at is not None:
+            sql += " AND created_at <= ?"
+            params.append(to_micros(known_at))
+        sql += " ORDER BY reference_time"
+        return [int(r[0]) for r in self._sq(sql, params)]
+
+    def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """id -> (created_at, reference_time) in micros (cheap visibility checks)."""
+        out: dict[str, tuple[int, int]] = {}
+        for chunk in iter_chunks(list(dict.fromkeys(ids)), 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                f"SELECT id, created_at, reference_time FROM episodes WHERE group_id=? "
+                f"AND id IN ({marks})",
+                [group, *chunk],
+            ):
+                out[r[0]] = (int(r[1]), int(r[2]))
+        return out
+
+    def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]:
+        emb = _emb()
+        out: dict[str, Episode] = {}
+        for chunk in iter_chunks(list(dict.fromkeys(ids)), 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                emb._EPISODE_SELECT + f" WHERE group_id=? AND id IN ({marks})", [group, *chunk]
+            ):
+                out[r[0]] = emb._episode(r)
+        return out
+
+    def facts_from_episodes(
+        self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]:
+        """Visible facts whose provenance includes one of ``episode_ids``."""
+        if not episode_ids:
+            return []
+        fids: list[str] = []
+        for chunk in iter_chunks(list(dict.fromkeys(episode_ids)), 400):
+            marks = ",".join("?" * len(chunk))
+            fids += [
+                r[0]
+                for r in self._sq(
+                    f"SELECT DISTINCT fact_id FROM provenance WHERE episode_id IN ({marks})", chunk
+                )
+            ]
+        return self.visible_versions(group, fids[: limit * 4], when)[:limit]
+
+    # ------------------------------------------------------------------ facts and entities
+    def visible_versions(
+        self, group: str, fact_ids: Sequence[str], when: TimeFilter
+    ) -> list[FactVersion]:
+        """Versions of ``fact_ids`` visible under ``when`` (with provenance)."""
+        emb = _emb()
+        vis, vparams = emb._visibility_sql(when)
+        rows: list[tuple[Any, ...]] = []
+        for chunk in iter_chunks(list(dict.fromkeys(fact_ids)), 400):
+            marks = ",".join("?" * len(chunk))
+            rows += self._sq(
+                f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE v.group_id=? "
+                f"AND v.fact_id IN ({marks}) AND {vis}",
+                [group, *chunk, *vparams],
+            )
+        return _versions_with_provenance(self, rows)
+
+    def graph_facts(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]:
+        """Visible facts touching ``entity_ids`` (subject or object), newest first, capped."""
+        emb = _emb()
+        vis, vparams = emb._visibility_sql(when)
+        rows: list[tuple[Any, ...]] = []
+        seen: set[str] = set()
+        for eid in list(dict.fromkeys(entity_ids)):
+            for col in ("subject_id", "object_id"):
+                for r in self._sq(
+                    f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE v.{col}=? "
+                    f"AND v.group_id=? AND {vis} ORDER BY v.created_at DESC LIMIT ?",
+                    [eid, group, *vparams, limit],
+                ):
+                    if r[0] not in seen:
+                        seen.add(r[0])
+                        rows.append(r)
+        return _versions_with_provenance(self, rows)
+
+    def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
+        emb = _emb()
+        out: dict[str, Entity] = {}
+        for eid in dict.fromkeys(ids):
+            e = emb._get_entity(self._conn, self._lock, group, eid)
+            if e is not None:
+                out[eid] = e
+        return out
+
+    def entities_by_norm_names(self, group: str, norms: Sequence[str]) -> list[tuple[str, str]]:
+        """``(norm_name, entity_id)`` for entities (or aliases) whose normalised name is in
+        ``norms``."""
+        out: list[tuple[str, str]] = []
+        for chunk in iter_chunks(list(dict.fromkeys(norms)), 400):
+            marks = ",".join("?" * len(chunk))
+            out += self._sq(
+                f"SELECT norm_name, id FROM entities WHERE group_id=? AND norm_name IN ({marks}) "
+                f"UNION SELECT norm_alias, entity_id FROM aliases WHERE group_id=? "
+                f"AND norm_alias IN ({marks})",
+                [group, *chunk, group, *chunk],
+            )
+        return out
+
+
+class SearchView(EmbeddedSearchMixin):
+    """The mixin's methods over an ``EmbeddedStore`` that does not inherit the mixin."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self._conn = store._conn
+        self._lock = store._lock
+        self.path = store.path
+
+
+def search_view(store: Any) -> EmbeddedSearchMixin:
+    """``store`` itself if it has the mixin, else a (cached) :class:`SearchView` over it."""
+    if isinstance(store, EmbeddedSearchMixin):
+        return store
+    view = getattr(store, "_kgmem_search_view", None)
+    if view is None:
+        view = SearchView(store)
+        store._kgmem_search_view = view
+    return view
+
+
+def _episode_filters(
+    sql: str,
+    params: list[Any],
+    known_at: datetime | None,
+    ref_max: datetime | None,
+    window: tuple[datetime, datetime] | None,
+) -> tuple[str, list[Any]]:
+    if known_at is not None:
+        sql += " AND e.created_at <= ?"
+        params.append(to_micros(known_at))
+    if ref_max is not None:
+        sql += " AND e.reference_time <= ?"
+        params.append(to_micros(ref_max))
+    if window is not None:
+        sql += " AND e.reference_time >= ? AND e.reference_time < ?"
+        params += [to_micros(window[0]), to_micros(window[1])]
+    return sql, params
+
+
+def _versions_with_provenance(store: Any, rows: list[tuple[Any, ...]]) -> list[FactVersion]:
+    emb = _emb()
+    prov: dict[str, list[str]] = {}
+    ids = list({r[1] for r in rows})
+    for chunk in iter_chunks(ids, 400):
+        marks = ",".join("?" * len(chunk))
+        for fid, eid in EmbeddedSearchMixin._sq(
+            store,
+            f"SELECT fact_id, episode_id FROM provenance WHERE fact_id IN ({marks}) "
+            "ORDER BY episode_id",
+            chunk,
+        ):
+            prov.setdefault(fid, []).append(eid)
+    return [emb._version(r, prov.get(r[1], [])) for r in rows]

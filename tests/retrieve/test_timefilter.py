@@ -1,0 +1,103 @@
+"""Times mentioned in queries, resolved against the asking time."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from kgmem.retrieve.timefilter import SessionRef, parse_query_time, session_window
+from kgmem.timeutil import Precision, to_micros
+
+from .conftest import at
+
+ASK = at("2023-10-22T11:17:51")  # a Sunday
+
+
+@pytest.mark.parametrize(
+    "query, start, end, hard",
+    [
+        ("What did we chat about on May 8th?", "2023-05-08", "2023-05-09", True),
+        ("What was talked about on May eighth?", "2023-05-08", "2023-05-09", True),
+        ("What did we discuss on 8 May, 2023?", "2023-05-08", "2023-05-09", True),
+        ("between May 8th and June 9th?", "2023-05-08", "2023-06-10", True),
+        ("from May 8th to June 9th", "2023-05-08", "2023-06-10", True),
+        ("What was talked about May eighth through June ninth?", "2023-05-08", "2023-06-10",
+         True),
+        ("What did we discuss last Friday?", "2023-10-20", "2023-10-21", True),
+        ("what did we discuss yesterday", "2023-10-21", "2023-10-22", True),
+        ("over the last 3 days", "2023-10-19", None, True),
+        ("over this last week", "2023-10-15", None, True),
+        ("earlier today", "2023-10-22", None, True),
+        ("What did we discuss in May?", "2023-05-01", "2023-06-01", False),
+        ("What type of group did Caroline join in July 2023?", "2023-07-01", "2023-08-01",
+         False),
+        ("What did we discuss 5 months ago?", "2023-05-01", "2023-06-01", False),
+        ("what happened in 2022", "2022-01-01", "2023-01-01", False),
+    ],
+)
+def test_windows(query, start, end, hard):
+    qt = parse_query_time(query, ASK).time
+    assert qt is not None
+    assert qt.start == at(start)
+    if end is None:  # rolling windows end at the asking moment
+        assert qt.end is not None and qt.end > ASK and qt.end - ASK < timedelta(seconds=1)
+    else:
+        assert qt.end == at(end)
+    assert qt.hard is hard
+
+
+def test_n_days_ago_is_loose_with_the_calendar_day_as_core():
+    qt = parse_query_time("What did we discuss 167 days ago?", ASK).time
+    assert qt.core == (at("2023-05-08"), at("2023-05-09"))
+    assert qt.start == ASK - timedelta(days=168) and qt.end == at("2023-05-09")
+    assert qt.precision is Precision.DAY and qt.hard
+
+
+def test_weekday_falls_back_to_earlier_weeks():
+    qt = parse_query_time("what did we discuss last Saturday", at("2022-07-18T13:56:00")).time
+    assert qt.window == (at("2022-07-16"), at("2022-07-17"))
+    assert qt.alternatives[0] == (at("2022-07-09"), at("2022-07-10"))
+
+
+@pytest.mark.parametrize(
+    "query, ref",
+    [
+        ("What did we discuss in our first session?", SessionRef("", 1, 1)),
+        ("What did we talk about in our 2nd discussion?", SessionRef("", 2, 2)),
+        ("What did we discuss 20 sessions ago?", SessionRef("", ago=20)),
+        ("What did we talk one session ago?", SessionRef("", ago=1)),
+        ("What did we discuss the session before last?", SessionRef("", ago=2)),
+        ("not the last discussion, but the one before that", SessionRef("", ago=2)),
+        ("What did we talk about last discussion?", SessionRef("", ago=1)),
+        ("over sessions 1 through 3", SessionRef("", 1, 3)),
+        ("from the first through third sessions", SessionRef("", 1, 3)),
+    ],
+)
+def test_sessions(query, ref):
+    qt = parse_query_time(query, ASK).time
+    assert qt is not None and qt.session is not None and qt.hard
+    s = qt.session
+    assert (s.first, s.last, s.ago) == (ref.first, ref.last, ref.ago)
+
+
+def test_session_window_splits_on_gaps():
+    t = [to_micros(at(x)) for x in ("2023-01-01T10:00", "2023-01-01T10:05", "2023-01-01T11:00",
+                                    "2023-01-03T09:00")]
+    gap = timedelta(minutes=30)
+    assert session_window(SessionRef("", 2, 2), t, gap) == (
+        at("2023-01-01T11:00"), at("2023-01-01T11:00") + timedelta(microseconds=1))
+    assert session_window(SessionRef("", ago=1), t, gap)[0] == at("2023-01-03T09:00")
+    assert session_window(SessionRef("", 4, 4), t, gap) is None
+    assert session_window(SessionRef("", 1, 9), t, gap)[1] > at("2023-01-03T09:00")
+
+
+@pytest.mark.parametrize("query", ["Where does Maya live?", "May I ask what Ann likes?",
+                                   "What did Caroline research?", "2 + 2", ""])
+def test_no_time(query):
+    assert parse_query_time(query, ASK).time is None
+
+
+def test_content_is_the_query_without_the_time():
+    pq = parse_query_time("What activity did Melanie discuss on July 3rd?", ASK)
+    assert pq.content == "What activity did Melanie discuss on"

@@ -21,6 +21,7 @@ from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .model import Change, Entity, Episode, Erasure, FactVersion
 from .model import Path as GraphPath
 from .names import MAX_CONTENT, check_group, clean_name, normalize_name
+from .resolve import ExactResolver, Resolver
 from .store.base import ChangeEffect, LineageState, Store, TimeFilter, WriteTx
 from .timeutil import (
     Precision,
@@ -59,6 +60,7 @@ class Memory:
         store: Store | None = None,
         vocabulary: Vocabulary | None = None,
         extractor: Any = None,
+        resolver: Resolver | None = None,
     ) -> None:
         if store is None:
             from .store.embedded import EmbeddedStore
@@ -68,6 +70,7 @@ class Memory:
         self._clock = clock
         self.vocabulary = vocabulary or Vocabulary()
         self.extractor = extractor
+        self.resolver: Resolver = resolver or ExactResolver()
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -131,18 +134,9 @@ class Memory:
         return TimeFilter(valid_at=v, known_at=k, valid_to=vt, known_to=kt, any_valid=any_valid)
 
     # ------------------------------------------------------------------ entities
-    def _resolve_entity(self, w: WriteTx, group: str, name_or_id: str, now: datetime) -> Entity:
-        name = clean_name(name_or_id, "entity name")
-        by_id = w.get_entity(group, name)
-        if by_id is not None:
-            return by_id
-        norm = normalize_name(name)
-        found = w.find_entities(group, norm)
-        if found:
-            return found[0]
-        ent = Entity(id=_new_id(), group=group, name=name, created_at=now)
-        w.insert_entity(ent, norm)
-        return ent
+    def _resolve_entity(self, w: WriteTx, group: str, name_or_id: str, now: datetime,
+                        role: str = "other", predicate: str | None = None) -> Entity:
+        return self.resolver.resolve(w, group, name_or_id, now, role, predicate)  # type: ignore[arg-type]
 
     def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
         name = clean_name(name_or_id, "entity")
@@ -217,7 +211,7 @@ class Memory:
                                  speaker=p["speaker"], reference_time=p["ref"], created_at=now)
                     w.insert_episode(ep, p["digest"])
                     if ep.speaker:
-                        spk = self._resolve_entity(w, ep.group, ep.speaker, now)
+                        spk = self._resolve_entity(w, ep.group, ep.speaker, now, "speaker")
                         w.add_mentions(ep.id, [spk.id])
                     out.append(ep)
                     fresh.append(ep)
@@ -340,8 +334,8 @@ class Memory:
     def _assert_in_tx(self, w: WriteTx, now: datetime, a: dict[str, Any]) -> str:
         """Write one validated assertion inside an open transaction; returns its fact id."""
         group, pred, start, end, ep = a["group"], a["pred"], a["start"], a["end"], a["ep"]
-        s = self._resolve_entity(w, group, a["s_name"], now)
-        o = self._resolve_entity(w, group, a["o_name"], now)
+        s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred)
+        o = self._resolve_entity(w, group, a["o_name"], now, "object", pred)
         for lin in w.lineages_for(group, s.id, pred):
             if (lin.believed and lin.object_id == o.id and lin.valid_at == start
                     and lin.stated_invalid_at == end):

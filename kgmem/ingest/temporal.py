@@ -782,6 +782,10 @@ def resolve_time(
     """
     if not isinstance(expr, str) or not expr.strip():
         return None
+    if isinstance(reference_time, str):
+        from kgmem.timeutil import parse_instant
+
+        reference_time = parse_instant(reference_time, "reference_time")
     ref = to_utc(reference_time)
     norm = _normalise(expr)
     hit = _resolve_cached(norm, ref, "future" if prefer == "future" else "past")

@@ -5,6 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Neo4j's jars come from Maven Central: needs a JDK 17+ and Maven (present on our machines).
+if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+  echo "==> installing maven and a JDK (apt-get)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq maven openjdk-17-jre-headless
+  else echo "please install maven and a JDK 17+ (needed to fetch and run Neo4j)" >&2; exit 1; fi
+fi
 started=0
 if ! bash scripts/neo4j.sh status >/dev/null 2>&1; then
   bash scripts/neo4j.sh start

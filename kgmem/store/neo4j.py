@@ -1,0 +1,1119 @@
+"""Neo4j store (5.26 LTS): the store contract on a graph that graphiti-core can read too.
+
+Graph layout (graphiti-core's vocabulary, kgmem extras as additional properties/labels):
+
+* ``(:Entity {uuid, name, group_id, summary, created_at, norm_name, aliases})``
+* ``(:Episodic {uuid, name, content, source, source_description, valid_at, created_at,
+  group_id, speaker, content_hash, entity_edges})``; ``valid_at`` is kgmem's reference time
+* one ``(:Entity)-[:RELATES_TO {uuid, name, fact, episodes, valid_at, invalid_at, created_at,
+  expired_at, group_id, fact_id, valid_precision, invalid_precision, stated_invalid_at,
+  change_id, reason, caused_by, ins_seq}]->(:Entity)`` per fact *version* (``uuid`` is the
+  version id, ``fact_id`` the lineage, ``name`` the predicate, ``fact`` the text)
+* ``(:Episodic)-[:MENTIONS]->(:Entity)``
+* kgmem bookkeeping: ``(:KgmemLineage)`` (stated belief of a lineage),
+  ``(:Episodic)-[:KGMEM_SUPPORTS]->(:KgmemLineage)`` (provenance), ``(:KgmemChange)`` +
+  ``(:KgmemEffect {before, after})`` (JSON), ``(:KgmemAlias)``, ``(:KgmemErasure)``,
+  ``(:KgmemMeta {key, value})`` (``last_tx_time``, ``seq``, ``ins`` and the write ``lock``),
+  ``(:KgmemClock {group_id, last_tx_time})``.
+
+Transaction time is monotonic *per group* here (the embedded store has one clock per
+directory): one Neo4j database serves many tenants, each of which may run its own injected
+clock (replays, tests sharing a server). ``WriteTx.last_tx_time()`` therefore returns None and
+the store checks, just before commit, that the transaction time is not before the last one of
+every group the transaction wrote, raising :class:`ClockError` (and rolling back) otherwise.
+With the wall clock this means a clock stepped back raises instead of being clamped.
+
+Semantics mirror :mod:`kgmem.store.embedded` exactly (visibility, ordering, erase). Versions are
+never edited except ``expired_at`` (set once) and the erase-time scrubs that the embedded store
+does too (``caused_by``; plus the erased episode's id in ``episodes``).
+
+Times are Neo4j ``DateTime`` values in UTC, like graphiti's. ``RELATES_TO.episodes`` is written
+at creation for graphiti readers; kgmem reads provenance from ``KGMEM_SUPPORTS`` instead, so
+later provenance (a duplicate assertion from a new episode) shows up without editing versions.
+
+Edges written by graphiti-core (no ``fact_id``) are read as one-version lineages whose id is
+their ``uuid`` and whose transaction interval is ``[created_at, +inf)``: graphiti closes facts
+by editing ``invalid_at`` in place and its ``expired_at`` records when it learnt that, not a
+retraction (see docs/neo4j-browser.md, "graphiti interop").
+
+Writes: ``with store.write() as w`` is one explicit Neo4j transaction. It first writes the
+``KgmemMeta {key: 'lock'}`` node, which serialises kgmem writers across processes like
+SQLite's ``BEGIN IMMEDIATE`` (a Python lock does the same between threads).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import uuid as _uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import neo4j
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
+
+from ..errors import ClockError, StoreUnavailableError
+from ..model import Change, Entity, Episode, Erasure, FactVersion
+from ..names import normalize_name
+from ..timeutil import UTC, Precision
+from .base import ChangeEffect, LineageState, TimeFilter
+from .neo4j_schema import EMBEDDING_DIM, describe_schema, ensure_schema
+
+__all__ = ["Neo4jStore", "settings_from_env"]
+
+GRAPHITI_REASON = "graphiti-core edge (read as a single version)"
+
+
+def settings_from_env() -> dict[str, str | None]:
+    """Connection settings from ``KGMEM_NEO4J_*`` (password unset = no authentication)."""
+    return {
+        "uri": os.environ.get("KGMEM_NEO4J_URI", "bolt://127.0.0.1:7687"),
+        "user": os.environ.get("KGMEM_NEO4J_USER", "neo4j"),
+        "password": os.environ.get("KGMEM_NEO4J_PASSWORD"),
+        "database": os.environ.get("KGMEM_NEO4J_DATABASE", "neo4j"),
+    }
+
+
+# ---------------------------------------------------------------------------------- values
+def _dt(x: Any) -> datetime | None:
+    """Neo4j DateTime -> aware UTC datetime (microseconds, like every kgmem instant)."""
+    if x is None:
+        return None
+    if isinstance(x, datetime):
+        return x.astimezone(UTC)
+    return x.to_native().astimezone(UTC)
+
+
+def _at(x: Any) -> datetime:
+    """A required instant (created_at, reference_time...)."""
+    t = _dt(x)
+    if t is None:
+        raise ValueError("missing required time property in the graph")
+    return t
+
+
+def _new_id() -> str:
+    return str(_uuid.uuid4())
+
+
+# ---------------------------------------------------------------------------------- Cypher
+# Every query is a constant string (or assembled from constant fragments); values are
+# always parameters.
+
+_V_RETURN = (
+    "RETURN r.uuid, r.fact_id, r.group_id, s.uuid, s.name, r.name, o.uuid, o.name, r.fact, "
+    "r.valid_at, r.valid_precision, r.invalid_at, r.invalid_precision, r.stated_invalid_at, "
+    "r.created_at, r.expired_at, r.change_id, r.reason, r.caused_by"
+)
+# Provenance of kgmem versions comes from the lineage's KGMEM_SUPPORTS edges; graphiti's own
+# edges carry theirs in r.episodes.
+_V_PROV = (
+    ", CASE WHEN r.fact_id IS NULL THEN coalesce(r.episodes, []) ELSE COLLECT { "
+    "MATCH (:KgmemLineage {fact_id: r.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
+    "RETURN ep.uuid } END"
+)
+_V_NOPROV = ", null"
+
+# Visibility of kgmem.timeline; graphiti edges (fact_id IS NULL) ignore expired_at.
+_K_POINT = "r.created_at <= $k AND (r.expired_at IS NULL OR r.expired_at > $k OR r.fact_id IS NULL)"
+_K_RANGE = "r.created_at < $kt AND (r.expired_at IS NULL OR r.expired_at > $k OR r.fact_id IS NULL)"
+_V_POINT = (
+    " AND (r.valid_at IS NULL OR r.valid_at <= $v) AND (r.invalid_at IS NULL OR r.invalid_at > $v)"
+)
+_V_RANGE = (
+    " AND (r.valid_at IS NULL OR r.valid_at < $vt) AND (r.invalid_at IS NULL OR r.invalid_at > $v)"
+)
+
+_FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
+
+
+def _visibility(when: TimeFilter) -> tuple[str, dict[str, Any]]:
+    params: dict[str, Any] = {"k": when.known_at}
+    if when.known_to is None:
+        cond = _K_POINT
+    else:
+        cond = _K_RANGE
+        params["kt"] = when.known_to
+    if when.any_valid:
+        return cond, params
+    params["v"] = when.valid_at
+    if when.valid_to is None:
+        cond += _V_POINT
+    else:
+        cond += _V_RANGE
+        params["vt"] = when.valid_to
+    return cond, params
+
+
+_FACTS_CACHE: dict[tuple[Any, ...], str] = {}
+
+
+def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, limit: bool) -> str:
+    key = (
+        subject,
+        predicate,
+        obj,
+        when.known_to is None,
+        when.valid_to is None,
+        when.any_valid,
+        limit,
+    )
+    q = _FACTS_CACHE.get(key)
+    if q is not None:
+        return q
+    s = "(s:Entity {uuid: $sid})" if subject else "(s:Entity)"
+    o = "(o:Entity {uuid: $oid})" if obj else "(o:Entity)"
+    where = ["r.group_id = $g"]
+    if predicate:
+        where.append("r.name = $p")
+    cond, _ = _visibility(when)
+    where.append(cond)
+    q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {_V_RETURN}{_V_PROV}"
+    q += _FACTS_ORDER
+    if limit:
+        q += " LIMIT $limit"
+    _FACTS_CACHE[key] = q
+    return q
+
+
+def _version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
+    adopted = row[1] is None  # written by graphiti-core
+    invalid_at = _dt(row[11])
+    return FactVersion(
+        id=row[0],
+        fact_id=row[0] if adopted else row[1],
+        group=row[2],
+        subject_id=row[3],
+        subject=row[4] or "",
+        predicate=row[5] or "",
+        object_id=row[6],
+        object=row[7] or "",
+        fact=row[8] or "",
+        valid_at=_dt(row[9]),
+        valid_precision=Precision(row[10] or "instant"),
+        invalid_at=invalid_at,
+        invalid_precision=Precision(row[12] or "instant"),
+        stated_invalid_at=invalid_at if adopted else _dt(row[13]),
+        created_at=_at(row[14]),
+        expired_at=None if adopted else _dt(row[15]),
+        change_id=row[16] or "",
+        reason=GRAPHITI_REASON if adopted else (row[17] or ""),
+        caused_by=row[18],
+        episodes=sorted(episodes) if episodes else [],
+    )
+
+
+def _versions(rows: list[list[Any]]) -> list[FactVersion]:
+    return [_version(r[:19], r[19]) for r in rows]
+
+
+_ENTITY_RETURN = "RETURN e.uuid, e.group_id, e.name, e.summary, e.created_at, e.aliases"
+
+
+def _entity(r: Sequence[Any]) -> Entity:
+    return Entity(
+        id=r[0],
+        group=r[1],
+        name=r[2] or "",
+        summary=r[3] or "",
+        aliases=sorted(r[5] or []),
+        created_at=_at(r[4]),
+    )
+
+
+_GET_ENTITY = "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g " + _ENTITY_RETURN
+_FIND_ENTITIES = (
+    "CALL () { MATCH (e:Entity {group_id: $g, norm_name: $n}) RETURN e "
+    "UNION MATCH (a:KgmemAlias {group_id: $g, norm_alias: $n}) "
+    "MATCH (e:Entity {uuid: a.entity_id}) RETURN e } "
+    + _ENTITY_RETURN
+    + " ORDER BY e.created_at, e.uuid"
+)
+
+_EPISODE_RETURN = (
+    "RETURN e.uuid, e.group_id, e.content, e.source, e.source_description, e.speaker, "
+    "e.valid_at, e.created_at"
+)
+
+
+def _episode(r: Sequence[Any]) -> Episode:
+    return Episode(
+        id=r[0],
+        group=r[1],
+        content=r[2] or "",
+        source=r[3] or "message",
+        source_description=r[4] or "",
+        speaker=r[5],
+        reference_time=_at(r[6]),
+        created_at=_at(r[7]),
+    )
+
+
+_CHANGE_RETURN = (
+    "RETURN c.id, c.group_id, c.kind, c.created_at, c.reason, c.undoes, c.undone_by, c.fact_ids"
+)
+
+
+def _change(r: Sequence[Any]) -> Change:
+    return Change(
+        id=r[0],
+        group=r[1],
+        kind=r[2],
+        created_at=_at(r[3]),
+        reason=r[4] or "",
+        undoes=r[5],
+        undone_by=r[6],
+        fact_ids=list(r[7] or []),
+    )
+
+
+_LINEAGE_RETURN = (
+    "RETURN l.fact_id, l.group_id, l.subject_id, l.predicate, l.object_id, l.valid_at, "
+    "l.valid_precision, l.stated_invalid_at, l.invalid_precision, l.believed, l.seq, l.fact_text"
+)
+
+
+def _lineage(r: Sequence[Any]) -> LineageState:
+    return LineageState(
+        fact_id=r[0],
+        group=r[1],
+        subject_id=r[2],
+        predicate=r[3],
+        object_id=r[4],
+        valid_at=_dt(r[5]),
+        valid_precision=Precision(r[6]),
+        stated_invalid_at=_dt(r[7]),
+        invalid_precision=Precision(r[8]),
+        believed=bool(r[9]),
+        seq=int(r[10]),
+        fact_text=r[11],
+    )
+
+
+def _lucene_escape(term: str) -> str:
+    return re.sub(r'([+\-&|!(){}\[\]^"~*?:\\/])', r"\\\1", term)
+
+
+def _fulltext_query(text: str, group: str) -> str | None:
+    """Lucene query over ``content`` (OR of the words, like the embedded FTS5 query)."""
+    words = re.findall(r"\w+", text.lower())[:64]
+    if not words:
+        return None
+    terms = " OR ".join(f'"{_lucene_escape(w)}"' for w in words)
+    return f'content:({terms}) AND group_id:"{_lucene_escape(group)}"'
+
+
+# ---------------------------------------------------------------------------------- store
+class Neo4jStore:
+    """The kgmem store contract on a Neo4j 5.26 database (thread-safe).
+
+    ``Neo4jStore()`` reads ``KGMEM_NEO4J_URI`` / ``_USER`` / ``_PASSWORD`` / ``_DATABASE``
+    (password unset = no authentication) and raises :class:`StoreUnavailableError` when the
+    server cannot be reached. Constraints and indexes are created on first use.
+    ``embedder`` (a :class:`kgmem.embed.Embedder` of dim 384) makes writes store
+    ``name_embedding``/``fact_embedding`` too.
+    """
+
+    def __init__(
+        self,
+        uri: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        *,
+        ensure_indexes: bool = True,
+        connection_timeout: float = 10.0,
+        embedder: Any = None,
+    ) -> None:
+        if embedder is not None and int(embedder.dim) != EMBEDDING_DIM:
+            raise ValueError(
+                f"the Neo4j vector indexes hold {EMBEDDING_DIM}-dim vectors; "
+                f"embedder {getattr(embedder, 'name', embedder)!r} has dim {embedder.dim}"
+            )
+        # Optional kgmem.embed.Embedder: when set, entity names and fact texts are embedded
+        # on write (name_embedding / fact_embedding), which graphiti's cosine search and the
+        # vector indexes use.
+        self.embedder = embedder
+        env = settings_from_env()
+        self.uri = uri or env["uri"] or "bolt://127.0.0.1:7687"
+        self.database = database or env["database"] or "neo4j"
+        user = user if user is not None else env["user"]
+        if password is None:
+            password = env["password"]
+        auth = None if password is None else (user or "neo4j", password)
+        where = f"Neo4j at {self.uri} (database {self.database!r})"
+        try:
+            self.driver = neo4j.GraphDatabase.driver(
+                self.uri,
+                auth=auth,
+                connection_timeout=connection_timeout,
+                max_transaction_retry_time=5.0,
+                # "property key does not exist" warnings are expected on a fresh graph
+                notifications_min_severity="OFF",
+            )
+        except (ValueError, Neo4jError) as exc:
+            raise StoreUnavailableError(f"bad Neo4j settings for {where}: {exc}") from exc
+        try:
+            self.driver.verify_connectivity()
+            with self.driver.session(database=self.database) as s:
+                s.run("RETURN 1").consume()
+                self.schema_notes = ensure_schema(s) if ensure_indexes else []
+        except AuthError as exc:
+            self.driver.close()
+            raise StoreUnavailableError(
+                f"{where} refused the credentials (set KGMEM_NEO4J_USER/KGMEM_NEO4J_PASSWORD): "
+                f"{exc}"
+            ) from exc
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            self.driver.close()
+            raise StoreUnavailableError(
+                f"cannot reach {where}: {exc}. Start a local server with scripts/neo4j.sh start"
+            ) from exc
+        except Neo4jError as exc:
+            self.driver.close()
+            raise StoreUnavailableError(f"{where} is not usable: {exc}") from exc
+        self._local = threading.local()
+        self._sessions: list[neo4j.Session] = []
+        self._sessions_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._closed = False
+
+    # ------------------------------------------------------------------ plumbing
+    def _session(self) -> neo4j.Session:
+        s = getattr(self._local, "session", None)
+        if s is None:
+            if self._closed:
+                raise StoreUnavailableError("the Neo4j store is closed")
+            s = self.driver.session(database=self.database)
+            self._local.session = s
+            with self._sessions_lock:
+                self._sessions.append(s)
+        return s
+
+    def _drop_session(self) -> None:
+        s = getattr(self._local, "session", None)
+        self._local.session = None
+        if s is not None:
+            try:
+                s.close()
+            except Exception:  # noqa: BLE001 - the connection is already broken
+                pass
+
+    def _q(self, query: str, **params: Any) -> list[list[Any]]:
+        """Run an auto-commit read on this thread's session (one retry on a lost connection)."""
+        for attempt in (0, 1):
+            try:
+                return self._session().run(query, params).values()
+            except (ServiceUnavailable, SessionExpired) as exc:
+                self._drop_session()
+                if attempt:
+                    raise StoreUnavailableError(f"lost the connection to Neo4j: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self._closed = True
+        with self._sessions_lock:
+            sessions, self._sessions = self._sessions, []
+        for s in sessions:
+            try:
+                s.close()
+            except Exception:  # noqa: BLE001
+                pass
+        self.driver.close()
+
+    @contextmanager
+    def write(self) -> Iterator[_WriteTx]:
+        with self._write_lock:
+            if getattr(self._local, "in_write", False):
+                raise RuntimeError("nested store.write() blocks are not supported")
+            session = getattr(self._local, "wsession", None)
+            if session is None:
+                session = self.driver.session(database=self.database)
+                self._local.wsession = session
+                with self._sessions_lock:
+                    self._sessions.append(session)
+            try:
+                tx = session.begin_transaction()
+            except (ServiceUnavailable, SessionExpired) as exc:
+                self._local.wsession = None
+                raise StoreUnavailableError(f"cannot start a Neo4j transaction: {exc}") from exc
+            self._local.in_write = True
+            try:
+                w = _WriteTx(tx, self.embedder)
+                yield w
+                w._flush_meta()
+                tx.commit()
+            except BaseException:
+                try:
+                    if tx.closed() is False:
+                        tx.rollback()
+                except Exception:  # noqa: BLE001 - keep the original error
+                    self._local.wsession = None
+                raise
+            finally:
+                self._local.in_write = False
+
+    # ------------------------------------------------------------------ reads
+    def last_tx_time(self) -> datetime | None:
+        rows = self._q("MATCH (m:KgmemMeta {key: 'last_tx_time'}) RETURN m.value")
+        return _dt(rows[0][0]) if rows else None
+
+    def get_entity(self, group: str, entity_id: str) -> Entity | None:
+        rows = self._q(_GET_ENTITY, id=entity_id, g=group)
+        return _entity(rows[0]) if rows else None
+
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]:
+        return [_entity(r) for r in self._q(_FIND_ENTITIES, g=group, n=norm_name)]
+
+    def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
+        rows = self._q(
+            "MATCH (e:Entity) WHERE e.group_id = $g "
+            + _ENTITY_RETURN
+            + " ORDER BY e.created_at, e.uuid SKIP $offset LIMIT $limit",
+            g=group,
+            offset=offset,
+            limit=limit,
+        )
+        return [_entity(r) for r in rows]
+
+    def get_episode(self, group: str, episode_id: str) -> Episode | None:
+        rows = self._q(
+            "MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_RETURN,
+            id=episode_id,
+            g=group,
+        )
+        return _episode(rows[0]) if rows else None
+
+    def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
+        rows = self._q(
+            "MATCH (e:Episodic) WHERE e.group_id = $g "
+            + _EPISODE_RETURN
+            + " ORDER BY e.valid_at, e.created_at, e.uuid SKIP $offset LIMIT $limit",
+            g=group,
+            offset=offset,
+            limit=limit,
+        )
+        return [_episode(r) for r in rows]
+
+    def facts(
+        self,
+        group: str,
+        when: TimeFilter,
+        subject_id: str | None = None,
+        predicate: str | None = None,
+        object_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[FactVersion]:
+        query = _facts_query(
+            subject_id is not None,
+            predicate is not None,
+            object_id is not None,
+            when,
+            limit is not None,
+        )
+        _, params = _visibility(when)
+        params["g"] = group
+        if subject_id is not None:
+            params["sid"] = subject_id
+        if predicate is not None:
+            params["p"] = predicate
+        if object_id is not None:
+            params["oid"] = object_id
+        if limit is not None:
+            params["limit"] = limit
+        return _versions(self._q(query, **params))
+
+    def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
+        rows = self._q(
+            "CALL () { MATCH (s:Entity)-[r:RELATES_TO {fact_id: $f}]->(o:Entity) RETURN s, r, o "
+            "UNION MATCH (s:Entity)-[r:RELATES_TO {uuid: $f}]->(o:Entity) WHERE r.fact_id IS NULL "
+            "RETURN s, r, o } WITH s, r, o WHERE r.group_id = $g "
+            + _V_RETURN
+            + _V_PROV
+            + " ORDER BY r.created_at, r.ins_seq, r.uuid",
+            f=fact_id,
+            g=group,
+        )
+        return _versions(rows)
+
+    def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
+        rows = self._q(
+            "CALL () { MATCH (s:Entity {uuid: $e})-[r:RELATES_TO]->(o:Entity) "
+            "WHERE r.group_id = $g RETURN s, r, o "
+            "UNION ALL MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: $e}) "
+            "WHERE r.group_id = $g AND s.uuid <> $e RETURN s, r, o } WITH s, r, o "
+            + _V_RETURN
+            + _V_PROV,
+            e=entity_id,
+            g=group,
+        )
+        out = _versions(rows)
+        out.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
+        return out
+
+    def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
+        rows = self._q(
+            "CALL () { MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+            "WHERE r.group_id = $g AND r.created_at > $t RETURN s, r, o "
+            "UNION MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+            "WHERE r.group_id = $g AND r.expired_at > $t AND r.fact_id IS NOT NULL "
+            "RETURN s, r, o } WITH s, r, o "
+            + _V_RETURN
+            + _V_PROV
+            + " ORDER BY r.created_at, r.ins_seq, r.uuid",
+            g=group,
+            t=since,
+        )
+        return _versions(rows)
+
+    def changes_since(self, group: str, since: datetime) -> list[Change]:
+        rows = self._q(
+            "MATCH (c:KgmemChange) WHERE c.group_id = $g AND c.created_at > $t "
+            + _CHANGE_RETURN
+            + " ORDER BY c.created_at, c.ins_seq",
+            g=group,
+            t=since,
+        )
+        return [_change(r) for r in rows]
+
+    def adjacent(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter
+    ) -> list[FactVersion]:
+        cond, params = _visibility(when)
+        rows = self._q(
+            "CALL () { UNWIND $ids AS id MATCH (s:Entity {uuid: id})-[r:RELATES_TO]->(o:Entity) "
+            f"WHERE r.group_id = $g AND {cond} RETURN s, r, o "
+            "UNION ALL UNWIND $ids AS id MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: id}) "
+            f"WHERE r.group_id = $g AND {cond} RETURN s, r, o }} WITH s, r, o "
+            + _V_RETURN
+            + _V_NOPROV,
+            ids=list(entity_ids),
+            g=group,
+            **params,
+        )
+        out: list[FactVersion] = []
+        seen: set[str] = set()
+        for v in _versions(rows):
+            if v.id not in seen:
+                seen.add(v.id)
+                out.append(v)
+        return out
+
+    def erasures(self, group: str) -> list[Erasure]:
+        rows = self._q(
+            "MATCH (x:KgmemErasure) WHERE x.group_id = $g "
+            "RETURN x.id, x.group_id, x.kind, x.created_at, x.counts ORDER BY x.created_at",
+            g=group,
+        )
+        return [
+            Erasure(id=r[0], group=r[1], kind=r[2], created_at=_at(r[3]), counts=json.loads(r[4]))
+            for r in rows
+        ]
+
+    def counts(self, group: str | None = None) -> dict[str, int]:
+        if group is None:
+            row = self._q(
+                "CALL () { MATCH (n:Entity) RETURN count(n) AS entities } "
+                "CALL () { MATCH (n:Episodic) RETURN count(n) AS episodes } "
+                "CALL () { MATCH (n:KgmemLineage) RETURN count(n) AS lineages } "
+                "CALL () { MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS versions } "
+                "CALL () { MATCH (n:KgmemChange) RETURN count(n) AS changes } "
+                "RETURN entities, episodes, lineages, versions, changes"
+            )[0]
+        else:
+            row = self._q(
+                "CALL () { MATCH (n:Entity) WHERE n.group_id = $g RETURN count(n) AS entities } "
+                "CALL () { MATCH (n:Episodic) WHERE n.group_id = $g RETURN count(n) AS episodes } "
+                "CALL () { MATCH (n:KgmemLineage) WHERE n.group_id = $g RETURN count(n) AS lineages } "
+                "CALL () { MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g "
+                "RETURN count(r) AS versions } "
+                "CALL () { MATCH (n:KgmemChange) WHERE n.group_id = $g RETURN count(n) AS changes } "
+                "RETURN entities, episodes, lineages, versions, changes",
+                g=group,
+            )[0]
+        return dict(zip(("entities", "episodes", "lineages", "versions", "changes"), row))
+
+    def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
+        """Episode ids ranked by Lucene relevance (graphiti's ``episode_content`` index)."""
+        lucene = _fulltext_query(query, group)
+        if lucene is None:
+            return []
+        rows = self._q(
+            "CALL db.index.fulltext.queryNodes('episode_content', $q) YIELD node, score "
+            "WHERE node.group_id = $g RETURN node.uuid, score ORDER BY score DESC, node.uuid "
+            "LIMIT $limit",
+            q=lucene,
+            g=group,
+            limit=limit,
+        )
+        return [(r[0], float(r[1])) for r in rows]
+
+    # ------------------------------------------------------------------ extras
+    def adopt_graphiti_entities(self, group: str | None = None) -> int:
+        """Give graphiti-written entities kgmem's lookup keys (``norm_name``, ``aliases``).
+
+        Only kgmem bookkeeping properties are added; graphiti's own properties are untouched.
+        Returns how many entities were adopted. Entities are then found by name in kgmem.
+        """
+        rows = self._q(
+            "MATCH (e:Entity) WHERE e.norm_name IS NULL AND ($g IS NULL OR e.group_id = $g) "
+            "RETURN e.uuid, e.name",
+            g=group,
+        )
+        if not rows:
+            return 0
+        keys = [{"id": r[0], "n": normalize_name(r[1] or "")} for r in rows]
+        with self.write() as w:
+            w._run(
+                "UNWIND $rows AS x MATCH (e:Entity {uuid: x.id}) "
+                "SET e.norm_name = x.n, e.aliases = coalesce(e.aliases, [])",
+                rows=keys,
+            )
+        return len(keys)
+
+    def schema(self) -> list[dict[str, Any]]:
+        with self.driver.session(database=self.database) as s:
+            return describe_schema(s)
+
+
+# ---------------------------------------------------------------------------------- writes
+class _WriteTx:
+    """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
+
+    def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:
+        self.tx = tx
+        self._embedder = embedder
+        # The lock: an exclusive write on one node, held until commit/rollback. The counters
+        # are read after it (clause order), so they are the last committed ones.
+        rows = tx.run(
+            "MERGE (m:KgmemMeta {key: 'lock'}) SET m.touched = timestamp() "
+            "WITH m CALL (m) { MATCH (x:KgmemMeta) "
+            "WHERE x.key IN ['last_tx_time', 'seq', 'ins'] RETURN collect([x.key, x.value]) AS kv } "
+            "RETURN kv"
+        ).values()
+        self._meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
+        self._dirty: set[str] = set()
+        self._tx_time: datetime | None = None
+        self._groups: set[str] = set()  # groups written in this transaction
+
+    def _run(self, query: str, **params: Any) -> list[list[Any]]:
+        return self.tx.run(query, params).values()
+
+    def _touch(self, group: str) -> None:
+        self._groups.add(group)
+
+    def _embed(self, text: str) -> list[float] | None:
+        if self._embedder is None or not text:
+            return None
+        return [float(x) for x in self._embedder.embed_one(text)]
+
+    def _flush_meta(self) -> None:
+        """Before commit: check and advance the per-group clocks, write the counters."""
+        t = self._tx_time
+        clocks = t is not None and bool(self._groups)
+        if clocks:
+            assert t is not None
+            prev = _dt(self._meta.get("last_tx_time"))
+            if prev is None or prev < t:
+                self._meta["last_tx_time"] = t
+                self._dirty.add("last_tx_time")
+        if not clocks and not self._dirty:
+            return
+        # One round trip: advance the clocks of the written groups, store the counters.
+        rows = self._run(
+            "CALL () { UNWIND $gs AS g MERGE (c:KgmemClock {group_id: g}) "
+            "WITH c, c.last_tx_time AS last "
+            "SET c.last_tx_time = CASE WHEN last IS NULL OR last < $t THEN $t ELSE last END "
+            "RETURN collect([c.group_id, last]) AS clocks } "
+            "CALL () { UNWIND $kv AS kv MERGE (m:KgmemMeta {key: kv[0]}) SET m.value = kv[1] "
+            "RETURN count(*) AS n } "
+            "RETURN clocks",
+            gs=sorted(self._groups) if clocks else [],
+            t=t,
+            kv=[[k, self._meta[k]] for k in sorted(self._dirty)],
+        )
+        self._dirty.clear()
+        for g, last in rows[0][0] if rows else []:
+            last_dt = _dt(last)
+            if t is not None and last_dt is not None and t < last_dt:
+                raise ClockError(
+                    f"clock went backwards: {t.isoformat()} is before the last transaction "
+                    f"time {last_dt.isoformat()} of group {g!r}",
+                    now=t.isoformat(),
+                    last=last_dt.isoformat(),
+                    group=g,
+                )
+
+    def _next_ins(self) -> int:
+        n = int(self._meta.get("ins") or 0) + 1
+        self._meta["ins"] = n
+        self._dirty.add("ins")
+        return n
+
+    # transaction clock: one per group (see the module docstring), checked at commit
+    def last_tx_time(self) -> datetime | None:
+        return None
+
+    def set_last_tx_time(self, t: datetime) -> None:
+        self._tx_time = t
+
+    def next_seq(self) -> int:
+        n = int(self._meta.get("seq") or 0) + 1
+        self._meta["seq"] = n
+        self._dirty.add("seq")
+        return n
+
+    # entities
+    def get_entity(self, group: str, entity_id: str) -> Entity | None:
+        rows = self._run(_GET_ENTITY, id=entity_id, g=group)
+        return _entity(rows[0]) if rows else None
+
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]:
+        return [_entity(r) for r in self._run(_FIND_ENTITIES, g=group, n=norm_name)]
+
+    def insert_entity(self, entity: Entity, norm_name: str) -> None:
+        self._touch(entity.group)
+        self._run(
+            "CREATE (e:Entity {uuid: $id, group_id: $g, name: $name, norm_name: $n, "
+            "summary: $summary, created_at: $t, aliases: $aliases}) "
+            "WITH e WHERE $emb IS NOT NULL "
+            "CALL db.create.setNodeVectorProperty(e, 'name_embedding', $emb)",
+            emb=self._embed(entity.name),
+            id=entity.id,
+            g=entity.group,
+            name=entity.name,
+            n=norm_name,
+            summary=entity.summary,
+            t=entity.created_at,
+            aliases=list(entity.aliases),
+        )
+
+    def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None:
+        self._touch(group)
+        # INSERT OR IGNORE on (group, norm_alias, entity): the display list grows only when
+        # the alias key is new.
+        self._run(
+            "OPTIONAL MATCH (x:KgmemAlias {group_id: $g, norm_alias: $n, entity_id: $id}) "
+            "WITH x WHERE x IS NULL "
+            "CREATE (:KgmemAlias {group_id: $g, norm_alias: $n, entity_id: $id, alias: $alias}) "
+            "WITH 1 AS one MATCH (e:Entity {uuid: $id}) "
+            "SET e.aliases = coalesce(e.aliases, []) + $alias",
+            g=group,
+            n=norm_alias,
+            id=entity_id,
+            alias=alias,
+        )
+
+    # episodes
+    def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
+        rows = self._run(
+            "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + _EPISODE_RETURN,
+            g=group,
+            h=content_hash,
+        )
+        return _episode(rows[0]) if rows else None
+
+    def insert_episode(self, episode: Episode, content_hash: str) -> None:
+        self._touch(episode.group)
+        self._run(
+            "CREATE (e:Episodic {uuid: $id, group_id: $g, name: $name, content: $content, "
+            "source: $source, source_description: $sd, speaker: $speaker, valid_at: $ref, "
+            "created_at: $t, content_hash: $h, entity_edges: []})",
+            id=episode.id,
+            g=episode.group,
+            name=f"{episode.source} {episode.reference_time.date().isoformat()}",
+            content=episode.content,
+            source=episode.source,
+            sd=episode.source_description,
+            speaker=episode.speaker,
+            ref=episode.reference_time,
+            t=episode.created_at,
+            h=content_hash,
+        )
+
+    def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:
+        self._run(
+            "MATCH (ep:Episodic {uuid: $ep}) UNWIND $ids AS id MATCH (e:Entity {uuid: id}) "
+            "MERGE (ep)-[m:MENTIONS]->(e) ON CREATE SET m.uuid = randomUUID(), "
+            "m.group_id = ep.group_id, m.created_at = ep.created_at",
+            ep=episode_id,
+            ids=list(entity_ids),
+        )
+
+    # lineages, versions, provenance
+    def get_lineage(self, fact_id: str) -> LineageState | None:
+        rows = self._run("MATCH (l:KgmemLineage {fact_id: $f}) " + _LINEAGE_RETURN, f=fact_id)
+        return _lineage(rows[0]) if rows else None
+
+    def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]:
+        rows = self._run(
+            "MATCH (l:KgmemLineage {group_id: $g, subject_id: $s, predicate: $p}) "
+            + _LINEAGE_RETURN
+            + " ORDER BY l.seq",
+            g=group,
+            s=subject_id,
+            p=predicate,
+        )
+        return [_lineage(r) for r in rows]
+
+    def put_lineage(self, s: LineageState) -> None:
+        self._touch(s.group)
+        self._run(
+            "MERGE (l:KgmemLineage {fact_id: $f}) SET l.group_id = $g, l.subject_id = $s, "
+            "l.predicate = $p, l.object_id = $o, l.valid_at = $va, l.valid_precision = $vp, "
+            "l.stated_invalid_at = $sia, l.invalid_precision = $ip, l.believed = $b, "
+            "l.seq = $seq, l.fact_text = $text",
+            f=s.fact_id,
+            g=s.group,
+            s=s.subject_id,
+            p=s.predicate,
+            o=s.object_id,
+            va=s.valid_at,
+            vp=s.valid_precision.value,
+            sia=s.stated_invalid_at,
+            ip=s.invalid_precision.value,
+            b=s.believed,
+            seq=s.seq,
+            text=s.fact_text,
+        )
+
+    def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]:
+        rows = self._run(
+            "UNWIND $ids AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
+            "WHERE r.expired_at IS NULL " + _V_RETURN + _V_NOPROV,
+            ids=list(fact_ids),
+        )
+        return {v.fact_id: v for v in _versions(rows)}
+
+    def insert_version(self, v: FactVersion) -> None:
+        self._touch(v.group)
+        self._run(
+            "MATCH (s:Entity {uuid: $sid}) MATCH (o:Entity {uuid: $oid}) "
+            "CREATE (s)-[r:RELATES_TO]->(o) SET r = $props, r.episodes = COLLECT { "
+            "MATCH (:KgmemLineage {fact_id: $props.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
+            "RETURN ep.uuid ORDER BY ep.uuid } "
+            "WITH r WHERE $emb IS NOT NULL "
+            "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', $emb)",
+            emb=self._embed(v.fact),
+            sid=v.subject_id,
+            oid=v.object_id,
+            props={
+                "uuid": v.id,
+                "fact_id": v.fact_id,
+                "group_id": v.group,
+                "name": v.predicate,
+                "fact": v.fact,
+                "valid_at": v.valid_at,
+                "valid_precision": v.valid_precision.value,
+                "invalid_at": v.invalid_at,
+                "invalid_precision": v.invalid_precision.value,
+                "stated_invalid_at": v.stated_invalid_at,
+                "created_at": v.created_at,
+                "expired_at": v.expired_at,
+                "change_id": v.change_id,
+                "reason": v.reason,
+                "caused_by": v.caused_by,
+                "ins_seq": self._next_ins(),
+            },
+        )
+
+    def expire_version(self, version_id: str, at: datetime) -> None:
+        # The only update a version ever gets: closing its transaction interval, once.
+        self._run(
+            "MATCH ()-[r:RELATES_TO {uuid: $id}]->() WHERE r.expired_at IS NULL "
+            "SET r.expired_at = $at",
+            id=version_id,
+            at=at,
+        )
+
+    def add_provenance(self, fact_id: str, episode_id: str) -> None:
+        self._run(
+            "MATCH (l:KgmemLineage {fact_id: $f}) MATCH (ep:Episodic {uuid: $e}) "
+            "MERGE (ep)-[:KGMEM_SUPPORTS]->(l)",
+            f=fact_id,
+            e=episode_id,
+        )
+
+    # changes
+    def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:
+        self._touch(change.group)
+        self._run(
+            "CREATE (c:KgmemChange {id: $id, group_id: $g, kind: $kind, created_at: $t, "
+            "reason: $reason, undoes: $undoes, undone_by: $undone_by, fact_ids: $fact_ids, "
+            "ins_seq: $ins}) "
+            "WITH c UNWIND $effects AS e CREATE (:KgmemEffect {change_id: c.id, group_id: c.group_id, "
+            "ord: e.ord, fact_id: e.fact_id, before: e.before, after: e.after})",
+            id=change.id,
+            g=change.group,
+            kind=change.kind,
+            t=change.created_at,
+            reason=change.reason,
+            undoes=change.undoes,
+            undone_by=change.undone_by,
+            fact_ids=list(change.fact_ids),
+            ins=self._next_ins(),
+            effects=[
+                {
+                    "ord": i,
+                    "fact_id": e.fact_id,
+                    "before": json.dumps(e.before.to_json()) if e.before else None,
+                    "after": json.dumps(e.after.to_json()) if e.after else None,
+                }
+                for i, e in enumerate(effects)
+            ],
+        )
+
+    def get_change(self, group: str, change_id: str) -> Change | None:
+        rows = self._run(
+            "MATCH (c:KgmemChange {id: $id}) WHERE c.group_id = $g " + _CHANGE_RETURN,
+            id=change_id,
+            g=group,
+        )
+        return _change(rows[0]) if rows else None
+
+    def change_effects(self, change_id: str) -> list[ChangeEffect]:
+        rows = self._run(
+            "MATCH (e:KgmemEffect {change_id: $id}) RETURN e.fact_id, e.before, e.after "
+            "ORDER BY e.ord",
+            id=change_id,
+        )
+        return [
+            ChangeEffect(
+                r[0],
+                LineageState.from_json(json.loads(r[1])) if r[1] else None,
+                LineageState.from_json(json.loads(r[2])) if r[2] else None,
+            )
+            for r in rows
+        ]
+
+    def mark_undone(self, change_id: str, undone_by: str) -> None:
+        self._run(
+            "MATCH (c:KgmemChange {id: $id}) SET c.undone_by = $by", id=change_id, by=undone_by
+        )
+
+    # erase (physical)
+    def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
+        rows = self._run(
+            "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
+            "WHERE l.group_id = $g AND COUNT { (l)<-[:KGMEM_SUPPORTS]-() } = 1 "
+            "RETURN l.fact_id",
+            e=episode_id,
+            g=group,
+        )
+        return [r[0] for r in rows]
+
+    def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]:
+        rows = self._run(
+            "CALL () { MATCH (l:KgmemLineage {subject_id: $e}) WHERE l.group_id = $g "
+            "RETURN l.fact_id AS f "
+            "UNION MATCH (l:KgmemLineage {object_id: $e}) WHERE l.group_id = $g "
+            "RETURN l.fact_id AS f "
+            "UNION MATCH (:Entity {uuid: $e})-[r:RELATES_TO]-() WHERE r.group_id = $g "
+            "RETURN coalesce(r.fact_id, r.uuid) AS f } RETURN f",
+            e=entity_id,
+            g=group,
+        )
+        return [r[0] for r in rows]
+
+    def delete_lineages(self, fact_ids: Sequence[str]) -> int:
+        ids = list(fact_ids)
+        if not ids:
+            return 0
+        n = self._run(
+            "CALL () { UNWIND $ids AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() RETURN r "
+            "UNION UNWIND $ids AS f MATCH ()-[r:RELATES_TO {uuid: f}]->() "
+            "WHERE r.fact_id IS NULL RETURN r } DELETE r RETURN count(r)",
+            ids=ids,
+        )[0][0]
+        self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) DETACH DELETE l", ids=ids)
+        # the change log keeps ids only; the lineage content it held is removed too
+        self._run("UNWIND $ids AS f MATCH (e:KgmemEffect {fact_id: f}) DELETE e", ids=ids)
+        return int(n)
+
+    def delete_episode(self, group: str, episode_id: str) -> int:
+        self._touch(group)
+        # Versions keep no trace of the erased episode (graphiti readers see r.episodes).
+        self._run(
+            "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
+            "MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() WHERE $e IN r.episodes "
+            "SET r.episodes = [x IN r.episodes WHERE x <> $e]",
+            e=episode_id,
+        )
+        # search-side derivatives of the episode (kgmem.retrieve.neo4j_backend): text-chunk
+        # vectors and mentioned periods go in the same transaction
+        self._run(
+            "MATCH (ep:Episodic {uuid: $e})-[:KGMEM_CHUNK|KGMEM_TIME]->(x) WHERE ep.group_id = $g "
+            "DETACH DELETE x",
+            e=episode_id,
+            g=group,
+        )
+        rows = self._run(
+            "MATCH (ep:Episodic {uuid: $e}) WHERE ep.group_id = $g DETACH DELETE ep "
+            "RETURN count(*)",
+            e=episode_id,
+            g=group,
+        )
+        return int(rows[0][0]) if rows else 0
+
+    def delete_entity(self, group: str, entity_id: str) -> int:
+        self._touch(group)
+        rows = self._run(
+            "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g DETACH DELETE e RETURN count(*)",
+            id=entity_id,
+            g=group,
+        )
+        self._run("MATCH (a:KgmemAlias {entity_id: $id}) DELETE a", id=entity_id)
+        return int(rows[0][0]) if rows else 0
+
+    def delete_group(self, group: str) -> dict[str, int]:
+        self._touch(group)
+        counts: dict[str, int] = {}
+        counts["versions"] = int(
+            self._run(
+                "MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g DELETE r RETURN count(r)",
+                g=group,
+            )[0][0]
+        )
+        for key, label in (
+            ("lineages", "KgmemLineage"),
+            ("entities", "Entity"),
+            ("episodes", "Episodic"),
+            ("changes", "KgmemChange"),
+        ):
+            # label is one of the constants above, never user input
+            counts[key] = int(
+                self._run(
+                    f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n RETURN count(n)",
+                    g=group,
+                )[0][0]
+            )
+        for label in ("KgmemAlias", "KgmemEffect", "KgmemChunk", "KgmemEpisodeTime"):
+            self._run(f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n", g=group)
+        # graphiti-only nodes of the group (communities, sagas) go too: nothing of the group
+        # may survive an erase except the audit record.
+        self._run("MATCH (n:Community|Saga) WHERE n.group_id = $g DETACH DELETE n", g=group)
+        return counts
+
+    def scrub_caused_by(self, fact_ids: Sequence[str]) -> None:
+        if fact_ids:
+            self._run(
+                "UNWIND $ids AS f MATCH ()-[r:RELATES_TO {caused_by: f}]->() "
+                "SET r.caused_by = null, r.reason = 'closed by a fact that was erased'",
+                ids=list(fact_ids),
+            )
+
+    def insert_erasure(self, erasure: Erasure) -> None:
+        self._touch(erasure.group)
+        self._run(
+            "CREATE (:KgmemErasure {id: $id, group_id: $g, kind: $kind, created_at: $t, "
+            "counts: $counts})",
+            id=erasure.id,
+            g=erasure.group,
+            kind=erasure.kind,
+            t=erasure.created_at,
+            counts=json.dumps(erasure.counts),
+        )

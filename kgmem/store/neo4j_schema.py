@@ -1,0 +1,159 @@
+"""Schema of the Neo4j store: constraints and indexes, created idempotently at startup.
+
+Names follow graphiti-core wherever graphiti defines the same index (``relation_group_id``,
+``created_at_edge_index``, ``episode_content``...), so that graphiti's own
+``build_indices_and_constraints()`` finds them and does nothing. Where kgmem wants a
+*uniqueness constraint* and graphiti a plain range index on the same property (Entity.uuid,
+Episodic.uuid, RELATES_TO.uuid), the constraint takes graphiti's index name: graphiti's
+``CREATE INDEX ... IF NOT EXISTS`` is then a no-op, and a plain index that graphiti created
+first is replaced by the (equivalent, stricter) constraint.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from neo4j import Session
+from neo4j.exceptions import ClientError
+
+log = logging.getLogger(__name__)
+
+EMBEDDING_DIM = 384  # all-MiniLM-L6-v2 (kgmem.embed)
+
+# (name, label or rel type, property, is_relationship)
+UNIQUE: list[tuple[str, str, str, bool]] = [
+    ("entity_uuid", "Entity", "uuid", False),
+    ("episode_uuid", "Episodic", "uuid", False),
+    ("relation_uuid", "RELATES_TO", "uuid", True),
+    ("kgmem_lineage_fact_id", "KgmemLineage", "fact_id", False),
+    ("kgmem_change_id", "KgmemChange", "id", False),
+    ("kgmem_meta_key", "KgmemMeta", "key", False),
+    ("kgmem_clock_group", "KgmemClock", "group_id", False),
+]
+
+INDEXES: list[str] = [
+    # RELATES_TO (fact versions); graphiti's names where graphiti has the same index
+    "CREATE INDEX relation_group_id IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.group_id)",
+    "CREATE INDEX name_edge_index IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.name)",
+    "CREATE INDEX created_at_edge_index IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.created_at)",
+    "CREATE INDEX expired_at_edge_index IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.expired_at)",
+    "CREATE INDEX valid_at_edge_index IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.valid_at)",
+    "CREATE INDEX invalid_at_edge_index IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.invalid_at)",
+    "CREATE INDEX kgmem_relation_fact_id IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.fact_id)",
+    "CREATE INDEX kgmem_relation_caused_by IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.caused_by)",
+    # Entity / Episodic
+    "CREATE INDEX entity_group_id IF NOT EXISTS FOR (n:Entity) ON (n.group_id)",
+    "CREATE INDEX kgmem_entity_group_norm IF NOT EXISTS FOR (n:Entity) ON (n.group_id, n.norm_name)",
+    "CREATE INDEX episode_group_id IF NOT EXISTS FOR (n:Episodic) ON (n.group_id)",
+    "CREATE INDEX kgmem_episode_group_hash IF NOT EXISTS "
+    "FOR (n:Episodic) ON (n.group_id, n.content_hash)",
+    # kgmem bookkeeping
+    "CREATE INDEX kgmem_alias_lookup IF NOT EXISTS FOR (n:KgmemAlias) ON (n.group_id, n.norm_alias)",
+    "CREATE INDEX kgmem_alias_entity IF NOT EXISTS FOR (n:KgmemAlias) ON (n.entity_id)",
+    "CREATE INDEX kgmem_alias_group IF NOT EXISTS FOR (n:KgmemAlias) ON (n.group_id)",
+    "CREATE INDEX kgmem_lineage_sp IF NOT EXISTS "
+    "FOR (n:KgmemLineage) ON (n.group_id, n.subject_id, n.predicate)",
+    "CREATE INDEX kgmem_lineage_subject IF NOT EXISTS FOR (n:KgmemLineage) ON (n.subject_id)",
+    "CREATE INDEX kgmem_lineage_object IF NOT EXISTS FOR (n:KgmemLineage) ON (n.object_id)",
+    "CREATE INDEX kgmem_lineage_group IF NOT EXISTS FOR (n:KgmemLineage) ON (n.group_id)",
+    "CREATE INDEX kgmem_change_group_time IF NOT EXISTS "
+    "FOR (n:KgmemChange) ON (n.group_id, n.created_at)",
+    "CREATE INDEX kgmem_change_group IF NOT EXISTS FOR (n:KgmemChange) ON (n.group_id)",
+    "CREATE INDEX kgmem_effect_change IF NOT EXISTS FOR (n:KgmemEffect) ON (n.change_id)",
+    "CREATE INDEX kgmem_effect_fact IF NOT EXISTS FOR (n:KgmemEffect) ON (n.fact_id)",
+    "CREATE INDEX kgmem_effect_group IF NOT EXISTS FOR (n:KgmemEffect) ON (n.group_id)",
+    "CREATE INDEX kgmem_erasure_group IF NOT EXISTS FOR (n:KgmemErasure) ON (n.group_id)",
+    # fulltext: exactly graphiti-core's definitions (so its IF NOT EXISTS finds them)
+    "CREATE FULLTEXT INDEX episode_content IF NOT EXISTS "
+    "FOR (e:Episodic) ON EACH [e.content, e.source, e.source_description, e.group_id]",
+    "CREATE FULLTEXT INDEX node_name_and_summary IF NOT EXISTS "
+    "FOR (n:Entity) ON EACH [n.name, n.summary, n.group_id]",
+    "CREATE FULLTEXT INDEX edge_name_and_fact IF NOT EXISTS "
+    "FOR ()-[e:RELATES_TO]-() ON EACH [e.name, e.fact, e.group_id]",
+    # vector (graphiti-core itself brute-forces cosine; these serve kgmem's vector search)
+    "CREATE VECTOR INDEX kgmem_entity_name_embedding IF NOT EXISTS "
+    "FOR (n:Entity) ON (n.name_embedding) OPTIONS {indexConfig: {"
+    f"`vector.dimensions`: {EMBEDDING_DIM}, `vector.similarity_function`: 'cosine'}}}}",
+    "CREATE VECTOR INDEX kgmem_fact_embedding IF NOT EXISTS "
+    "FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding) OPTIONS {indexConfig: {"
+    f"`vector.dimensions`: {EMBEDDING_DIM}, `vector.similarity_function`: 'cosine'}}}}",
+]
+
+
+def _unique_stmt(name: str, label: str, prop: str, rel: bool) -> str:
+    pattern = f"()-[x:{label}]-()" if rel else f"(x:{label})"
+    return f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR {pattern} REQUIRE x.{prop} IS UNIQUE"
+
+
+def _plain_index_on(session: Session, label: str, prop: str, rel: bool) -> str | None:
+    rows = session.run(
+        "SHOW INDEXES YIELD name, type, entityType, labelsOrTypes, properties, owningConstraint "
+        "WHERE type = 'RANGE' AND owningConstraint IS NULL AND labelsOrTypes = [$label] "
+        "AND properties = [$prop] AND entityType = $kind RETURN name",
+        label=label,
+        prop=prop,
+        kind="RELATIONSHIP" if rel else "NODE",
+    ).values()
+    return rows[0][0] if rows else None
+
+
+def ensure_schema(session: Session, await_seconds: int = 300) -> list[str]:
+    """Create constraints and indexes if missing and wait until all are ONLINE.
+
+    Returns human-readable notes about anything adapted (e.g. a graphiti range index that
+    was replaced by the equivalent uniqueness constraint).
+    """
+    notes: list[str] = []
+    for name, label, prop, rel in UNIQUE:
+        stmt = _unique_stmt(name, label, prop, rel)
+        try:
+            session.run(stmt).consume()
+        except ClientError as exc:
+            if "IndexAlreadyExists" not in (
+                exc.code or ""
+            ) and "already exists an index" not in str(exc):
+                raise
+            # graphiti-core (or an older kgmem) made a plain range index on this property:
+            # the constraint's own index replaces it.
+            old = _plain_index_on(session, label, prop, rel)
+            if old is None:
+                raise
+            session.run("DROP INDEX $name IF EXISTS", name=old).consume()
+            try:
+                session.run(stmt).consume()
+                notes.append(f"replaced range index {old} by uniqueness constraint {name}")
+            except ClientError as exc2:  # duplicates in existing data: keep a plain index
+                idx = (
+                    f"CREATE INDEX {name} IF NOT EXISTS FOR ()-[x:{label}]-() ON (x.{prop})"
+                    if rel
+                    else f"CREATE INDEX {name} IF NOT EXISTS FOR (x:{label}) ON (x.{prop})"
+                )
+                session.run(idx).consume()
+                notes.append(f"could not create constraint {name} ({exc2.message}); kept an index")
+                log.warning("kgmem neo4j schema: %s", notes[-1])
+    for stmt in INDEXES:
+        try:
+            session.run(stmt).consume()
+        except ClientError as exc:
+            # Concurrent startups can race on IF NOT EXISTS; equivalent rule = done.
+            if "EquivalentSchemaRuleAlreadyExists" not in (exc.code or ""):
+                raise
+    session.run("MERGE (m:KgmemMeta {key: 'lock'}) ON CREATE SET m.touched = timestamp()").consume()
+    session.run(
+        "MERGE (m:KgmemMeta {key: 'schema_version'}) ON CREATE SET m.value = $v", v=SCHEMA_VERSION
+    ).consume()
+    session.run("CALL db.awaitIndexes($s)", s=await_seconds).consume()
+    return notes
+
+
+SCHEMA_VERSION = "1"
+
+
+def describe_schema(session: Session) -> list[dict[str, Any]]:
+    """Indexes and constraints as Neo4j reports them (for diagnostics and docs)."""
+    return session.run(
+        "SHOW INDEXES YIELD name, type, entityType, labelsOrTypes, properties, state, "
+        "owningConstraint RETURN name, type, entityType, labelsOrTypes, properties, state, "
+        "owningConstraint ORDER BY name"
+    ).data()

@@ -917,7 +917,14 @@ class _Rules:
     # ------------------------------------------------------------------ homes
     def live(self, v: Any) -> None:
         subs, dropped = self.subjects(v)
-        for prep, o in _preps(v, ("in", "at", "near", "outside", "on")):
+        places = _preps(v, ("in", "at", "near", "outside", "on"))
+        if not places:  # "I live with my boyfriend Sam in Chicago" (PP attached to the noun)
+            for _p, companion in _preps(v, ("with",)):
+                places = _preps(companion, ("in", "near", "outside"))
+                if not places:
+                    for ap in _children(companion, "appos"):
+                        places = _preps(ap, ("in", "near", "outside"))
+        for prep, o in places:
             for obj, negated in _coord(o):
                 if not self.entity_ok(obj, "place"):
                     continue
@@ -1203,6 +1210,9 @@ class _Rules:
             return
         emps = [(p, o) for p, o in _preps(v, ("from", "at", "by"))
                 if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC")]
+        for _p, span in _preps(v, ("after",)):  # "retired after 30 years at Boeing"
+            emps += [(p, o) for p, o in _preps(span, ("at", "with"))
+                     if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC")]
         for prep, o in emps:
             for s in subs:
                 self.c.emit(s, "WORKS_AT", self.np(o, keep_preps=("of",)), v, kind="end",
@@ -1252,9 +1262,20 @@ class _Rules:
                             c.emit(s, "STUDIES_AT", self.np(org, keep_preps=("of",)), anchor,
                                    kind=kind, rule=f"{rule}_student", tokens=[org])
                 return True
+            org_of = [
+                (p, _named(x) or x) for p, x in _preps(o, ("of",))
+                if ((_named(x) or x).pos_ == "PROPN" or _et(_named(x) or x) == "ORG")
+                and (_named(x) or x).lower_ not in _DEPARTMENTS
+            ]
+            role = self.role_text(o) if not org_of else _strip_det(
+                _join(t for t in o.subtree if t.i < org_of[0][0].i and t.i >= o.left_edge.i
+                      and t.dep_ not in ("det", "poss") and t.lower_ not in L.EVALUATIVE_ADJ))
             for s in subs:
-                c.emit(s, "HAS_ROLE", self.role_text(o), anchor, kind=kind, rule=rule,
-                       tokens=[o])
+                c.emit(s, "HAS_ROLE", role, anchor, kind=kind, rule=rule, tokens=[o])
+            for _p, org in org_of:  # "the CEO of Lumen"
+                for s in subs:
+                    c.emit(s, "WORKS_AT", self.np(org), anchor, kind=kind, rule=f"{rule}_of",
+                           tokens=[org])
             for prep, org in self.employer_of(o):
                 if prep.lower_ in ("at", "for", "with"):
                     for s in subs:
@@ -1489,6 +1510,9 @@ class _Rules:
     def lead(self, v: Any) -> None:
         c = self.c
         lemma = v.lemma_.lower()
+        if lemma == "head" and _child(v, "dobj") is None and _preps(v, ("to", "for")):
+            self.go(v)  # "I'm heading to Tokyo next week"
+            return
         if lemma == "run" and v.sent[0].lower_ in ("run",):
             return
         dobj = _child(v, "dobj")
@@ -1824,7 +1848,11 @@ class _Rules:
                 pass
             else:
                 return  # verb rules handle these
-        for prep, o in _preps(noun, ("at", "with")):
+        targets = _preps(noun, ("at", "with"))
+        if not targets and noun.dep_ == "dobj":  # "I love my job at Nike" (PP on the verb)
+            targets = [(p, o) for p, o in _preps(noun.head, ("at", "with"))
+                       if p.i == noun.right_edge.i + 1]
+        for prep, o in targets:
             if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC", "PERSON"):
                 timed = gov is not None and gov.lemma_.lower() in ("start", "begin")
                 c.emit(owner, "WORKS_AT", self.np(o, keep_preps=("of",)),
@@ -2032,6 +2060,10 @@ class _Rules:
         for s in subs:
             self.c.emit(s, "USES", self.np(dobj), v, kind="end", rule="give_up", tokens=[dobj],
                         confidence=0.7)
+            for prep, o in _preps(v, ("for",)) + _preps(dobj, ("for",)):  # "ditched X for Y"
+                if o.pos_ == "PROPN":
+                    self.c.emit(s, "USES", self.np(o), v, rule="ditch_for", tokens=[o],
+                                confidence=0.7)
 
     # ------------------------------------------------------------------ plans & travel
     def plan(self, v: Any) -> None:
@@ -2402,6 +2434,14 @@ _NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "s
 
 _VAGUE_ADV = frozenset({"someday", "eventually", "soon", "really", "definitely", "finally",
                         "maybe", "probably", "also", "too", "again", "sometime", "ever"})
+
+_DEPARTMENTS = frozenset(
+    {"engineering", "marketing", "sales", "product", "design", "finance", "operations", "hr",
+     "research", "legal", "it", "data", "growth", "people", "support", "technology", "security",
+     "infrastructure", "communications", "strategy", "partnerships", "content", "analytics",
+     "platform", "procurement", "compliance", "accounting", "development", "education",
+     "admissions", "nursing", "surgery", "medicine", "radiology", "pediatrics", "customer"}
+)
 
 _EVENT_PREDICATES = frozenset({"VISITED", "ATTENDED", "PLANS"})
 

@@ -303,7 +303,7 @@ KNOWN_PRODUCTS = frozenset(
      "iterm", "warp", "homebrew", "nix", "cursor", "zed", "helix", "nano", "kakoune",
      "duolingo", "spotify", "netflix", "dropbox", "reddit", "twitter", "facebook", "tiktok",
      "linkedin", "pinterest", "snapchat", "uber", "lyft", "airbnb", "etsy", "ebay", "zillow",
-     "doordash", "instacart", "paypal", "coinbase", "robinhood", "peloton", "canva", "hubspot",
+     "doordash", "instacart", "paypal", "coinbase", "robinhood", "peloton", "hubspot",
      "salesforce", "zapier"}
 )
 
@@ -314,7 +314,7 @@ CONVERSATIONAL_VERBS = frozenset(
      "ask", "let", "keep", "remember", "send", "show", "hang", "grab", "help", "see", "meet",
      "reach", "hug", "congratulate", "update", "mention", "add", "brag", "stand", "wait",
      "listen", "look", "give", "put", "hope", "think", "explain", "be", "have", "do", "come",
-     "stay", "hang", "thank", "apologize", "apologise", "welcome", "hold", "bring", "follow",
+     "stay", "apologize", "apologise", "welcome", "hold", "bring", "follow",
      "find", "figure", "focus", "enjoy", "appreciate", "support", "encourage", "inspire",
      "motivate", "remind", "clarify", "confirm", "double", "touch", "circle", "loop", "swing"}
 )

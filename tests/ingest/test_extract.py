@@ -255,3 +255,28 @@ def test_extract_many_matches_extract_and_accepts_item_shapes(ex) -> None:
     assert iso[0][0].valid_at == datetime(2023, 3, 1, tzinfo=UTC)
     with pytest.raises(ValueError):
         ex.extract_many(["no reference time"])
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Sarah is the CEO of Lumen.", {("Sarah", "HAS_ROLE", "CEO", "assert"),
+                                    ("Sarah", "WORKS_AT", "Lumen", "assert")}),
+    ("Priya got promoted to VP of Engineering.", {("Priya", "HAS_ROLE", "VP of Engineering",
+                                                   "assert")}),
+    ("I ditched Chrome for Firefox.", {("Maya", "USES", "Chrome", "end"),
+                                       ("Maya", "USES", "Firefox", "assert")}),
+    ("I live with my boyfriend Sam in Chicago.", {("Maya", "LIVES_IN", "Chicago", "assert"),
+                                                  ("Maya", "DATING", "Sam", "assert")}),
+    ("I love my job at Nike.", {("Maya", "WORKS_AT", "Nike", "assert")}),
+    ("Currently working remotely for a startup called Loomly.",
+     {("Maya", "WORKS_AT", "Loomly", "assert")}),
+    ("I have two kids, Max and Lily.", {("Maya", "PARENT_OF", "Max", "assert"),
+                                        ("Maya", "PARENT_OF", "Lily", "assert")}),
+    ("I haven't worked at IBM since 2019.", {("Maya", "WORKS_AT", "IBM", "end")}),
+    ("I used to live in Chicago.", set()),
+    ("I'd love to check it out sometime!", set()),
+    ("I love your commitment.", set()),
+    ("When I was 10 I loved skateboarding.", set()),
+    ("I've never been to Boston.", set()),
+])
+def test_more_patterns(ex, text, expected) -> None:
+    assert triples(ex.extract(text, REF, "Maya")) == expected

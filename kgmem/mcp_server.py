@@ -10,6 +10,7 @@ Run with ``run(transport="stdio")`` (what desktop clients spawn) or
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any, Literal
 
@@ -75,6 +76,20 @@ def _call(fn: Any, *args: Any, **kw: Any) -> Any:
         return fn(*args, **kw)
     except KgmemError as exc:
         raise ToolError(f"{exc.type}: {exc.message}") from exc
+
+
+def _retrieval(m: Memory) -> tuple[Any, Any]:
+    """(context, search) callables: Memory's methods, else the retrieval package's."""
+    ctx = getattr(m, "context", None)
+    search = getattr(m, "search", None)
+    if ctx is None or search is None:
+        try:
+            from . import retrieve
+        except ImportError:  # pragma: no cover - library without retrieval
+            return ctx, search
+        ctx = ctx or functools.partial(retrieve.context, m)
+        search = search or functools.partial(retrieve.search, m)
+    return ctx, search
 
 
 def create_server(
@@ -145,16 +160,17 @@ def create_server(
         mode=search: ranked facts, entities and episodes."""
         m = lazy.get()
         g = group or default_group
-        if mode == "context" and hasattr(m, "context"):
-            block = _call(m.context, query, budget_tokens=budget_tokens, valid_at=valid_at,
+        ctx_fn, search_fn = _retrieval(m)
+        if mode == "context" and ctx_fn is not None:
+            block = _call(ctx_fn, query, budget_tokens=budget_tokens, valid_at=valid_at,
                           known_at=known_at, group=g)
             if isinstance(block, str):
                 return {"context": block}
             data = _json(block)
             text = data.pop("text", None) if isinstance(data, dict) else None
             return {"context": text if text is not None else str(block), "details": data}
-        if hasattr(m, "search"):
-            hits = _call(m.search, query, valid_at=valid_at, known_at=known_at, limit=limit,
+        if search_fn is not None:
+            hits = _call(search_fn, query, valid_at=valid_at, known_at=known_at, limit=limit,
                          group=g)
             return {"results": _json(list(hits))}
         # Library without retrieval: facts whose text shares a word with the query.

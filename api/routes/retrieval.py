@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
@@ -12,6 +12,8 @@ from ..errors import errors
 from ..schemas import ContextResponse, SearchResponse
 
 router = APIRouter(tags=["retrieval"])
+
+Kind = Literal["facts", "entities", "episodes", "fact", "entity", "episode"]
 
 Q = Annotated[str, Query(min_length=1, max_length=2000, description="Natural-language query.")]
 
@@ -55,15 +57,14 @@ def search(
     group: GroupDep,
     at: AsOfDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
-    kinds: Annotated[list[str] | None, Query(
-        max_length=3, description="Restrict to these result kinds: fact, entity, episode "
-        "(default: all).")]
-    = None,
+    kinds: Annotated[list[Kind] | None, Query(
+        max_length=6, description="Restrict to these result kinds (default: all).")] = None,
 ) -> SearchResponse:
     """Keyword + embedding + graph-neighbourhood retrieval over facts, entities and episodes,
     evaluated at (valid_at, known_at)."""
+    extra = {} if kinds is None else {"kinds": kinds}  # None: the library's default kinds
     result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
-                           kinds=kinds, group=group)
+                           group=group, **extra)
     return SearchResponse(query=q, items=_items(result))
 
 

@@ -29,16 +29,30 @@ def _seed_group(c: TestClient, group: str, city: str, employer: str) -> dict[str
 
 
 class _SearchingMemory(Memory):
-    """Stand-in retrieval, used only when the real Memory.search/context are missing."""
+    """Used only while Memory lacks search/context: the retrieval package's functions when
+    present, else a keyword stand-in."""
 
     def search(self, query, valid_at=None, known_at=None, limit=10, kinds=None,  # type: ignore[no-untyped-def]
                group="default"):
-        return [f for f in self.facts(group=group, valid_at=valid_at, known_at=known_at)
-                if any(w.lower() in f.fact.lower() for w in query.split())][:limit]
+        try:
+            from kgmem.retrieve import search
+        except ImportError:
+            return [{"kind": "fact", "id": f.fact_id, "text": f.fact, "score": 1.0}
+                    for f in self.facts(group=group, valid_at=valid_at, known_at=known_at)
+                    if any(w.lower() in f.fact.lower() for w in query.split())][:limit]
+        extra = {} if kinds is None else {"kinds": kinds}
+        return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
+                      group=group, **extra)
 
     def context(self, query, budget_tokens=1000, valid_at=None, known_at=None,  # type: ignore[no-untyped-def]
                 group="default"):
-        return "\n".join(f.fact for f in self.search(query, valid_at, known_at, group=group))
+        try:
+            from kgmem.retrieve import context
+        except ImportError:
+            hits = self.search(query, valid_at, known_at, group=group)
+            return "\n".join(h["text"] for h in hits)
+        return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
+                       known_at=known_at, group=group)
 
 
 @pytest.fixture

@@ -40,18 +40,32 @@ MAX_EXAMPLES = 40
 
 
 class _FuzzMemory(Memory):
-    """The real Memory; trivial search/context only while the library lacks them."""
+    """The real Memory; while it lacks search/context, the retrieval package's functions
+    (or trivial stand-ins when even those are missing)."""
 
     if not hasattr(Memory, "search"):
         def search(self, query, valid_at=None, known_at=None, limit=10, kinds=None,  # type: ignore[no-untyped-def]
                    group="default"):
-            return self.facts(group=group, valid_at=valid_at, known_at=known_at, limit=limit)
+            try:
+                from kgmem.retrieve import search
+            except ImportError:
+                return [{"kind": "fact", "id": f.fact_id, "text": f.fact, "score": 1.0}
+                        for f in self.facts(group=group, valid_at=valid_at,
+                                            known_at=known_at, limit=limit)]
+            extra = {} if kinds is None else {"kinds": kinds}
+            return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
+                          group=group, **extra)
 
     if not hasattr(Memory, "context"):
         def context(self, query, budget_tokens=1000, valid_at=None, known_at=None,  # type: ignore[no-untyped-def]
                     group="default"):
-            return "\n".join(f.fact for f in self.facts(group=group, valid_at=valid_at,
-                                                         known_at=known_at, limit=20))
+            try:
+                from kgmem.retrieve import context
+            except ImportError:
+                return "\n".join(f.fact for f in self.facts(group=group, valid_at=valid_at,
+                                                             known_at=known_at, limit=20))
+            return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
+                           known_at=known_at, group=group)
 
 
 _tmp = tempfile.TemporaryDirectory(prefix="kgmem-schemathesis-")

@@ -9,9 +9,10 @@ to a temp file and renamed into place, and builders on one machine serialise on 
 
 Nothing heavy happens at import time: weights, tokenizer and session load on first use.
 
-Measured on our 2-core machine (see ``docs/embeddings.md`` and
-``python -m kgmem.embed.bench``): roughly 500-600 sentences/s at batch 64 on chat-length
-sentences, ~3-4 ms for one sentence, ~0.1-0.2 s session load once the file is cached.
+Speed on our 2-core machines (details in ``docs/embeddings.md``; ``python -m
+kgmem.embed.bench``): with one intra-op thread ~260 chat-length sentences per CPU-second at
+batch 64, ~11 texts of 256 tokens per CPU-second, ~5.5 CPU-ms for one sentence; on a quiet
+machine with 2 threads ~550-600 sentences/s and ~3 ms per sentence. ~220 MB RSS.
 """
 
 from __future__ import annotations

@@ -73,17 +73,18 @@ class ExtractionPipeline:
                 group=g, episode=ep.id, reason=f"extracted ({f.rule})",
             )
             return [v.fact_id]
+        any_object = f.object == "*"  # "we broke up": end whatever the current value is
         if f.kind == "end":
             at = f.invalid_at or f.valid_at or ep.reference_time
             out = []
-            for cur in _matching(m, g, f.subject, f.predicate, f.object):
+            for cur in _matching(m, g, f.subject, f.predicate, None if any_object else f.object):
                 if cur.invalid_at is not None and cur.invalid_at <= at:
                     continue
                 if cur.valid_at is not None and cur.valid_at >= at:
                     continue
                 m.invalidate(cur.fact_id, at, reason=f"ended per episode {ep.id}", group=g)
                 out.append(cur.fact_id)
-            if not out and f.object:
+            if not out and f.object and not any_object:
                 v = m.assert_fact(f.subject, f.predicate, f.object, invalid_at=at, group=g,
                                   invalid_precision=f.invalid_precision, episode=None,
                                   reason=f"ended per episode {ep.id}")
@@ -91,6 +92,8 @@ class ExtractionPipeline:
             return out
         if f.kind == "retract":
             out = []
+            if any_object:
+                return []  # never retract every value on a vague correction
             for cur in _matching(m, g, f.subject, f.predicate, f.object):
                 m.retract(cur.fact_id, reason=f"corrected by episode {ep.id}", group=g)
                 out.append(cur.fact_id)

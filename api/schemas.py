@@ -17,7 +17,7 @@ from kgmem.names import MAX_CONTENT, MAX_NAME
 # Hard ceilings baked into the schema; the configured ``max_list`` (settings) may be lower.
 MAX_BULK = 1000
 MAX_PAGE = 1000
-MAX_OFFSET = 1_000_000
+MAX_OFFSET = 100_000
 MAX_TEXT = 10_000
 
 Precision = Literal["year", "month", "day", "instant"]

@@ -324,6 +324,29 @@ def predicates() -> None:
 
 
 @app.command()
+def serve(
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+) -> None:
+    """Run the HTTP API (FastAPI + uvicorn)."""
+    from api.app import run as run_api
+
+    run_api(host=host, port=port, settings=_settings())
+
+
+@app.command()
+def mcp(
+    transport: Annotated[str, typer.Option(help="stdio | http")] = "stdio",
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8001,
+) -> None:
+    """Run the MCP server (remember / recall / as-of tools) for agent clients."""
+    from .mcp_server import run as run_mcp
+
+    run_mcp(transport, host, port, _settings(), state.group)  # type: ignore[arg-type]
+
+
+@app.command()
 def demo(
     fresh: Annotated[bool, typer.Option(help="start from an empty demo store")] = True,
 ) -> None:

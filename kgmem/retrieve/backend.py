@@ -25,6 +25,11 @@ from .keyword import fts_match
 from .vector import VectorIndexes, blob_to_vec
 
 EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
+# A query word found in more rows than this is left out of the keyword query (it carries
+# almost no BM25 weight, and scoring every row that has it is what makes FTS slow at 1M rows);
+# the vector side still sees the whole query. The rarest word is always kept.
+DF_MAX = 5000
+_DF_TTL_S = 300.0
 _LOCK = threading.Lock()
 
 
@@ -53,6 +58,7 @@ class Backend(Protocol):
     embedder: Any
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
+    def auto_index(self) -> int: ...
     def episode_times(self, group: str, known_at: datetime) -> list[int]: ...
     def episodes_in_window(
         self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
@@ -152,10 +158,15 @@ class EmbeddedBackend:
                 given=embedder.name,
             )
         self.vectors = VectorIndexes(self.view, embedder.name, self.dim)
+        self._df: dict[tuple[str, str], tuple[float, int]] = {}
         self._scrubbed_seq = -1
         self._index_lock = threading.Lock()
 
     # ------------------------------------------------------------------ indexing
+    def auto_index(self) -> int:
+        """Search-time catch-up (cheap when nothing is queued)."""
+        return self.index_pending()
+
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
         from .indexing import drain_queue
 
@@ -166,6 +177,27 @@ class EmbeddedBackend:
                 self.vectors.scrub_persisted()
                 self._scrubbed_seq = top
         return n
+
+    def _prune(self, table: str, words: list[str]) -> str:
+        """FTS match for ``words`` without the ones too common to be worth scoring."""
+        import time as _time
+
+        if len(words) <= 1:
+            return fts_match(words)
+        now = _time.monotonic()
+        dfs: list[tuple[int, str]] = []
+        for w in words:
+            hit = self._df.get((table, w))
+            if hit is None or now - hit[0] > _DF_TTL_S:
+                hit = (now, self.view.keyword_doc_freq(table, w))
+                if len(self._df) > 50_000:
+                    self._df.clear()
+                self._df[(table, w)] = hit
+            dfs.append((hit[1], w))
+        keep = [w for df, w in dfs if df <= DF_MAX]
+        if not keep:
+            keep = [min(dfs)[1]]
+        return fts_match(keep)
 
     # ------------------------------------------------------------------ episodes
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
@@ -179,7 +211,7 @@ class EmbeddedBackend:
 
     def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
         return self.view.keyword_episodes_filtered(
-            group, fts_match(words), limit, known_at, ref_max, window
+            group, self._prune("episodes_fts", words), limit, known_at, ref_max, window
         )
 
     def vector_episodes(
@@ -242,7 +274,7 @@ class EmbeddedBackend:
     def keyword_facts(
         self, group: str, words: list[str], limit: int, when: TimeFilter
     ) -> list[tuple[FactVersion, float]]:
-        hits = self.view.keyword_facts(group, fts_match(words), limit * 3)
+        hits = self.view.keyword_facts(group, self._prune("facts_fts", words), limit * 3)
         return self._visible_fact_hits(group, [(t, f, s) for t, f, s in hits], when, limit)
 
     def vector_facts(
@@ -312,7 +344,9 @@ class EmbeddedBackend:
     def keyword_entities(
         self, group: str, words: list[str], limit: int, known_at: datetime
     ) -> list[tuple[str, float]]:
-        hits = self.view.keyword_entities(group, fts_match(words), limit * 2, known_at)
+        hits = self.view.keyword_entities(
+            group, self._prune("entities_fts", words), limit * 2, known_at
+        )
         best: dict[str, float] = {}
         for _, eid, s in hits:
             best[eid] = max(best.get(eid, -1e9), s)

@@ -168,7 +168,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
 
     backend = get_backend(memory, embedder)
     if auto_index:
-        backend.index_pending()
+        backend.auto_index()
 
     # ---------------------------------------------------------------- time in the query
     pq = parse_query_time(query, asking)

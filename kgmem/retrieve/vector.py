@@ -36,7 +36,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-HNSW_MIN = 20_000  # below this many vectors an exact matrix is as fast and needs no file
+HNSW_MIN = 4096  # below this many vectors an exact matrix is as fast and needs no file
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 100
 HNSW_EF_SEARCH = 96

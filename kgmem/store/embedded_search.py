@@ -426,6 +426,13 @@ class EmbeddedSearchMixin:
                 )
 
     # ------------------------------------------------------------------ keyword
+    def keyword_doc_freq(self, table: str, word: str) -> int:
+        """How many rows of FTS table ``table`` match ``word`` (cheap: a doclist length)."""
+        if table not in ("facts_fts", "entities_fts", "episodes_fts"):
+            raise ValueError(table)
+        phrase = '"' + word.replace('"', '""') + '"'
+        return int(self._sq(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (phrase,))[0][0])
+
     def keyword_facts(self, group: str, match: str, limit: int) -> list[tuple[str, str, float]]:
         """BM25 over fact texts: ``(text_row_id, fact_id, score)`` best first."""
         if not match:
@@ -587,7 +594,9 @@ class EmbeddedSearchMixin:
         for chunk in iter_chunks(list(dict.fromkeys(fact_ids)), 400):
             marks = ",".join("?" * len(chunk))
             rows += self._sq(
-                f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE v.group_id=? "
+                # "+v.group_id": keep SQLite (without ANALYZE stats) off the
+                # (group_id, created_at) index, which scans the whole group
+                f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE +v.group_id=? "
                 f"AND v.fact_id IN ({marks}) AND {vis}",
                 [group, *chunk, *vparams],
             )
@@ -605,7 +614,7 @@ class EmbeddedSearchMixin:
             for col in ("subject_id", "object_id"):
                 for r in self._sq(
                     f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE v.{col}=? "
-                    f"AND v.group_id=? AND {vis} ORDER BY v.created_at DESC LIMIT ?",
+                    f"AND +v.group_id=? AND {vis} ORDER BY v.created_at DESC LIMIT ?",
                     [eid, group, *vparams, limit],
                 ):
                     if r[0] not in seen:

@@ -1,0 +1,363 @@
+"""Search backend for the Neo4j store (same candidates and semantics as the embedded one).
+
+Uses the store's indexes (kgmem/store/neo4j_schema.py):
+
+* fulltext ``episode_content`` (Episodic.content), ``edge_name_and_fact`` (RELATES_TO.fact),
+  ``node_name_and_summary`` (Entity.name) -- Lucene, OR of quoted words;
+* vector ``kgmem_entity_name_embedding`` (Entity.name_embedding) and ``kgmem_fact_embedding``
+  (RELATES_TO.fact_embedding), 384-dim cosine;
+
+and adds its own (created here, ``IF NOT EXISTS``):
+
+* ``(:Episodic)-[:KGMEM_CHUNK]->(:KgmemChunk {episode_uuid, group_id, chunk, start, end,
+  embedding})`` with vector index ``kgmem_chunk_embedding``: episodes embedded in windows like
+  on the embedded store (never truncated);
+* ``(:Episodic)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid, group_id, start, end})`` with
+  range index ``kgmem_episode_time``: periods an episode mentions ("yesterday").
+
+:meth:`Neo4jBackend.index_pending` embeds entities without ``name_embedding``, fact versions
+without ``fact_embedding`` (a store built with ``Neo4jStore(embedder=...)`` writes those
+itself) and episodes without chunks, and deletes chunk/time nodes whose episode was erased.
+For erase to remove chunk vectors in the erase transaction itself, ``Neo4jStore.delete_episode``
+/ ``delete_group`` should also ``DETACH DELETE`` the episode's ``KGMEM_CHUNK``/``KGMEM_TIME``
+nodes; until then ``index_pending`` (call it after erase) removes them, and search never returns
+a chunk whose episode is gone (results are always joined to live episodes).
+
+Neo4j's vector scores are ``(1 + cos) / 2``; they are mapped back to cosine here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..model import Entity, Episode, FactVersion
+from ..store.base import TimeFilter
+from ..timeutil import from_micros, to_micros
+from .backend import EXACT_WINDOW_MAX
+
+CHUNK_INDEX = "kgmem_chunk_embedding"
+AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
+
+
+def _ns() -> Any:
+    from ..store import neo4j as n4
+
+    return n4
+
+
+def _lucene(words: list[str], field: str) -> str | None:
+    n4 = _ns()
+    if not words:
+        return None
+    return f"{field}:(" + " OR ".join(f'"{n4._lucene_escape(w)}"' for w in words) + ")"
+
+
+def _cos(neo_score: float) -> float:
+    return 2.0 * float(neo_score) - 1.0
+
+
+def _us(x: Any) -> int:
+    return to_micros(_ns()._dt(x))
+
+
+class Neo4jBackend:
+    """Candidate generation over a :class:`kgmem.store.neo4j.Neo4jStore`."""
+
+    def __init__(self, store: Any, embedder: Any) -> None:
+        n4 = _ns()
+        if int(embedder.dim) != n4.EMBEDDING_DIM:
+            raise InvalidInputError(
+                f"the Neo4j vector indexes hold {n4.EMBEDDING_DIM}-dim vectors; embedder "
+                f"{embedder.name!r} has {embedder.dim}"
+            )
+        self.store = store
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self._last_auto = 0.0
+        self._schema()
+
+    def _q(self, query: str, **params: Any) -> list[list[Any]]:
+        return self.store._q(query, **params)
+
+    def _w(self, query: str, **params: Any) -> list[list[Any]]:
+        with self.store.driver.session(database=self.store.database) as s:
+            return s.execute_write(lambda tx: tx.run(query, params).values())
+
+    def _schema(self) -> None:
+        dim = int(self.embedder.dim)
+        for stmt in (
+            f"CREATE VECTOR INDEX {CHUNK_INDEX} IF NOT EXISTS FOR (c:KgmemChunk) ON (c.embedding) "
+            f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, "
+            "`vector.similarity_function`: 'cosine'}}",
+            "CREATE INDEX kgmem_chunk_episode IF NOT EXISTS FOR (c:KgmemChunk) ON (c.episode_uuid)",
+            "CREATE INDEX kgmem_episode_time IF NOT EXISTS "
+            "FOR (t:KgmemEpisodeTime) ON (t.group_id, t.start)",
+            "CREATE INDEX kgmem_episodic_valid_at IF NOT EXISTS FOR (e:Episodic) ON (e.valid_at)",
+        ):
+            self._w(stmt)
+        self._q("CALL db.awaitIndexes(300)")
+
+    # ------------------------------------------------------------------ indexing
+    def auto_index(self) -> int:
+        """Search-time catch-up, throttled (finding work scans the graph)."""
+        return self.index_pending(force=False)
+
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None,
+                      force: bool = True) -> int:
+        from .indexing import _model_window, episode_chunks, episode_time_mentions
+
+        with self._lock:
+            if not force and time.monotonic() - self._last_auto < AUTO_INDEX_EVERY_S:
+                return 0
+            done = 0
+            window = _model_window(self.embedder)
+            while max_items is None or done < max_items:
+                rows = self._q(
+                    "MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
+                    "RETURN e.uuid, e.name LIMIT $n", n=batch_size)
+                if not rows:
+                    break
+                vecs = self.embedder.embed([r[1] for r in rows])
+                self._w(
+                    "UNWIND $rows AS x MATCH (e:Entity {uuid: x.id}) "
+                    "CALL db.create.setNodeVectorProperty(e, 'name_embedding', x.v)",
+                    rows=[{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
+                done += len(rows)
+            while max_items is None or done < max_items:
+                rows = self._q(
+                    "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT "
+                    "NULL RETURN elementId(r), r.fact LIMIT $n", n=batch_size)
+                if not rows:
+                    break
+                vecs = self.embedder.embed([r[1] for r in rows])
+                self._w(
+                    "UNWIND $rows AS x MATCH ()-[r:RELATES_TO]->() WHERE elementId(r) = x.id "
+                    "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', x.v)",
+                    rows=[{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
+                done += len(rows)
+            while max_items is None or done < max_items:
+                rows = self._q(
+                    "MATCH (e:Episodic) WHERE NOT (e)-[:KGMEM_CHUNK]->() "
+                    "RETURN e.uuid, e.group_id, e.content, e.speaker, e.valid_at LIMIT $n",
+                    n=batch_size)
+                if not rows:
+                    break
+                texts, meta, times = [], [], []
+                for uid, group, content, speaker, ref in rows:
+                    for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):
+                        texts.append(t)
+                        meta.append((uid, group, i, a, b))
+                    for _e, _g, s0, s1, _p in episode_time_mentions(uid, group, content or "",
+                                                                   _us(ref)):
+                        times.append({"ep": uid, "g": group, "s": from_micros(s0),
+                                      "e": from_micros(s1)})
+                vecs = self.embedder.embed(texts)
+                chunks = [
+                    {"ep": m[0], "g": m[1], "i": m[2], "a": m[3], "b": m[4],
+                     "id": str(uuid.uuid4()), "v": v.tolist()}
+                    for m, v in zip(meta, vecs)
+                ]
+                # MATCH the episode in the same statement: an episode erased meanwhile gets no
+                # chunks (nothing of it is resurrected)
+                self._w(
+                    "UNWIND $chunks AS x MATCH (e:Episodic {uuid: x.ep}) "
+                    "WHERE NOT EXISTS { MATCH (e)-[:KGMEM_CHUNK]->(:KgmemChunk {chunk: x.i}) } "
+                    "CREATE (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {uuid: x.id, episode_uuid: x.ep, "
+                    "group_id: x.g, chunk: x.i, start: x.a, end: x.b}) "
+                    "WITH c, x CALL db.create.setNodeVectorProperty(c, 'embedding', x.v)",
+                    chunks=chunks)
+                if times:
+                    self._w(
+                        "UNWIND $times AS x MATCH (e:Episodic {uuid: x.ep}) "
+                        "CREATE (e)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid: x.ep, "
+                        "group_id: x.g, start: x.s, end: x.e})",
+                        times=times)
+                done += len(rows)
+            # chunks / time mentions of erased episodes
+            self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c) DETACH DELETE c")
+            self._w("MATCH (t:KgmemEpisodeTime) WHERE NOT ()-[:KGMEM_TIME]->(t) DETACH DELETE t")
+            self._last_auto = time.monotonic()
+            return done
+
+    # ------------------------------------------------------------------ episodes
+    @staticmethod
+    def _ep_filter(alias: str = "e") -> str:
+        return (
+            f"{alias}.group_id = $g AND {alias}.created_at <= $k "
+            f"AND ($rmax IS NULL OR {alias}.valid_at <= $rmax) "
+            f"AND ($w0 IS NULL OR ({alias}.valid_at >= $w0 AND {alias}.valid_at < $w1))"
+        )
+
+    def episode_times(self, group: str, known_at: datetime) -> list[int]:
+        rows = self._q(
+            "MATCH (e:Episodic) WHERE e.group_id = $g AND e.created_at <= $k "
+            "RETURN e.valid_at ORDER BY e.valid_at", g=group, k=known_at)
+        return [_us(r[0]) for r in rows]
+
+    def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
+        rows = self._q(
+            f"MATCH (e:Episodic) WHERE {self._ep_filter()} RETURN e.uuid, e.valid_at "
+            "ORDER BY e.valid_at, e.created_at, e.uuid LIMIT $n",
+            g=group, k=known_at, rmax=ref_max, w0=window[0], w1=window[1], n=limit)
+        return [(r[0], _us(r[1])) for r in rows]
+
+    def episodes_mentioning_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
+        from datetime import timedelta
+
+        rows = self._q(
+            "MATCH (t:KgmemEpisodeTime) WHERE t.group_id = $g AND t.start < $w1 "
+            "AND t.start >= $lo AND t.end > $w0 "
+            "MATCH (e:Episodic {uuid: t.episode_uuid}) WHERE e.created_at <= $k "
+            "AND ($rmax IS NULL OR e.valid_at <= $rmax) "
+            "RETURN DISTINCT e.uuid, e.valid_at ORDER BY e.valid_at LIMIT $n",
+            g=group, w0=window[0], w1=window[1], lo=window[0] - timedelta(days=400),
+            k=known_at, rmax=ref_max, n=limit)
+        return [(r[0], _us(r[1])) for r in rows]
+
+    def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
+        q = _lucene(words, "content")
+        if q is None:
+            return []
+        rows = self._q(
+            "CALL db.index.fulltext.queryNodes('episode_content', $q) YIELD node AS e, score "
+            f"WHERE {self._ep_filter()} RETURN e.uuid, score ORDER BY score DESC LIMIT $n",
+            q=q, g=group, k=known_at, rmax=ref_max, w0=window[0] if window else None,
+            w1=window[1] if window else None, n=limit)
+        return [(r[0], float(r[1])) for r in rows]
+
+    def vector_episodes(
+        self, group: str, q: np.ndarray, limit: int, known_at: datetime,
+        ref_max: datetime | None, allowed: set[str] | None,
+    ) -> list[tuple[str, float, tuple[int, int]]]:
+        qv = [float(x) for x in q]
+        if allowed is not None and len(allowed) <= EXACT_WINDOW_MAX:
+            rows = self._q(
+                "UNWIND $ids AS id MATCH (c:KgmemChunk {episode_uuid: id}) "
+                "RETURN c.episode_uuid, vector.similarity.cosine(c.embedding, $q), c.start, c.end",
+                ids=sorted(allowed), q=qv)
+        else:
+            k = limit * 4 if allowed is None else limit * 40
+            rows = self._q(
+                f"CALL db.index.vector.queryNodes('{CHUNK_INDEX}', $kk, $q) YIELD node AS c, score "
+                "WHERE c.group_id = $g MATCH (e:Episodic {uuid: c.episode_uuid}) "
+                "WHERE e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax) "
+                "RETURN c.episode_uuid, score, c.start, c.end",
+                kk=k, q=qv, g=group, k=known_at, rmax=ref_max)
+        best: dict[str, tuple[float, tuple[int, int]]] = {}
+        for eid, score, a, b in rows:
+            if allowed is not None and eid not in allowed:
+                continue
+            s = _cos(score)
+            if eid not in best or s > best[eid][0]:
+                best[eid] = (s, (int(a), int(b)))
+        ranked = sorted(best, key=lambda i: -best[i][0])[:limit]
+        return [(i, best[i][0], best[i][1]) for i in ranked]
+
+    def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]:
+        n4 = _ns()
+        rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
+                       + n4._EPISODE_RETURN, ids=list(dict.fromkeys(ids)), g=group)
+        return {r[0]: n4._episode(r) for r in rows}
+
+    def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
+                       "RETURN e.uuid, e.created_at, e.valid_at", ids=list(dict.fromkeys(ids)),
+                       g=group)
+        return {r[0]: (_us(r[1]), _us(r[2])) for r in rows}
+
+    # ------------------------------------------------------------------ facts
+    def _versions_where(self, match: str, when: TimeFilter, **params: Any) -> list[list[Any]]:
+        n4 = _ns()
+        cond, vparams = n4._visibility(when)
+        return self._q(
+            f"{match} AND r.group_id = $g AND {cond} "
+            f"WITH r, score MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score",
+            **params, **vparams)
+
+    def keyword_facts(self, group, words, limit, when):  # type: ignore[no-untyped-def]
+        q = _lucene(words, "fact")
+        if q is None:
+            return []
+        rows = self._versions_where(
+            "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
+            "YIELD relationship AS r, score WHERE r.fact IS NOT NULL", when, q=q, g=group)
+        return self._best(rows, limit, cosine=False)
+
+    def vector_facts(self, group, q, limit, when):  # type: ignore[no-untyped-def]
+        rows = self._versions_where(
+            "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
+            "YIELD relationship AS r, score WHERE true", when,
+            q=[float(x) for x in q], kk=limit * 4, g=group)
+        return self._best(rows, limit, cosine=True)
+
+    @staticmethod
+    def _best(rows: list[list[Any]], limit: int, cosine: bool) -> list[tuple[FactVersion, float]]:
+        n4 = _ns()
+        best: dict[str, tuple[FactVersion, float]] = {}
+        for r in rows:
+            v = n4._version(r[:19], r[19])
+            s = _cos(r[20]) if cosine else float(r[20])
+            if v.fact_id not in best or s > best[v.fact_id][1]:
+                best[v.fact_id] = (v, s)
+        return sorted(best.values(), key=lambda x: -x[1])[:limit]
+
+    def graph_facts(self, group, entity_ids, when, limit):  # type: ignore[no-untyped-def]
+        out = self.store.adjacent(group, list(entity_ids), when)
+        out.sort(key=lambda v: v.created_at, reverse=True)
+        return out[: limit * max(1, len(entity_ids))]
+
+    def facts_from_episodes(self, group, episode_ids, when, limit):  # type: ignore[no-untyped-def]
+        n4 = _ns()
+        cond, vparams = n4._visibility(when)
+        rows = self._q(
+            "UNWIND $ids AS id MATCH (:Episodic {uuid: id})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
+            "WITH DISTINCT l.fact_id AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
+            f"WHERE r.group_id = $g AND {cond} {n4._V_RETURN}{n4._V_PROV} LIMIT $n",
+            ids=list(episode_ids), g=group, n=limit, **vparams)
+        return n4._versions(rows)
+
+    # ------------------------------------------------------------------ entities
+    def match_entities(self, group, norms, known_at):  # type: ignore[no-untyped-def]
+        rows = self._q(
+            "CALL () { MATCH (e:Entity) WHERE e.group_id = $g AND e.norm_name IN $n "
+            "RETURN e.norm_name AS k, e "
+            "UNION MATCH (a:KgmemAlias) WHERE a.group_id = $g AND a.norm_alias IN $n "
+            "MATCH (e:Entity {uuid: a.entity_id}) RETURN a.norm_alias AS k, e } "
+            "WITH k, e WHERE e.created_at <= $k0 RETURN k, e.uuid",
+            g=group, n=list(norms), k0=known_at)
+        out: dict[str, list[str]] = {}
+        for k, eid in rows:
+            out.setdefault(k, []).append(eid)
+        return out
+
+    def keyword_entities(self, group, words, limit, known_at):  # type: ignore[no-untyped-def]
+        q = _lucene(words, "name")
+        if q is None:
+            return []
+        rows = self._q(
+            "CALL db.index.fulltext.queryNodes('node_name_and_summary', $q) YIELD node AS e, score "
+            "WHERE e.group_id = $g AND e.created_at <= $k RETURN e.uuid, score "
+            "ORDER BY score DESC LIMIT $n", q=q, g=group, k=known_at, n=limit)
+        return [(r[0], float(r[1])) for r in rows]
+
+    def vector_entities(self, group, q, limit, known_at):  # type: ignore[no-untyped-def]
+        rows = self._q(
+            "CALL db.index.vector.queryNodes('kgmem_entity_name_embedding', $kk, $q) "
+            "YIELD node AS e, score WHERE e.group_id = $g AND e.created_at <= $k "
+            "RETURN e.uuid, score", kk=limit * 4, q=[float(x) for x in q], g=group, k=known_at)
+        return [(r[0], _cos(r[1])) for r in rows][:limit]
+
+    def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
+        n4 = _ns()
+        rows = self._q("UNWIND $ids AS id MATCH (e:Entity {uuid: id}) WHERE e.group_id = $g "
+                       + n4._ENTITY_RETURN, ids=list(dict.fromkeys(ids)), g=group)
+        return {r[0]: n4._entity(r) for r in rows}
+

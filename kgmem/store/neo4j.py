@@ -180,6 +180,28 @@ def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, li
     return q
 
 
+def _adjacent_query(when: TimeFilter) -> str:
+    """Versions touching any of ``$ids`` (subject side, then object side), visible at ``when``.
+
+    Each side seeks the Entity.uuid constraint index and expands: the hot query of paths.
+    """
+    cond, _ = _visibility(when)
+    return (
+        "CALL () { UNWIND $ids AS id MATCH (s:Entity {uuid: id})-[r:RELATES_TO]->(o:Entity) "
+        f"WHERE r.group_id = $g AND {cond} RETURN s, r, o "
+        "UNION ALL UNWIND $ids AS id MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: id}) "
+        f"WHERE r.group_id = $g AND {cond} RETURN s, r, o }} WITH s, r, o " + _V_RETURN + _V_NOPROV
+    )
+
+
+VERSIONS_OF_ENTITY = (
+    "CALL () { MATCH (s:Entity {uuid: $e})-[r:RELATES_TO]->(o:Entity) "
+    "WHERE r.group_id = $g RETURN s, r, o "
+    "UNION ALL MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: $e}) "
+    "WHERE r.group_id = $g AND s.uuid <> $e RETURN s, r, o } WITH s, r, o " + _V_RETURN + _V_PROV
+)
+
+
 def _version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
     adopted = row[1] is None  # written by graphiti-core
     invalid_at = _dt(row[11])
@@ -541,16 +563,7 @@ class Neo4jStore:
         return _versions(rows)
 
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
-        rows = self._q(
-            "CALL () { MATCH (s:Entity {uuid: $e})-[r:RELATES_TO]->(o:Entity) "
-            "WHERE r.group_id = $g RETURN s, r, o "
-            "UNION ALL MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: $e}) "
-            "WHERE r.group_id = $g AND s.uuid <> $e RETURN s, r, o } WITH s, r, o "
-            + _V_RETURN
-            + _V_PROV,
-            e=entity_id,
-            g=group,
-        )
+        rows = self._q(VERSIONS_OF_ENTITY, e=entity_id, g=group)
         out = _versions(rows)
         out.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
         return out
@@ -583,18 +596,8 @@ class Neo4jStore:
     def adjacent(
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]:
-        cond, params = _visibility(when)
-        rows = self._q(
-            "CALL () { UNWIND $ids AS id MATCH (s:Entity {uuid: id})-[r:RELATES_TO]->(o:Entity) "
-            f"WHERE r.group_id = $g AND {cond} RETURN s, r, o "
-            "UNION ALL UNWIND $ids AS id MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: id}) "
-            f"WHERE r.group_id = $g AND {cond} RETURN s, r, o }} WITH s, r, o "
-            + _V_RETURN
-            + _V_NOPROV,
-            ids=list(entity_ids),
-            g=group,
-            **params,
-        )
+        _, params = _visibility(when)
+        rows = self._q(_adjacent_query(when), ids=list(entity_ids), g=group, **params)
         out: list[FactVersion] = []
         seen: set[str] = set()
         for v in _versions(rows):

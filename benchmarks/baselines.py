@@ -25,6 +25,7 @@ Documents: a turn is ``"<speaker>: <text>"`` (``speaker_prefix=True``); with
 ``captions=True`` an image-sharing turn also gets ``" [image: <caption>]"``; a session is its
 turns joined by newlines (:meth:`benchmarks.task.Turn.render`). Captions are off by default:
 that is the setting that reproduces the MiniLM rows of docs/BENCHMARKS.md exactly.
+``turn_template`` (e.g. MemPalace's ``'{speaker} said, "{text}"'``) overrides both.
 ``level="session"`` ranks session documents; ``level="turn"`` ranks turns and the runner
 derives the session ranking (sessions in order of their best turn).
 """
@@ -78,6 +79,7 @@ class _DocSystem:
         speaker_prefix: bool = True,
         captions: bool = False,
         speakers: Collection[str] | None = None,
+        turn_template: str | None = None,
     ) -> None:
         if level not in ("turn", "session"):
             raise ValueError(f"level must be 'turn' or 'session', got {level!r}")
@@ -85,12 +87,18 @@ class _DocSystem:
         self.speaker_prefix = speaker_prefix
         self.captions = captions
         self.speakers = set(speakers) if speakers is not None else None
+        self.turn_template = turn_template
         self.doc_ids: list[str] = []
         self.doc_texts: list[str] = []
         self.haystack_id: str | None = None
 
     def _keep(self, t: Turn) -> bool:
         return self.speakers is None or t.speaker in self.speakers
+
+    def _text(self, t: Turn) -> str:
+        if self.turn_template is not None:
+            return self.turn_template.format(speaker=t.speaker, text=t.text)
+        return t.render(speaker=self.speaker_prefix, caption=self.captions)
 
     def _build(self, haystack: Haystack) -> None:
         self.haystack_id = haystack.haystack_id
@@ -100,16 +108,11 @@ class _DocSystem:
             if self.level == "session":
                 if turns:
                     ids.append(s.session_id)
-                    texts.append(
-                        "\n".join(
-                            t.render(speaker=self.speaker_prefix, caption=self.captions)
-                            for t in turns
-                        )
-                    )
+                    texts.append("\n".join(self._text(t) for t in turns))
             else:
                 for t in turns:
                     ids.append(t.turn_id)
-                    texts.append(t.render(speaker=self.speaker_prefix, caption=self.captions))
+                    texts.append(self._text(t))
         self.doc_ids, self.doc_texts = ids, texts
 
     def _ranking(self, order: Sequence[int], scores: np.ndarray | None = None) -> Ranking:

@@ -9,7 +9,9 @@ Runs, within each of the 10 conversations, on the 1,982 questions with usable ev
   documents are ``"<speaker>: <text>"`` turns (sessions: joined by newlines), image captions
   only with ``--captions``;
 * ``minilm-sessions`` / ``minilm-turns``: all-MiniLM-L6-v2 via ``kgmem.embed`` when it is
-  importable (whole sessions are cut at the model's 256 tokens).
+  importable (whole sessions are cut at the model's 256 tokens); opt-in
+  ``minilm-sessions-mempalace`` (``--systems``): sessions written as MemPalace writes them
+  (``Speaker said, "text"`` lines), which with MemPalace's scorer gives its 60.29%.
 
 Metrics (fractions of questions): session recall_any@5/@10, recall_all@10, turn
 recall_any@10/all@10, overall and per category (official names); plus MemPalace's "mean
@@ -87,7 +89,6 @@ REFERENCE: dict[str, dict[str, float | None]] = {
         "session.recall_any@5": 51.9,
         "session.recall_any@10": 67.2,
         "session.recall_all@10": 57.4,
-        "session.mempalace_recall@10": 60.29,
     },
     "minilm-turns": {
         "session.recall_any@5": 72.8,
@@ -102,6 +103,7 @@ REFERENCE: dict[str, dict[str, float | None]] = {
         "session.recall_all@10": 86.2,
         "session.mempalace_recall@10": 90.6,
     },
+    "minilm-sessions-mempalace": {"session.mempalace_recall@10": 60.29},
     "bm25-turns": {
         "session.recall_any@5": 84.9,
         "session.recall_any@10": 92.8,
@@ -112,6 +114,9 @@ REFERENCE: dict[str, dict[str, float | None]] = {
 }
 
 ALL_SYSTEMS = ("random", "bm25-sessions", "bm25-turns", "minilm-sessions", "minilm-turns")
+# MemPalace's raw-session document format: with its scorer it gives the published 60.29%.
+OPTIONAL_SYSTEMS = ("minilm-sessions-mempalace",)
+MEMPALACE_TURN = '{speaker} said, "{text}"'
 
 
 def expected_random_result(task: RetrievalTask, ks: Sequence[int] = DEFAULT_KS) -> RunResult:
@@ -175,11 +180,15 @@ def build_systems(
             systems.append(BM25System("session", captions=captions))
         elif n == "bm25-turns":
             systems.append(BM25System("turn", captions=captions))
+        elif n == "minilm-sessions-mempalace" and embed is not None:
+            systems.append(EmbeddingSystem(embed, "session", name=n, turn_template=MEMPALACE_TURN))
         elif n in ("minilm-sessions", "minilm-turns") and embed is not None:
             level = "session" if n == "minilm-sessions" else "turn"
             systems.append(EmbeddingSystem(embed, level, name=n, captions=captions))
-        elif n not in ALL_SYSTEMS:
-            raise SystemExit(f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS)}")
+        elif n not in ALL_SYSTEMS + OPTIONAL_SYSTEMS:
+            raise SystemExit(
+                f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS + OPTIONAL_SYSTEMS)}"
+            )
     return systems
 
 

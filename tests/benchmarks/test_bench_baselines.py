@@ -208,3 +208,9 @@ def test_kgmem_embedder_adapter_uses_embed_and_bypasses_cache(monkeypatch):
 
     monkeypatch.setattr(kgmem.embed, "get_default_embedder", broken)
     assert load_kgmem_embedder() is None
+
+
+def test_turn_template_overrides_rendering():
+    sys_ = BM25System("session", turn_template='{speaker} said, "{text}"')
+    sys_.index(_hay())
+    assert sys_.doc_texts[0].splitlines()[0] == 'A said, "I adopted a dog named Rex"'

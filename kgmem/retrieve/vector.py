@@ -289,6 +289,8 @@ class VectorIndexes:
         if dels:
             removed = entry.index.remove([int(lab) for _, lab in dels])
             entry.del_seq = int(dels[-1][0])
+        if isinstance(entry.index, HnswIndex) and len(entry.index) == 0:
+            entry.index = FlatIndex(self.dim)  # everything erased: no file left behind
         if isinstance(entry.index, HnswIndex):
             due = (
                 entry.file is None

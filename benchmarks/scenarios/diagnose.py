@@ -54,19 +54,21 @@ def expected(statements: Sequence[Statement]) -> dict[str, list[Expect]]:
         if s.op == "assert":
             assert s.object is not None
             cur[s.id] = Statement(**{**s.__dict__, "tags": list(s.tags)})
-            out[s.id] = [Expect("assert", s.subject, s.predicate, s.object, s.valid_at,
-                                s.invalid_at)]
+            out[s.id] = [
+                Expect("assert", s.subject, s.predicate, s.object, s.valid_at, s.invalid_at)
+            ]
             continue
         tgt = cur[s.target or ""]
         assert tgt.object is not None
         if s.op == "invalidate":
-            out[s.id] = [Expect("end", s.subject, s.predicate, tgt.object,
-                                invalid_at=s.invalid_at)]
+            out[s.id] = [Expect("end", s.subject, s.predicate, tgt.object, invalid_at=s.invalid_at)]
         elif s.op == "retract":
             out[s.id] = [Expect("retract", s.subject, s.predicate, tgt.object)]
         elif s.new_object is not None:
-            out[s.id] = [Expect("retract", s.subject, s.predicate, tgt.object),
-                         Expect("assert", s.subject, s.predicate, s.new_object, tgt.valid_at)]
+            out[s.id] = [
+                Expect("retract", s.subject, s.predicate, tgt.object),
+                Expect("assert", s.subject, s.predicate, s.new_object, tgt.valid_at),
+            ]
             tgt.object = s.new_object
         else:
             out[s.id] = [Expect("assert", s.subject, s.predicate, tgt.object, s.new_valid_at)]
@@ -87,8 +89,14 @@ def _same_instant(got: datetime | None, want: str | None) -> bool:
 def match(e: Expect, facts: Sequence[Any], ref: datetime) -> str:
     """``ok`` or the first problem (see the module docstring) for one expectation."""
     subj, obj = _n(e.subject), _n(e.object)
-    same = [f for f in facts if f.kind == e.kind and _n(f.subject) == subj
-            and f.predicate == e.predicate and _n(f.object) == obj]
+    same = [
+        f
+        for f in facts
+        if f.kind == e.kind
+        and _n(f.subject) == subj
+        and f.predicate == e.predicate
+        and _n(f.object) == obj
+    ]
     for f in same:
         if e.kind == "assert":
             start = f.valid_at or ref
@@ -101,15 +109,23 @@ def match(e: Expect, facts: Sequence[Any], ref: datetime) -> str:
             return "ok"
     if same:
         return "wrong_date"
-    if any(_n(f.subject) == subj and _n(f.object) == obj and f.predicate == e.predicate
-           for f in facts):
+    if any(
+        _n(f.subject) == subj and _n(f.object) == obj and f.predicate == e.predicate for f in facts
+    ):
         return "wrong_polarity"
     if any(_n(f.subject) == subj and _n(f.object) == obj for f in facts):
         return "wrong_predicate"
-    if any(f.kind == e.kind and f.predicate == e.predicate
-           and (_n(f.subject) == subj or _n(f.object) == obj or obj in _n(f.object)
-                or _n(f.object) in obj)
-           for f in facts):
+    if any(
+        f.kind == e.kind
+        and f.predicate == e.predicate
+        and (
+            _n(f.subject) == subj
+            or _n(f.object) == obj
+            or obj in _n(f.object)
+            or _n(f.object) in obj
+        )
+        for f in facts
+    ):
         return "wrong_entity"
     return "missed"
 
@@ -128,13 +144,19 @@ def statement_checks(sc: Scenario, extracted: dict[str, list[Any]]) -> dict[str,
     out: dict[str, str] = {}
     for ep in sc.episodes:
         for sid in ep.statements:
-            out[sid] = check_statement(exps[sid], extracted.get(ep.id, []),
-                                       parse_time(ep.reference_time))
+            out[sid] = check_statement(
+                exps[sid], extracted.get(ep.id, []), parse_time(ep.reference_time)
+            )
     return out
 
 
-def question_cause(sc: Scenario, q: Question, checks: dict[str, str],
-                   extracted: dict[str, list[Any]], predicted: Sequence[str] = ()) -> str:
+def question_cause(
+    sc: Scenario,
+    q: Question,
+    checks: dict[str, str],
+    extracted: dict[str, list[Any]],
+    predicted: Sequence[str] = (),
+) -> str:
     """The most likely cause of a failed text-mode question (see module docstring).
 
     Failing statements that mention an object of the gold or the predicted answer are
@@ -142,8 +164,11 @@ def question_cause(sc: Scenario, q: Question, checks: dict[str, str],
     """
     k = parse_time(q.known_at)
     subjects = {q.subject} | ({q.other} if q.other else set())
-    rel = [s for s in sc.statements if s.subject in subjects and s.predicate == q.predicate
-           and parse_time(s.t) <= k]
+    rel = [
+        s
+        for s in sc.statements
+        if s.subject in subjects and s.predicate == q.predicate and parse_time(s.t) <= k
+    ]
     exps = expected(sc.statements)
     named = {_n(x) for x in (*q.gold, *predicted)}
     near = [s for s in rel if any(_n(e.object) in named for e in exps[s.id])]
@@ -159,7 +184,8 @@ def question_cause(sc: Scenario, q: Question, checks: dict[str, str],
     for ep in sc.episodes:
         if parse_time(ep.reference_time) > k or any(sid in own for sid in ep.statements):
             continue
-        if any(_n(f.subject) in subj_n and f.predicate == q.predicate
-               for f in extracted.get(ep.id, [])):
+        if any(
+            _n(f.subject) in subj_n and f.predicate == q.predicate for f in extracted.get(ep.id, [])
+        ):
             return "spurious"
     return "other"

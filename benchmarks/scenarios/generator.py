@@ -22,7 +22,9 @@ The history is told during a conversation that starts years after it began:
 * **retractions**: a false statement is made and later withdrawn ("Actually, I never worked at
   Oracle") -> ``retract``;
 * **corrections**: a wrong object or date is later fixed ("Sorry, I meant Microsoft, not
-  Amazon") -> ``correct``.
+  Amazon") -> ``correct``; or the right object is simply told again for the same start
+  ("Oh wait, I joined Microsoft in March 2020") -> a second ``assert`` at the same valid
+  instant, which shadows the first (the later arrival wins).
 
 Every statement has a transaction time (when it was said). It is rendered once as a chat
 episode (natural language, :mod:`.phrasing`) and once as a structured operation with
@@ -52,39 +54,187 @@ from .model import (
     point_instant,
 )
 
-FIRST_F = ["Maya", "Priya", "Elena", "Sofia", "Hannah", "Grace", "Amara", "Lena", "Chloe",
-           "Nadia", "Isabel", "Yuki", "Fatima", "Olivia", "Rosa", "Ingrid", "Leila", "Naomi"]
-FIRST_M = ["Daniel", "Marcus", "Tomas", "Omar", "Lucas", "Ethan", "Rahul", "Felix", "Jonas",
-           "Andre", "Kenji", "Samuel", "Diego", "Victor", "Arjun", "Henry", "Mateo", "Ivan"]
-LAST = ["Patel", "Nair", "Kim", "Becker", "Okafor", "Lindqvist", "Moreau", "Haddad", "Novak",
-        "Castillo", "Tanaka", "Schmidt", "O'Brien", "Rossi", "Kowalski", "Mensah", "Ferreira",
-        "Larsen", "Dubois", "Petrov", "Yamamoto", "Walsh", "Chen", "Alvarez", "Fischer",
-        "Johansson", "Reyes", "Sato", "Brennan", "Varga"]
-ORGS = ["Google", "Microsoft", "Amazon", "Apple", "Netflix", "Spotify", "Stripe", "Airbnb",
-        "Shopify", "Salesforce", "Oracle", "IBM", "Intel", "Adobe", "Dropbox", "Uber",
-        "Pinterest", "Deloitte", "Accenture", "Siemens", "Unilever", "Pfizer", "Boeing",
-        "Tesla", "Nvidia", "Atlassian", "Zendesk", "Twilio", "Cisco", "SAP"]
-CITIES = ["Boston", "Austin", "Denver", "Seattle", "Chicago", "Portland", "Atlanta", "Toronto",
-          "Berlin", "London", "Dublin", "Lisbon", "Madrid", "Amsterdam", "Paris", "Sydney",
-          "Melbourne", "Vancouver", "Montreal", "Phoenix", "San Diego", "Miami", "Nashville",
-          "Pittsburgh", "Minneapolis"]
-ROLES = ["software engineer", "senior engineer", "staff engineer", "engineering manager",
-         "product manager", "data scientist", "designer", "analyst", "consultant",
-         "researcher", "marketing manager", "sales director", "architect", "team lead",
-         "director of engineering", "accountant"]
-TEAMS = ["payments team", "search team", "platform team", "mobile team", "data team",
-         "security team", "growth team", "infrastructure team", "design team", "sales team",
-         "billing team", "analytics team"]
+FIRST_F = [
+    "Maya",
+    "Priya",
+    "Elena",
+    "Sofia",
+    "Hannah",
+    "Grace",
+    "Amara",
+    "Lena",
+    "Chloe",
+    "Nadia",
+    "Isabel",
+    "Yuki",
+    "Fatima",
+    "Olivia",
+    "Rosa",
+    "Ingrid",
+    "Leila",
+    "Naomi",
+]
+FIRST_M = [
+    "Daniel",
+    "Marcus",
+    "Tomas",
+    "Omar",
+    "Lucas",
+    "Ethan",
+    "Rahul",
+    "Felix",
+    "Jonas",
+    "Andre",
+    "Kenji",
+    "Samuel",
+    "Diego",
+    "Victor",
+    "Arjun",
+    "Henry",
+    "Mateo",
+    "Ivan",
+]
+LAST = [
+    "Patel",
+    "Nair",
+    "Kim",
+    "Becker",
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Haddad",
+    "Novak",
+    "Castillo",
+    "Tanaka",
+    "Schmidt",
+    "O'Brien",
+    "Rossi",
+    "Kowalski",
+    "Mensah",
+    "Ferreira",
+    "Larsen",
+    "Dubois",
+    "Petrov",
+    "Yamamoto",
+    "Walsh",
+    "Chen",
+    "Alvarez",
+    "Fischer",
+    "Johansson",
+    "Reyes",
+    "Sato",
+    "Brennan",
+    "Varga",
+]
+ORGS = [
+    "Google",
+    "Microsoft",
+    "Amazon",
+    "Apple",
+    "Netflix",
+    "Spotify",
+    "Stripe",
+    "Airbnb",
+    "Shopify",
+    "Salesforce",
+    "Oracle",
+    "IBM",
+    "Intel",
+    "Adobe",
+    "Dropbox",
+    "Uber",
+    "Pinterest",
+    "Deloitte",
+    "Accenture",
+    "Siemens",
+    "Unilever",
+    "Pfizer",
+    "Boeing",
+    "Tesla",
+    "Nvidia",
+    "Atlassian",
+    "Zendesk",
+    "Twilio",
+    "Cisco",
+    "SAP",
+]
+CITIES = [
+    "Boston",
+    "Austin",
+    "Denver",
+    "Seattle",
+    "Chicago",
+    "Portland",
+    "Atlanta",
+    "Toronto",
+    "Berlin",
+    "London",
+    "Dublin",
+    "Lisbon",
+    "Madrid",
+    "Amsterdam",
+    "Paris",
+    "Sydney",
+    "Melbourne",
+    "Vancouver",
+    "Montreal",
+    "Phoenix",
+    "San Diego",
+    "Miami",
+    "Nashville",
+    "Pittsburgh",
+    "Minneapolis",
+]
+ROLES = [
+    "software engineer",
+    "senior engineer",
+    "staff engineer",
+    "engineering manager",
+    "product manager",
+    "data scientist",
+    "designer",
+    "analyst",
+    "consultant",
+    "researcher",
+    "marketing manager",
+    "sales director",
+    "architect",
+    "team lead",
+    "director of engineering",
+    "accountant",
+]
+TEAMS = [
+    "payments team",
+    "search team",
+    "platform team",
+    "mobile team",
+    "data team",
+    "security team",
+    "growth team",
+    "infrastructure team",
+    "design team",
+    "sales team",
+    "billing team",
+    "analytics team",
+]
 POOLS = {"WORKS_AT": ORGS, "LIVES_IN": CITIES, "HAS_ROLE": ROLES, "LEADS": TEAMS}
 
 # (min segments, max segments, P(gap between segments), P(last one ended)) per person kind
 SHAPE = {
-    "speaker": {"WORKS_AT": (2, 4, 0.35, 0.2), "LIVES_IN": (1, 3, 0.05, 0.0),
-                "HAS_ROLE": (1, 3, 0.05, 0.0), "LEADS": (0, 2, 0.5, 0.5),
-                "MARRIED_TO": (0, 2, 1.0, 0.2)},
-    "colleague": {"WORKS_AT": (1, 3, 0.3, 0.2), "LIVES_IN": (1, 2, 0.05, 0.0),
-                  "HAS_ROLE": (0, 2, 0.05, 0.0), "LEADS": (0, 1, 0.5, 0.5),
-                  "MARRIED_TO": (0, 1, 1.0, 0.2)},
+    "speaker": {
+        "WORKS_AT": (2, 4, 0.35, 0.2),
+        "LIVES_IN": (1, 3, 0.05, 0.0),
+        "HAS_ROLE": (1, 3, 0.05, 0.0),
+        "LEADS": (0, 2, 0.5, 0.5),
+        "MARRIED_TO": (0, 2, 1.0, 0.2),
+    },
+    "colleague": {
+        "WORKS_AT": (1, 3, 0.3, 0.2),
+        "LIVES_IN": (1, 2, 0.05, 0.0),
+        "HAS_ROLE": (0, 2, 0.05, 0.0),
+        "LEADS": (0, 1, 0.5, 0.5),
+        "MARRIED_TO": (0, 1, 1.0, 0.2),
+    },
 }
 PRECISION_WEIGHTS = (("year", 0.2), ("month", 0.6), ("day", 0.2))
 DAY = timedelta(days=1)
@@ -109,7 +259,7 @@ def _floor_after(rng: random.Random, true_day: datetime, prev: datetime | None) 
     """A point for ``true_day`` at a random precision, strictly after ``prev``."""
     order = ["year", "month", "day"]
     first = _precision(rng)
-    for prec in order[order.index(first):]:
+    for prec in order[order.index(first) :]:
         p = point(true_day, prec)
         if prev is None or point_instant(p) > prev:
             return p
@@ -163,8 +313,7 @@ class _Builder:
             name = f"{r.choice(FIRST_F if g == 'f' else FIRST_M)} {r.choice(LAST)}"
             first, last = name.split(" ", 1)
             if name not in self.used_names and not any(
-                n.split(" ", 1)[0] == first or n.split(" ", 1)[1] == last
-                for n in self.used_names
+                n.split(" ", 1)[0] == first or n.split(" ", 1)[1] == last for n in self.used_names
             ):
                 self.used_names.add(name)
                 return name, g
@@ -231,8 +380,10 @@ class _Builder:
         for j, sb in enumerate(b):
             for sa in a:
                 lo = max(point_instant(sa.start), point_instant(sb.start))
-                hi = min(point_instant(sa.end) if sa.end else self.c1,
-                         point_instant(sb.end) if sb.end else self.c1)
+                hi = min(
+                    point_instant(sa.end) if sa.end else self.c1,
+                    point_instant(sb.end) if sb.end else self.c1,
+                )
                 if lo < hi and sa.object not in {x.object for x in b}:
                     pairs.append((j, sa.object))
         if pairs:
@@ -254,36 +405,108 @@ class _Builder:
         key = (person, pred)
         self.starts.setdefault(key, set()).update(point_instant(s.start) for s in segs)
         for sg in segs:
-            if sg.end is not None and sg.end_day is not None and sg.end_day < self.c0 \
-                    and r.random() < 0.4:
-                self._stmt(sg.end_day + DAY, op="assert", subject=person, predicate=pred,
-                           object=sg.object, valid_at=sg.start, invalid_at=sg.end,
-                           tags=["range"])
+            if (
+                sg.end is not None
+                and sg.end_day is not None
+                and sg.end_day < self.c0
+                and r.random() < 0.4
+            ):
+                self._stmt(
+                    sg.end_day + DAY,
+                    op="assert",
+                    subject=person,
+                    predicate=pred,
+                    object=sg.object,
+                    valid_at=sg.start,
+                    invalid_at=sg.end,
+                    tags=["range"],
+                )
                 continue
             twist = r.random()
             if twist < 0.10:  # told with the wrong object, corrected later
                 wrong = self._wrong_object(person, pred, sg.object)
-                a = self._stmt(sg.start_day + DAY, op="assert", subject=person, predicate=pred,
-                               object=wrong, valid_at=sg.start, tags=["wrong_object"])
-                c = self._stmt(sg.start_day + DAY, op="correct", subject=person,
-                               predicate=pred, new_object=sg.object, tags=["correction"])
+                a = self._stmt(
+                    sg.start_day + DAY,
+                    op="assert",
+                    subject=person,
+                    predicate=pred,
+                    object=wrong,
+                    valid_at=sg.start,
+                    tags=["wrong_object"],
+                )
+                c = self._stmt(
+                    sg.start_day + DAY,
+                    op="correct",
+                    subject=person,
+                    predicate=pred,
+                    new_object=sg.object,
+                    tags=["correction"],
+                )
                 c.after, c.delay, c.target_of = [a], "soon", a
                 last = c
             elif twist < 0.18 and (wrong_p := self._wrong_date(key, sg)) is not None:
-                a = self._stmt(sg.start_day + DAY, op="assert", subject=person, predicate=pred,
-                               object=sg.object, valid_at=wrong_p, tags=["wrong_date"])
-                c = self._stmt(sg.start_day + DAY, op="correct", subject=person,
-                               predicate=pred, new_valid_at=sg.start, tags=["correction"])
+                a = self._stmt(
+                    sg.start_day + DAY,
+                    op="assert",
+                    subject=person,
+                    predicate=pred,
+                    object=sg.object,
+                    valid_at=wrong_p,
+                    tags=["wrong_date"],
+                )
+                c = self._stmt(
+                    sg.start_day + DAY,
+                    op="correct",
+                    subject=person,
+                    predicate=pred,
+                    new_valid_at=sg.start,
+                    tags=["correction"],
+                )
                 c.after, c.delay, c.target_of = [a], "soon", a
                 last = c
+            elif twist < 0.24:  # wrong object, later restated with the same start (no op)
+                wrong = self._wrong_object(person, pred, sg.object)
+                a0 = self._stmt(
+                    sg.start_day + DAY,
+                    op="assert",
+                    subject=person,
+                    predicate=pred,
+                    object=wrong,
+                    valid_at=sg.start,
+                    tags=["wrong_object", "overridden"],
+                )
+                a = self._stmt(
+                    sg.start_day + DAY,
+                    op="assert",
+                    subject=person,
+                    predicate=pred,
+                    object=sg.object,
+                    valid_at=sg.start,
+                    tags=["restated"],
+                )
+                a.after, a.delay = [a0], "soon"
+                last = a
             else:
-                a = self._stmt(sg.start_day + DAY, op="assert", subject=person, predicate=pred,
-                               object=sg.object, valid_at=sg.start, tags=[])
+                a = self._stmt(
+                    sg.start_day + DAY,
+                    op="assert",
+                    subject=person,
+                    predicate=pred,
+                    object=sg.object,
+                    valid_at=sg.start,
+                    tags=[],
+                )
                 last = a
             if sg.end is not None and not self._implied_end(segs, sg):
                 assert sg.end_day is not None
-                e = self._stmt(sg.end_day + DAY, op="invalidate", subject=person,
-                               predicate=pred, invalid_at=sg.end, tags=["end"])
+                e = self._stmt(
+                    sg.end_day + DAY,
+                    op="invalidate",
+                    subject=person,
+                    predicate=pred,
+                    invalid_at=sg.end,
+                    tags=["end"],
+                )
                 e.after, e.target_of = [last], a
 
     @staticmethod
@@ -344,10 +567,17 @@ class _Builder:
                     end = None
                 else:
                     earliest = end_day + DAY
-        a = self._stmt(earliest, op="assert", subject=person, predicate=pred, object=wrong,
-                       valid_at=p, invalid_at=end, tags=["false"] + (["range"] if end else []))
-        x = self._stmt(earliest, op="retract", subject=person, predicate=pred,
-                       tags=["retraction"])
+        a = self._stmt(
+            earliest,
+            op="assert",
+            subject=person,
+            predicate=pred,
+            object=wrong,
+            valid_at=p,
+            invalid_at=end,
+            tags=["false"] + (["range"] if end else []),
+        )
+        x = self._stmt(earliest, op="retract", subject=person, predicate=pred, tags=["retraction"])
         x.after, x.delay, x.target_of = [a], "soon", a
 
     # ------------------------------------------------------------------ schedule
@@ -365,8 +595,9 @@ class _Builder:
                 t = e + timedelta(days=r.uniform(0.2, 20))
             else:
                 t = e + timedelta(days=r.uniform(30, 240))
-            t = max(t, e).replace(hour=r.randint(8, 21), minute=r.randint(0, 59), second=0,
-                                  microsecond=0)
+            t = max(t, e).replace(
+                hour=r.randint(8, 21), minute=r.randint(0, 59), second=0, microsecond=0
+            )
             if t < e:
                 t = e + timedelta(hours=12)
             for q in p.after:
@@ -423,8 +654,11 @@ class _Builder:
                     preds[pred] = segs
             self.truth[person.name] = preds
             if person.role == "colleague":
-                others = [self.truth[p.name] for p in self.people if p.name != person.name
-                          and p.name in self.truth]
+                others = [
+                    self.truth[p.name]
+                    for p in self.people
+                    if p.name != person.name and p.name in self.truth
+                ]
                 for pred, prob in (("WORKS_AT", 0.9), ("LIVES_IN", 0.4)):
                     if pred in preds and others:
                         self._share(r.choice(others).get(pred, []), preds[pred], prob)
@@ -440,14 +674,23 @@ class _Builder:
         final = max(datetime.fromisoformat(episodes[-1].reference_time), self.c1) + DAY
         final = final.replace(hour=12, minute=0, second=0, microsecond=0)
         truth_out = {
-            person: {pred: [Segment(s.object, s.start, s.end) for s in segs]
-                     for pred, segs in preds.items()}
+            person: {
+                pred: [Segment(s.object, s.start, s.end) for s in segs]
+                for pred, segs in preds.items()
+            }
             for person, preds in self.truth.items()
         }
         sc = Scenario(
-            id=self.id, seed=self.seed, index=self.index, people=self.people, truth=truth_out,
-            statements=statements, episodes=episodes, questions=[],
-            conversation_start=fmt_time(self.c0), final_time=fmt_time(final),
+            id=self.id,
+            seed=self.seed,
+            index=self.index,
+            people=self.people,
+            truth=truth_out,
+            statements=statements,
+            episodes=episodes,
+            questions=[],
+            conversation_start=fmt_time(self.c0),
+            final_time=fmt_time(final),
         )
         sc.questions = _questions(sc, r)
         return sc
@@ -472,15 +715,23 @@ class _Builder:
                 assert s.object is not None and s.valid_at is not None
                 proper = (s.subject, s.object)
                 if s.invalid_at:
-                    text, tid = P.render_range(r, v, s.predicate, s.object, s.valid_at,
-                                               s.invalid_at)
+                    text, tid = P.render_range(
+                        r, v, s.predicate, s.object, s.valid_at, s.invalid_at
+                    )
                 else:
                     seg_end = self._truth_end(s)
                     ongoing = (seg_end is None or point_instant(seg_end) > t) and not (
-                        {"false", "wrong_object", "wrong_date"} & set(s.tags))
-                    text, tid = P.render_start(r, v, s.predicate, s.object, s.valid_at, t,
-                                               ongoing)
-                text = P.decorate(r, text, proper)
+                        {"false", "wrong_object", "wrong_date"} & set(s.tags)
+                    )
+                    text, tid = P.render_start(r, v, s.predicate, s.object, s.valid_at, t, ongoing)
+                if "restated" in s.tags:
+                    text = "Oh wait, " + (
+                        text
+                        if text.startswith(("I ", "I'", *proper))
+                        else text[0].lower() + text[1:]
+                    )
+                else:
+                    text = P.decorate(r, text, proper)
             else:
                 cur = state[s.target or ""]
                 assert cur.object is not None and cur.valid_at is not None
@@ -493,17 +744,27 @@ class _Builder:
                     text, tid = P.render_retract(r, v, s.predicate, cur.object)
                     del state[cur.id]
                 elif s.new_object is not None:
-                    text, tid = P.render_correct_object(r, v, s.predicate, s.new_object,
-                                                        cur.object, cur.valid_at, t)
+                    text, tid = P.render_correct_object(
+                        r, v, s.predicate, s.new_object, cur.object, cur.valid_at, t
+                    )
                     cur.object = s.new_object
                 else:
                     assert s.new_valid_at is not None
-                    text, tid = P.render_correct_date(r, v, s.predicate, cur.object,
-                                                      s.new_valid_at, cur.valid_at, t)
+                    text, tid = P.render_correct_date(
+                        r, v, s.predicate, cur.object, s.new_valid_at, cur.valid_at, t
+                    )
                     cur.valid_at = s.new_valid_at
             s.speaker = speaker
-            episodes.append(Episode(id="", reference_time=s.t, speaker=speaker, content=text,
-                                    statements=[s.id], phrasing=tid))
+            episodes.append(
+                Episode(
+                    id="",
+                    reference_time=s.t,
+                    speaker=speaker,
+                    content=text,
+                    statements=[s.id],
+                    phrasing=tid,
+                )
+            )
         # chit-chat between statements (no facts): a few per scenario
         times = [datetime.fromisoformat(e.reference_time) for e in episodes]
         for _ in range(r.randint(2, 6)):
@@ -519,8 +780,15 @@ class _Builder:
                 continue
             times.append(t)
             times.sort()
-            episodes.append(Episode(id="", reference_time=fmt_time(t), speaker=main,
-                                    content=r.choice(P.FILLERS), phrasing="filler"))
+            episodes.append(
+                Episode(
+                    id="",
+                    reference_time=fmt_time(t),
+                    speaker=main,
+                    content=r.choice(P.FILLERS),
+                    phrasing="filler",
+                )
+            )
         episodes.sort(key=lambda e: e.reference_time)
         for i, e in enumerate(episodes):
             e.id = f"ep{i:03d}"
@@ -563,17 +831,39 @@ def _questions(sc: Scenario, r: random.Random) -> list[Question]:
     final = datetime.fromisoformat(sc.final_time)
     qs: list[Question] = []
 
-    def add(kind: str, subject: str, pred: str, v: datetime, k: datetime, gold: list[str],
-            tags: list[str] | None = None, **kw: object) -> None:
+    def add(
+        kind: str,
+        subject: str,
+        pred: str,
+        v: datetime,
+        k: datetime,
+        gold: list[str],
+        tags: list[str] | None = None,
+        **kw: object,
+    ) -> None:
         vs, ks = fmt_time(v), fmt_time(k)
-        text = P.question_text(kind, pred, subject, vs, ks, str(kw.get("other") or ""),
-                               kw.get("year"))  # type: ignore[arg-type]
-        qs.append(Question(id=f"{sc.id}.q{len(qs):03d}", kind=kind, subject=subject,
-                           predicate=pred, valid_at=vs, known_at=ks, gold=sorted(gold),
-                           text=text, tags=tags or [], **kw))  # type: ignore[arg-type]
+        text = P.question_text(
+            kind, pred, subject, vs, ks, str(kw.get("other") or ""), kw.get("year")
+        )  # type: ignore[arg-type]
+        qs.append(
+            Question(
+                id=f"{sc.id}.q{len(qs):03d}",
+                kind=kind,
+                subject=subject,
+                predicate=pred,
+                valid_at=vs,
+                known_at=ks,
+                gold=sorted(gold),
+                text=text,
+                tags=tags or [],
+                **kw,
+            )
+        )  # type: ignore[arg-type]
 
-    told = sorted({(s.subject, s.predicate) for s in sc.statements},
-                  key=lambda x: (x[0], PREDICATES.index(x[1])))
+    told = sorted(
+        {(s.subject, s.predicate) for s in sc.statements},
+        key=lambda x: (x[0], PREDICATES.index(x[1])),
+    )
     # now
     for subj, pred in told:
         add("now", subj, pred, final, final, truth.value_at(sc, subj, pred, final, final))
@@ -609,15 +899,26 @@ def _questions(sc: Scenario, r: random.Random) -> list[Question]:
     chosen = r.sample(differ, min(len(differ), 4))
     chosen += r.sample(same, min(len(same), n_known - len(chosen)))
     for d, k, v, subj, pred, tags in sorted(chosen, key=lambda c: (c[1], c[2], c[3], c[4])):
-        add("as_known", subj, pred, v, k, truth.value_at(sc, subj, pred, v, k),
-            tags=(["differs_from_now"] if d else []) + [f"next:{t}" for t in tags])
+        add(
+            "as_known",
+            subj,
+            pred,
+            v,
+            k,
+            truth.value_at(sc, subj, pred, v, k),
+            tags=(["differs_from_now"] if d else []) + [f"next:{t}" for t in tags],
+        )
     # connection: via paths(mode="sequenced") in year Y
     names = [p.name for p in sc.people]
     conn: list[tuple[bool, str, str, str, int, list[str]]] = []
-    y_lo = min(point_instant(seg.start).year for preds in sc.truth.values()
-               for segs in preds.values() for seg in segs)
+    y_lo = min(
+        point_instant(seg.start).year
+        for preds in sc.truth.values()
+        for segs in preds.values()
+        for seg in segs
+    )
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             for pred in ("WORKS_AT", "LIVES_IN"):
                 for y in range(y_lo, final.year + 1):
                     y0 = datetime(y, 1, 1, tzinfo=UTC)

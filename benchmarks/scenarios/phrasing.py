@@ -18,10 +18,34 @@ from datetime import datetime
 
 from .model import point_instant, point_precision
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December"]
-NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-           "ten", "eleven"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+NUMBERS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+]
 
 
 # ----------------------------------------------------------------------------- time phrases
@@ -112,8 +136,16 @@ class Voice:
 def voice(rng: random.Random, subject: str, speaker: str, gender: str) -> Voice:
     if subject == speaker:
         return Voice("I", "I", "have", "was", "my", True)
-    intro = rng.choice([subject, subject, subject, f"My colleague {subject}",
-                        f"My friend {subject}", f"{subject} from work"])
+    intro = rng.choice(
+        [
+            subject,
+            subject,
+            subject,
+            f"My colleague {subject}",
+            f"My friend {subject}",
+            f"{subject} from work",
+        ]
+    )
     return Voice(subject, intro, "has", "was", "her" if gender == "f" else "his", False)
 
 
@@ -181,18 +213,28 @@ START: dict[str, list[str]] = {
 
 # present perfect: only for a state still true when it is told
 SINCE: dict[str, list[str]] = {
-    "WORKS_AT": ["{S} {have} worked at {O} since {since}.",
-                 "{S} {have} been working at {O} since {since}.",
-                 "{S} {have} been with {O} since {since}."],
-    "LIVES_IN": ["{S} {have} lived in {O} since {since}.",
-                 "{S} {have} been living in {O} since {since}.",
-                 "{S} {have} been based in {O} since {since}."],
-    "HAS_ROLE": ["{S} {have} been {a} {O} since {since}.",
-                 "{S} {have} worked as {a} {O} since {since}."],
-    "LEADS": ["{S} {have} been leading the {O} since {since}.",
-              "{S} {have} run the {O} since {since}."],
-    "MARRIED_TO": ["{S} {have} been married to {O} since {since}.",
-                   "{SO} have been married since {since}."],
+    "WORKS_AT": [
+        "{S} {have} worked at {O} since {since}.",
+        "{S} {have} been working at {O} since {since}.",
+        "{S} {have} been with {O} since {since}.",
+    ],
+    "LIVES_IN": [
+        "{S} {have} lived in {O} since {since}.",
+        "{S} {have} been living in {O} since {since}.",
+        "{S} {have} been based in {O} since {since}.",
+    ],
+    "HAS_ROLE": [
+        "{S} {have} been {a} {O} since {since}.",
+        "{S} {have} worked as {a} {O} since {since}.",
+    ],
+    "LEADS": [
+        "{S} {have} been leading the {O} since {since}.",
+        "{S} {have} run the {O} since {since}.",
+    ],
+    "MARRIED_TO": [
+        "{S} {have} been married to {O} since {since}.",
+        "{SO} have been married since {since}.",
+    ],
 }
 
 END: dict[str, list[str]] = {
@@ -355,10 +397,33 @@ CORRECT_DATE = [
     "Actually it was not {old}: {S} {vp} {when}.",
 ]
 
-PREFIXES = ["", "", "", "", "", "Oh, ", "By the way, ", "Quick update: ", "So, ", "Anyway, ",
-            "Not sure if I told you, but ", "Fun fact: ", "Random thing: "]
-SUFFIXES = ["", "", "", "", "", " Long story.", " Crazy, right?", " Just so you know.",
-            " Anyway, how are you?", " Time flies."]
+PREFIXES = [
+    "",
+    "",
+    "",
+    "",
+    "",
+    "Oh, ",
+    "By the way, ",
+    "Quick update: ",
+    "So, ",
+    "Anyway, ",
+    "Not sure if I told you, but ",
+    "Fun fact: ",
+    "Random thing: ",
+]
+SUFFIXES = [
+    "",
+    "",
+    "",
+    "",
+    "",
+    " Long story.",
+    " Crazy, right?",
+    " Just so you know.",
+    " Anyway, how are you?",
+    " Time flies.",
+]
 FILLERS = [
     "How's your week going?",
     "The weather has been lovely lately.",
@@ -408,8 +473,9 @@ def decorate(rng: random.Random, text: str, proper: tuple[str, ...]) -> str:
     return f"{pre}{text}{suf}"
 
 
-def render_start(rng: random.Random, v: Voice, pred: str, obj: str, p: str, told_at: datetime,
-                 ongoing: bool) -> tuple[str, str]:
+def render_start(
+    rng: random.Random, v: Voice, pred: str, obj: str, p: str, told_at: datetime, ongoing: bool
+) -> tuple[str, str]:
     if ongoing and rng.random() < 0.25:
         i = rng.randrange(len(SINCE[pred]))
         return _fill(SINCE[pred][i], v, O=obj, since=bare_point(p)), f"since.{pred}.{i}"
@@ -418,16 +484,18 @@ def render_start(rng: random.Random, v: Voice, pred: str, obj: str, p: str, told
     return _front_when(rng, _fill(START[pred][i], v, O=obj, when=when), when), f"start.{pred}.{i}"
 
 
-def render_end(rng: random.Random, v: Voice, pred: str, obj: str, p: str,
-               told_at: datetime) -> tuple[str, str]:
+def render_end(
+    rng: random.Random, v: Voice, pred: str, obj: str, p: str, told_at: datetime
+) -> tuple[str, str]:
     i = rng.randrange(len(END[pred]))
     when, _ = pick_when(rng, p, told_at)
     text = _fill(END[pred][i], v, O=obj, when=when)
     return _front_when(rng, text, when), f"end.{pred}.{i}"
 
 
-def render_range(rng: random.Random, v: Voice, pred: str, obj: str, a: str,
-                 b: str) -> tuple[str, str]:
+def render_range(
+    rng: random.Random, v: Voice, pred: str, obj: str, a: str, b: str
+) -> tuple[str, str]:
     i = rng.randrange(len(RANGE[pred]))
     return _fill(RANGE[pred][i], v, O=obj, A=bare_point(a), B=bare_point(b)), f"range.{pred}.{i}"
 
@@ -438,8 +506,9 @@ def render_retract(rng: random.Random, v: Voice, pred: str, obj: str) -> tuple[s
     return _fill(RETRACT[i], v, O=obj, vp=vp), f"retract.{i}"
 
 
-def render_correct_object(rng: random.Random, v: Voice, pred: str, right: str, wrong: str,
-                          p: str, told_at: datetime) -> tuple[str, str]:
+def render_correct_object(
+    rng: random.Random, v: Voice, pred: str, right: str, wrong: str, p: str, told_at: datetime
+) -> tuple[str, str]:
     i = rng.randrange(len(CORRECT_OBJECT))
     when, _ = pick_when(rng, p, told_at)
     vp = START_VP[pred].format(O=right, a=article(right))
@@ -448,17 +517,26 @@ def render_correct_object(rng: random.Random, v: Voice, pred: str, right: str, w
     return text, f"correct_object.{i}"
 
 
-def render_correct_date(rng: random.Random, v: Voice, pred: str, obj: str, right: str,
-                        wrong: str, told_at: datetime) -> tuple[str, str]:
+def render_correct_date(
+    rng: random.Random, v: Voice, pred: str, obj: str, right: str, wrong: str, told_at: datetime
+) -> tuple[str, str]:
     i = rng.randrange(len(CORRECT_DATE))
     when, _ = pick_when(rng, right, told_at)
     vp = START_VP[pred].format(O=obj, a=article(obj))
-    return _fill(CORRECT_DATE[i], v, O=obj, vp=vp, when=when, old=bare_point(wrong)), \
-        f"correct_date.{i}"
+    return _fill(
+        CORRECT_DATE[i], v, O=obj, vp=vp, when=when, old=bare_point(wrong)
+    ), f"correct_date.{i}"
 
 
-def question_text(kind: str, pred: str, subject: str, v: str = "", k: str = "",
-                  other: str = "", year: int | None = None) -> str:
+def question_text(
+    kind: str,
+    pred: str,
+    subject: str,
+    v: str = "",
+    k: str = "",
+    other: str = "",
+    year: int | None = None,
+) -> str:
     ask = {
         "WORKS_AT": ("Where does {s} work", "Where did {s} work"),
         "LIVES_IN": ("Where does {s} live", "Where did {s} live"),

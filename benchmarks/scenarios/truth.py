@@ -206,8 +206,7 @@ def consistency_problems(scenario: Scenario) -> list[str]:
                 probes = {b.start for b in bs} | {b.end for b in bs if b.end}
                 for v in sorted(probes):
                     h = holder(bs, v)
-                    hv: list[str] = [o for o, s0, e0 in ivs
-                                     if s0 <= v and (e0 is None or v < e0)]
+                    hv: list[str] = [o for o, s0, e0 in ivs if s0 <= v and (e0 is None or v < e0)]
                     if ([h.object] if h else []) != hv:
                         problems.append(f"{person} {pred} at V={v} K={k}: {h} vs {hv}")
     for q in scenario.questions:
@@ -216,8 +215,9 @@ def consistency_problems(scenario: Scenario) -> list[str]:
         if q.kind == "connection":
             assert q.other is not None and q.year is not None
             y0 = v.replace(year=q.year, month=1, day=1)
-            gold = connection(scenario, q.subject, q.other, q.predicate, y0,
-                              y0.replace(year=q.year + 1), k)
+            gold = connection(
+                scenario, q.subject, q.other, q.predicate, y0, y0.replace(year=q.year + 1), k
+            )
         else:
             gold = value_at(scenario, q.subject, q.predicate, v, k)
         if sorted(gold) != sorted(q.gold):

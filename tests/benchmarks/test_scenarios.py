@@ -49,8 +49,19 @@ def test_ground_truth_self_consistent(many):
 
 def test_scenarios_cover_every_twist(many):
     tags = Counter(t for sc in many for s in sc.statements for t in s.tags)
-    for t in ("late", "out_of_order", "range", "end", "false", "retraction", "wrong_object",
-              "wrong_date", "correction"):
+    for t in (
+        "late",
+        "out_of_order",
+        "range",
+        "end",
+        "false",
+        "retraction",
+        "wrong_object",
+        "wrong_date",
+        "correction",
+        "overridden",
+        "restated",
+    ):
         assert tags[t] > 0, t
     ops = Counter(s.op for sc in many for s in sc.statements)
     assert set(ops) == {"assert", "invalidate", "retract", "correct"}
@@ -77,8 +88,9 @@ def test_episodes_render_statements(many):
                 s = next(x for x in sc.statements if x.id == e.statements[0])
                 assert e.reference_time == s.t
                 # the subject is named, or the speaker talks about themselves
-                assert s.subject in e.content or (s.subject == e.speaker and "I" in
-                                                  e.content.replace(",", " ").split())
+                assert s.subject in e.content or (
+                    s.subject == e.speaker and "I" in e.content.replace(",", " ").split()
+                )
 
 
 def test_phrasings_per_event_type():
@@ -95,8 +107,21 @@ def test_time_phrases_denote_their_point():
     from kgmem.ingest.temporal import resolve_time
 
     told = datetime(2023, 5, 10, 15, 0, tzinfo=UTC)
-    points = ["2023", "2022", "2019", "2023-05", "2023-04", "2023-01", "2022-09", "2022-06",
-              "2021-06", "2023-05-09", "2023-05-06", "2023-03-02", "2021-06-03"]
+    points = [
+        "2023",
+        "2022",
+        "2019",
+        "2023-05",
+        "2023-04",
+        "2023-01",
+        "2022-09",
+        "2022-06",
+        "2021-06",
+        "2023-05-09",
+        "2023-05-06",
+        "2023-03-02",
+        "2021-06-03",
+    ]
     for p in points:
         for phrase, _style in P.when_phrases(p, told):
             r = resolve_time(phrase, told)
@@ -110,8 +135,14 @@ def test_truth_rules_by_hand():
     from benchmarks.scenarios.model import Statement
 
     def st(i, op, **kw):
-        return Statement(id=f"s{i}", t=f"2024-01-{i + 1:02d}T00:00:00+00:00", op=op,
-                         subject="A", predicate="LIVES_IN", **kw)
+        return Statement(
+            id=f"s{i}",
+            t=f"2024-01-{i + 1:02d}T00:00:00+00:00",
+            op=op,
+            subject="A",
+            predicate="LIVES_IN",
+            **kw,
+        )
 
     sts = [
         st(0, "assert", object="Denver", valid_at="2023"),
@@ -127,10 +158,8 @@ def test_truth_rules_by_hand():
         h = truth.holder(truth.believed(sts, "A", "LIVES_IN", k[i]), v[year])
         return h.object if h else None
 
-    assert [at(y, 2) for y in (2020, 2021, 2022, 2023)] == ["Boston", "Austin", "Austin",
-                                                          "Denver"]
-    assert [at(y, 3) for y in (2020, 2021, 2022, 2023)] == ["Boston", "Boston", "Boston",
-                                                          "Denver"]
+    assert [at(y, 2) for y in (2020, 2021, 2022, 2023)] == ["Boston", "Austin", "Austin", "Denver"]
+    assert [at(y, 3) for y in (2020, 2021, 2022, 2023)] == ["Boston", "Boston", "Boston", "Denver"]
     assert at(2024, 3) == "Denver" and at(2024, 4) is None and at(2023, 4) == "Denver"
     assert at(2021, 1) == "Boston"  # Austin not told yet: Boston runs on to Denver
 
@@ -141,8 +170,11 @@ def test_structured_mode_is_exact(tmp_path):
     generator bug (the record names the question, gold and prediction)."""
     res = R.run(seed=1, n=10, modes=["structured"], workdir=tmp_path)
     assert res["errors"] == []
-    wrong = [(r["question_id"], r["text"], r["gold"], r["predicted"])
-             for r in res["records"] if not r["correct"]]
+    wrong = [
+        (r["question_id"], r["text"], r["gold"], r["predicted"])
+        for r in res["records"]
+        if not r["correct"]
+    ]
     assert wrong == []
     assert len(res["records"]) > 200
     assert {r["kind"] for r in res["records"]} == set(KINDS)
@@ -165,10 +197,24 @@ def test_questions_detect_a_broken_replay(tmp_path, monkeypatch):
 
 def test_cli_writes_outputs(tmp_path):
     out = tmp_path / "out"
-    assert R.main(["--seed", "2", "--scenarios", "3", "--mode", "structured", "--out",
-                   str(out), "--quiet", "--dump-scenarios"]) == 0
-    for name in ("questions.jsonl", "summary.json", "report.md", "accuracy.png",
-                 "scenarios.jsonl"):
+    assert (
+        R.main(
+            [
+                "--seed",
+                "2",
+                "--scenarios",
+                "3",
+                "--mode",
+                "structured",
+                "--out",
+                str(out),
+                "--quiet",
+                "--dump-scenarios",
+            ]
+        )
+        == 0
+    )
+    for name in ("questions.jsonl", "summary.json", "report.md", "accuracy.png", "scenarios.jsonl"):
         assert (out / name).is_file(), name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["by_mode"]["structured"]["exact_match"] == 1.0
@@ -187,8 +233,14 @@ def test_text_mode_runs_and_explains_failures(tmp_path):
     assert any(r["correct"] for r in recs)  # the extractor gets some things right
     assert all("cause" in r for r in recs if not r["correct"])
     assert {r["check"] for r in res["statements"]} <= {
-        "ok", "spurious", "missed", "wrong_entity", "wrong_predicate", "wrong_polarity",
-        "wrong_date"}
+        "ok",
+        "spurious",
+        "missed",
+        "wrong_entity",
+        "wrong_predicate",
+        "wrong_polarity",
+        "wrong_date",
+    }
     summary = R.summarize(res)
     assert "failure_causes" in summary["by_mode"]["text"]
     assert summary["text_extraction"]["by_event"]["start"]["n"] > 0

@@ -10,6 +10,7 @@ Public API (all take the :class:`kgmem.Memory` first)::
     index_pending(memory, *, embedder=None) -> int      # embed everything not yet indexed
     index_episode / index_fact / index_entity(memory, item)  # the same, named per write
     flush(memory)                                      # persist ANN index files now
+    warm(memory, group="default")                      # load/build a group's ANN indexes now
     reindex(memory, embedder=None)                     # re-embed everything (model change)
 
 The embedder is ``embedder=`` if given, else ``memory.embedder`` if set, else the offline
@@ -37,6 +38,7 @@ __all__ = [
     "index_pending",
     "reindex",
     "search",
+    "warm",
 ]
 
 
@@ -76,6 +78,21 @@ def flush(memory: Any, *, embedder: Any = None) -> None:
     vectors = getattr(be, "vectors", None)
     if vectors is not None:
         vectors.flush()
+
+
+def warm(memory: Any, group: str = "default", *, embedder: Any = None) -> None:
+    """Load (or build) the group's ANN indexes now instead of on its first search.
+
+    Building an HNSW index from SQLite is the one slow step of a large store (minutes at 1M
+    vectors; it is persisted afterwards, and loading a persisted one takes seconds)."""
+    from .backend import get_backend
+
+    be = get_backend(memory, embedder)
+    be.index_pending()
+    vectors = getattr(be, "vectors", None)
+    if vectors is not None:
+        for kind in ("fact", "entity", "episode"):
+            vectors.sync(kind, group)
 
 
 def reindex(memory: Any, embedder: Any = None) -> int:

@@ -82,6 +82,7 @@ class Neo4jBackend:
         self.embedder = embedder
         self._lock = threading.Lock()
         self._last_auto = 0.0
+        self._skip: set[str] = set()  # items whose embedding could not be written
         self._schema()
 
     def _q(self, query: str, **params: Any) -> list[list[Any]]:
@@ -90,6 +91,22 @@ class Neo4jBackend:
     def _w(self, query: str, **params: Any) -> list[list[Any]]:
         with self.store.driver.session(database=self.store.database) as s:
             return s.execute_write(lambda tx: tx.run(query, params).values())
+
+    def _write_batch(self, query: str, rows: list[dict[str, Any]]) -> None:
+        """Write a batch; if it fails (e.g. an item was erased concurrently), write the items
+        one by one and remember the ones that still fail so they are not picked up again."""
+        from neo4j.exceptions import ClientError
+
+        try:
+            self._w(query, rows=rows)
+            return
+        except ClientError:
+            pass
+        for row in rows:
+            try:
+                self._w(query, rows=[row])
+            except ClientError:
+                self._skip.add(row["id"])
 
     def _schema(self) -> None:
         dim = int(self.embedder.dim)
@@ -118,38 +135,43 @@ class Neo4jBackend:
             if not force and time.monotonic() - self._last_auto < AUTO_INDEX_EVERY_S:
                 return 0
             done = 0
+            seen_eps: set[str] = set()
             window = _model_window(self.embedder)
             while max_items is None or done < max_items:
                 rows = self._q(
                     "MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
-                    "RETURN e.uuid, e.name LIMIT $n", n=batch_size)
+                    "AND NOT e.uuid IN $skip RETURN e.uuid, e.name LIMIT $n",
+                    n=batch_size, skip=list(self._skip))
                 if not rows:
                     break
                 vecs = self.embedder.embed([r[1] for r in rows])
-                self._w(
+                self._write_batch(
                     "UNWIND $rows AS x MATCH (e:Entity {uuid: x.id}) "
                     "CALL db.create.setNodeVectorProperty(e, 'name_embedding', x.v)",
-                    rows=[{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
+                    [{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
                 done += len(rows)
             while max_items is None or done < max_items:
                 rows = self._q(
                     "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT "
-                    "NULL RETURN elementId(r), r.fact LIMIT $n", n=batch_size)
+                    "NULL AND NOT r.uuid IN $skip RETURN r.uuid, r.fact LIMIT $n",
+                    n=batch_size, skip=list(self._skip))
                 if not rows:
                     break
                 vecs = self.embedder.embed([r[1] for r in rows])
-                self._w(
-                    "UNWIND $rows AS x MATCH ()-[r:RELATES_TO]->() WHERE elementId(r) = x.id "
+                self._write_batch(
+                    "UNWIND $rows AS x MATCH ()-[r:RELATES_TO {uuid: x.id}]->() "
                     "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', x.v)",
-                    rows=[{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
+                    [{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
                 done += len(rows)
             while max_items is None or done < max_items:
                 rows = self._q(
                     "MATCH (e:Episodic) WHERE NOT (e)-[:KGMEM_CHUNK]->() "
                     "RETURN e.uuid, e.group_id, e.content, e.speaker, e.valid_at LIMIT $n",
                     n=batch_size)
-                if not rows:
+                rows = [r for r in rows if r[0] not in seen_eps]
+                if not rows:  # nothing new (or only episodes whose chunks failed to write)
                     break
+                seen_eps.update(r[0] for r in rows)
                 texts, meta, times = [], [], []
                 for uid, group, content, speaker, ref in rows:
                     for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):

@@ -183,3 +183,11 @@ def test_erasing_a_whole_group_leaves_no_index_file(mem, small_hnsw):
     assert not list((mem.store.path / "search").glob("episode-*.hnsw"))
     assert _rows(mem, "SELECT count(*) FROM search_vectors WHERE group_id='default'") == [(0,)]
     assert [r.text for r in search(mem, "other group", group="keep")] == ["other group"]
+
+
+def test_warm_builds_and_persists_the_index_before_any_search(mem, small_hnsw):
+    from kgmem.retrieve import warm
+
+    _make_many(mem, 30)
+    warm(mem)
+    assert list((mem.store.path / "search").glob("episode-*.hnsw"))

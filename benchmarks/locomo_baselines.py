@@ -115,7 +115,7 @@ REFERENCE: dict[str, dict[str, float | None]] = {
 
 ALL_SYSTEMS = ("random", "bm25-sessions", "bm25-turns", "minilm-sessions", "minilm-turns")
 # MemPalace's raw-session document format: with its scorer it gives the published 60.29%.
-OPTIONAL_SYSTEMS = ("minilm-sessions-mempalace",)
+OPTIONAL_SYSTEMS = ("minilm-sessions-mempalace", "kgmem", "kgmem-extract")
 MEMPALACE_TURN = '{speaker} said, "{text}"'
 
 
@@ -185,6 +185,10 @@ def build_systems(
         elif n in ("minilm-sessions", "minilm-turns") and embed is not None:
             level = "session" if n == "minilm-sessions" else "turn"
             systems.append(EmbeddingSystem(embed, level, name=n, captions=captions))
+        elif n in ("kgmem", "kgmem-extract"):
+            from benchmarks.kgmem_system import KgmemSystem
+
+            systems.append(KgmemSystem(n, extract=n == "kgmem-extract", captions=captions))
         elif n not in ALL_SYSTEMS + OPTIONAL_SYSTEMS:
             raise SystemExit(
                 f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS + OPTIONAL_SYSTEMS)}"

@@ -36,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=None, help="zyphra_temporal_memory folder")
     ap.add_argument("--families", default="time_qs,content_time_qs", help=",".join(FAMILIES))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kgmem", action="store_true",
+                    help="also run kgmem (time-aware search; dates read from the question)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     console = Console()
@@ -47,7 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     task = ds.to_retrieval_task(families)
     console.print(f"Zyphra: {len(ds.logs)} logs, {len(task.questions)} question variants")
     summaries = []
-    for system in (RandomSystem("turn", seed=args.seed), BM25System("turn")):
+    systems: list = [RandomSystem("turn", seed=args.seed), BM25System("turn")]
+    if args.kgmem:
+        from benchmarks.kgmem_system import KgmemSystem
+
+        systems.append(KgmemSystem("kgmem", kinds=("episodes",)))
+    for system in systems:
         res = run_retrieval(
             system,
             task,

@@ -300,6 +300,49 @@ def paths(
 
 
 @app.command()
+def search(
+    query: str,
+    limit: Annotated[int, typer.Option()] = 10,
+    kinds: Annotated[str, typer.Option(help="comma list of facts,entities,episodes")
+                     ] = "facts,entities,episodes",
+    valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+    known_at: Annotated[str | None, typer.Option("--known-at")] = None,
+) -> None:
+    """Hybrid, time-aware search (keyword + vector + graph) over facts, entities, episodes."""
+    from . import retrieve
+
+    m = _memory()
+    kind_tuple = tuple(k.strip() for k in kinds.split(",") if k.strip())
+    out = _run(lambda: retrieve.search(m, query, valid_at=valid_at, known_at=known_at,
+                                       limit=limit, kinds=kind_tuple, group=state.group))
+    if state.json:
+        _emit(out)
+        return
+    t = Table("kind", "score", "text", "when")
+    for r in out:
+        when = r.reference_time or r.valid_at
+        t.add_row(r.kind, f"{r.score:.3f}", r.text[:90],
+                  format_with_precision(when, "day") if when else "")
+    console.print(t)
+
+
+@app.command()
+def context(
+    query: str,
+    budget: Annotated[int, typer.Option("--budget", help="token budget")] = 800,
+    valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+    known_at: Annotated[str | None, typer.Option("--known-at")] = None,
+) -> None:
+    """A prompt-ready memory block for QUERY within --budget tokens."""
+    from . import retrieve
+
+    m = _memory()
+    block = _run(lambda: retrieve.context(m, query, budget_tokens=budget, valid_at=valid_at,
+                                          known_at=known_at, group=state.group))
+    _emit(block) if state.json else print(block.text)
+
+
+@app.command()
 def stats() -> None:
     """Counts of entities, episodes, facts and versions."""
     m = _memory()

@@ -389,6 +389,15 @@ def mcp(
     run_mcp(transport, host, port, _settings(), state.group)  # type: ignore[arg-type]
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bench(ctx: typer.Context, suite: str) -> None:
+    """Run a benchmark suite (python -m benchmarks SUITE ...): locomo, zyphra, longmemeval,
+    timeqa, scenarios, scale, neo4j-scale, extraction, ingest-locomo, api-load."""
+    from benchmarks.__main__ import main as bench_main
+
+    raise typer.Exit(bench_main([suite, *ctx.args]))
+
+
 @app.command()
 def demo(
     fresh: Annotated[bool, typer.Option(help="start from an empty demo store")] = True,

@@ -1,0 +1,48 @@
+"""One entry point for every suite: ``python -m benchmarks <suite> [suite options]``
+(also ``kgmem bench <suite> ...``).
+
+Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
+ingest-locomo, api-load. ``python -m benchmarks <suite> --help`` shows a suite's options.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+SUITES: dict[str, tuple[str, list[str]]] = {
+    # suite -> (module with main(argv), default arguments prepended)
+    "locomo": ("benchmarks.locomo_baselines",
+               ["--systems", "random,bm25-sessions,bm25-turns,minilm-sessions,minilm-turns,kgmem"]),
+    "zyphra": ("benchmarks.zyphra_baselines", ["--kgmem"]),
+    "longmemeval": ("benchmarks.longmemeval_baselines", []),
+    "timeqa": ("benchmarks.timeqa_suite", []),
+    "scenarios": ("benchmarks.scenarios.run", []),
+    "scale": ("benchmarks.scale", []),
+    "neo4j-scale": ("benchmarks.neo4j_scale", []),
+    "extraction": ("benchmarks.extraction.evaluate", []),
+    "ingest-locomo": ("benchmarks.ingest_locomo", []),
+    "api-load": ("benchmarks.api_load", []),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help") or args[0] not in SUITES:
+        print(__doc__)
+        if args and args[0] not in ("-h", "--help"):
+            print(f"unknown suite {args[0]!r}")
+            return 2
+        return 0
+    module, defaults = SUITES[args[0]]
+    rest = args[1:]
+    if any(a.startswith("--systems") for a in rest):
+        defaults = []
+    mod = importlib.import_module(module)
+    result = mod.main(defaults + rest)
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -61,6 +61,7 @@ class Memory:
         vocabulary: Vocabulary | None = None,
         extractor: Any = None,
         resolver: Resolver | None = None,
+        embedder: Any = None,
     ) -> None:
         if store is None:
             from .store.embedded import EmbeddedStore
@@ -70,6 +71,7 @@ class Memory:
         self._clock = clock
         self.vocabulary = vocabulary or Vocabulary()
         self.extractor = extractor
+        self.embedder = embedder  # for search/context; None = offline MiniLM on first use
         self.resolver: Resolver = resolver or ExactResolver()
 
     # ------------------------------------------------------------------ lifecycle
@@ -537,14 +539,18 @@ class Memory:
         if episode is not None:
             self.episode(episode, group)
         ent = self._lookup_entity(group, entity) if entity is not None else None
+        if whole_group:
+            with self.store.write() as w:
+                now = self._tick(w)
+                counts = w.delete_group(group)
+                er = Erasure(id=_new_id(), group=group, kind="group", created_at=now,
+                             counts=counts)
+                w.insert_erasure(er)
+            self._scrub_search_indexes()
+            return er
         with self.store.write() as w:
             now = self._tick(w)
             er_id = _new_id()
-            if whole_group:
-                counts = w.delete_group(group)
-                er = Erasure(id=er_id, group=group, kind="group", created_at=now, counts=counts)
-                w.insert_erasure(er)
-                return er
             if episode is not None:
                 fact_ids = w.fact_ids_only_from_episode(group, episode)
                 kind: Literal["episode", "entity"] = "episode"
@@ -571,7 +577,13 @@ class Memory:
             w.insert_change(change, [])
             er = Erasure(id=er_id, group=group, kind=kind, created_at=now, counts=counts)
             w.insert_erasure(er)
+        self._scrub_search_indexes()
         return er
+
+    def _scrub_search_indexes(self) -> None:
+        """After an erase: drop erased vectors from any loaded ANN index files too."""
+        for backend in list(getattr(self.store, "_kgmem_search_backends", {}).values()):
+            backend.index_pending(256, None)
 
     def erasures(self, group: str = DEFAULT_GROUP) -> list[Erasure]:
         return self.store.erasures(check_group(group))
@@ -798,6 +810,44 @@ class Memory:
             mode,
             limit,
         )
+
+    # ------------------------------------------------------------------ retrieval
+    def search(
+        self,
+        query: str,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        limit: int = 10,
+        kinds: Sequence[str] = ("facts", "entities", "episodes"),
+        group: str = DEFAULT_GROUP,
+        reference_time: TimeLike | None = None,
+    ) -> list[Any]:
+        """Hybrid, time-aware search (keyword + vector + graph, fused); see kgmem.retrieve."""
+        from .retrieve import search
+
+        return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
+                      kinds=tuple(kinds), group=group, reference_time=reference_time)
+
+    def context(
+        self,
+        query: str,
+        budget_tokens: int = 1000,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        group: str = DEFAULT_GROUP,
+        reference_time: TimeLike | None = None,
+    ) -> Any:
+        """A prompt-ready block (dated facts, then quoted episode snippets) within a budget."""
+        from .retrieve import context
+
+        return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
+                       known_at=known_at, group=group, reference_time=reference_time)
+
+    def index(self) -> int:
+        """Embed and index everything written since the last call (search does this lazily)."""
+        from .retrieve import index_pending
+
+        return index_pending(self)
 
     # ------------------------------------------------------------------ bulk
     def assert_facts(

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .timeutil import Precision, format_with_precision
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+
+# Alias keys kept by the entity resolver (kgmem.resolve) start with this prefix, which neither
+# clean_name nor normalize_name can produce ("\x1f" is whitespace to both). They are hidden from
+# Entity.aliases, together with aliases split off by a "~\x1fx:<alias>" key, unless the resolver
+# reads raw aliases (SHOW_INTERNAL_ALIASES set).
+INTERNAL_ALIAS = "~\x1f"
+SHOW_INTERNAL_ALIASES: ContextVar[bool] = ContextVar("kgmem_show_internal_aliases", default=False)
 
 
 class Entity(_Model):
@@ -21,6 +30,19 @@ class Entity(_Model):
     summary: str = ""
     aliases: list[str] = Field(default_factory=list)
     created_at: datetime
+
+    @field_validator("aliases")
+    @classmethod
+    def _hide_internal(cls, v: list[str]) -> list[str]:
+        return v if not v or SHOW_INTERNAL_ALIASES.get() else public_aliases(v)
+
+
+def public_aliases(aliases: list[str]) -> list[str]:
+    """The aliases a user sees: no resolver keys, no aliases that were split off."""
+    if not any(a[:2] == INTERNAL_ALIAS for a in aliases):
+        return aliases
+    split = {a[4:] for a in aliases if a[:4] == INTERNAL_ALIAS + "x:"}
+    return [a for a in aliases if a[:2] != INTERNAL_ALIAS and a not in split]
 
 
 class Episode(_Model):

@@ -21,7 +21,9 @@ from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .model import Change, Entity, Episode, Erasure, FactVersion
 from .model import Path as GraphPath
 from .names import MAX_CONTENT, check_group, clean_name, normalize_name
-from .resolve import ExactResolver, Resolver
+from .resolve import EntityResolver, Resolution, Resolver, SplitResult, first_visible
+from .resolve import resolutions as _resolutions
+from .resolve import split_alias as _split_alias
 from .store.base import ChangeEffect, LineageState, Store, TimeFilter, WriteTx
 from .timeutil import (
     Precision,
@@ -72,7 +74,7 @@ class Memory:
         self.vocabulary = vocabulary or Vocabulary()
         self.extractor = extractor
         self.embedder = embedder  # for search/context; None = offline MiniLM on first use
-        self.resolver: Resolver = resolver or ExactResolver()
+        self.resolver: Resolver = resolver or EntityResolver()
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -144,8 +146,8 @@ class Memory:
         name = clean_name(name_or_id, "entity")
         ent = self.store.get_entity(group, name)
         if ent is None:
-            found = self.store.find_entities(group, normalize_name(name))
-            ent = found[0] if found else None
+            norm = normalize_name(name)
+            ent = first_visible(self.store.find_entities(group, norm), norm)
         if ent is None:
             raise NotFoundError(
                 f"no entity {name_or_id!r} in group {group!r}", entity=name_or_id, group=group
@@ -160,6 +162,18 @@ class Memory:
         with self.store.write() as w:
             w.add_alias(group, ent.id, alias, normalize_name(alias))
         return self._lookup_entity(group, ent.id)
+
+    def resolutions(
+        self, entity: str | None = None, group: str = DEFAULT_GROUP
+    ) -> list[Resolution]:
+        """Recorded entity merges and splits (docs/entity-resolution.md), oldest first."""
+        return _resolutions(self, check_group(group), entity)
+
+    def split_alias(
+        self, entity: str, alias: str, group: str = DEFAULT_GROUP, reason: str | None = None
+    ) -> SplitResult:
+        """Undo a merge: ``alias`` stops naming ``entity``; facts asserted through it move."""
+        return _split_alias(self, entity, alias, check_group(group), reason)
 
     # ------------------------------------------------------------------ episodes
     def add_episode(
@@ -354,6 +368,9 @@ class Memory:
         change = Change(id=_new_id(), group=group, kind="assert", created_at=now,
                         fact_ids=[lin.fact_id], reason=a["reason"])
         w.put_lineage(lin)
+        note = getattr(self.resolver, "note_fact", None)
+        if note is not None:  # facts asserted through an alias (so that a merge can be split)
+            note(w, group, lin.fact_id, (s, a["s_name"]), (o, a["o_name"]))
         if ep is not None:
             w.add_provenance(lin.fact_id, ep.id)
             w.add_mentions(ep.id, [s.id, o.id])

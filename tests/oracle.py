@@ -80,7 +80,7 @@ class Oracle:
                 return lin.fact_id, None
         self.seq += 1
         lin = L(fact_id, group, s, p, o, start, end, True, self.seq,
-                {episode} if episode else set())
+                {episode} if episode else set(), {o})
         self.lineages[fact_id] = lin
         self.changes[change_id] = OChange(change_id, group, "assert", [(fact_id, None, lin.state())])
         self._snap(t)

@@ -194,7 +194,8 @@ def test_random_histories_match_oracle(make_memory, store_kind) -> None:  # type
     m = make_memory(clock=clock)
     stats = {"histories": 0}
 
-    @settings(max_examples=EXAMPLES[store_kind], deadline=None, derandomize=True,
+    @settings(max_examples=EXAMPLES[store_kind], deadline=None,
+              derandomize=not os.environ.get("KGMEM_ORACLE_RANDOM"),
               suppress_health_check=list(HealthCheck))
     @given(ops=ops_strategy)
     def inner(ops) -> None:  # type: ignore[no-untyped-def]

@@ -71,9 +71,12 @@ class Oracle:
         if start is not None and end is not None and not start < end:
             raise OracleError("invalid_interval")
         for lin in self.lineages.values():
+            shadowed = p in FUNCTIONAL and any(
+                c.group == group and c.subject == s and c.predicate == p and c.believed
+                and c.start == lin.start and c.seq > lin.seq for c in self.lineages.values())
             if (lin.group == group and lin.subject == s and lin.predicate == p
                     and lin.object == o and lin.believed and lin.start == start
-                    and lin.end == end):
+                    and lin.end == end and not shadowed):
                 if episode is not None:
                     lin.episodes.add(episode)
                 self._snap(t)

@@ -110,7 +110,8 @@ END|
 CREATE TRIGGER IF NOT EXISTS search_tr_entity_del AFTER DELETE ON entities BEGIN
   DELETE FROM search_entity_names WHERE entity_id = OLD.id;
 END|
-CREATE TRIGGER IF NOT EXISTS search_tr_alias_ins AFTER INSERT ON aliases BEGIN
+CREATE TRIGGER IF NOT EXISTS search_tr_alias_ins AFTER INSERT ON aliases
+  WHEN substr(NEW.alias, 1, 2) <> char(126, 31) BEGIN
   INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name)
     VALUES (NEW.entity_id, NEW.group_id, NEW.alias);
 END|
@@ -137,7 +138,7 @@ _BACKFILL = [
     "INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name) "
     "SELECT id, group_id, name FROM entities ORDER BY rowid",
     "INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name) "
-    "SELECT entity_id, group_id, alias FROM aliases",
+    "SELECT entity_id, group_id, alias FROM aliases WHERE substr(alias, 1, 2) <> char(126, 31)",
     "INSERT INTO search_queue(kind, item) SELECT 'episode', id FROM episodes ORDER BY rowid",
 ]
 

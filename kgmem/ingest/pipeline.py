@@ -64,6 +64,15 @@ class ExtractionPipeline:
     def _apply_fact(self, m: Memory, ep: Episode, f: Any) -> list[str]:
         g = ep.group
         if f.kind == "assert":
+            start = f.valid_at or ep.reference_time
+            for cur in _matching(m, g, f.subject, f.predicate, f.object):
+                # "I left X in May 2020" told before "I joined X in 2015": the ended fact had
+                # no start yet; give it this one instead of opening a second interval.
+                if (cur.valid_at is None and cur.stated_invalid_at is not None
+                        and cur.stated_invalid_at > start and f.invalid_at is None):
+                    m.correct(cur.fact_id, valid_at=start, group=g,
+                              reason=f"start learnt from episode {ep.id}")
+                    return [cur.fact_id]
             v = m.assert_fact(
                 f.subject, f.predicate, f.object,
                 valid_at=f.valid_at or ep.reference_time,

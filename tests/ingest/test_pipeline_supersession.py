@@ -57,3 +57,14 @@ def test_breakup_ends_whatever_partner_is_current(tmp_path, extractor) -> None: 
     assert [f.object for f in m.facts("Kim", "DATING", valid_at="2022-06-01")] == ["Chris"]
     assert m.facts("Kim", "DATING") == []
     assert all(f.object != "*" for f in m.history("Kim"))
+
+
+def test_end_told_before_start_gets_its_start(tmp_path, extractor) -> None:  # type: ignore[no-untyped-def]
+    clock = ManualClock(datetime(2024, 1, 1, tzinfo=UTC))
+    m = Memory(tmp_path, clock=clock, extractor=extractor)
+    m.add_episode("I left Google in May 2020.", datetime(2023, 1, 1, tzinfo=UTC), speaker="Maya")
+    clock.advance(hours=1)
+    m.add_episode("I joined Google in 2015.", datetime(2023, 2, 1, tzinfo=UTC), speaker="Maya")
+    assert [f.object for f in m.facts("Maya", "WORKS_AT", valid_at="2016-06-01")] == ["Google"]
+    assert m.facts("Maya", "WORKS_AT", valid_at="2021-06-01") == []
+    assert m.facts("Maya", "WORKS_AT", valid_at="2014-06-01") == []

@@ -30,7 +30,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from benchmarks.datasets._common import (
     verify_sha256,
 )
 from benchmarks.task import Haystack, Question, RetrievalTask, Session, Turn
+from kgmem.ingest.formats import parse_locomo_datetime  # noqa: F401 (re-exported)
 
 LOCOMO_SHA256 = "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
 AUDIT_SHA256 = "f298ef46263fada20688a1d672be37d4f488c6da3b19343eea55ae5c1b5fe55e"
@@ -53,44 +54,8 @@ CATEGORY_NAMES: dict[int, str] = {
     5: "adversarial",
 }
 
-_DATE_RE = re.compile(
-    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$",
-    re.IGNORECASE,
-)
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
 _ID_RE = re.compile(r"^D:?(\d+):(\d+)$")
 _SPLIT_RE = re.compile(r"[;,\s]+")
-
-
-def parse_locomo_datetime(text: str) -> datetime:
-    """``"1:56 pm on 8 May, 2023"`` -> ``2023-05-08 13:56 UTC`` (naive input read as UTC)."""
-    m = _DATE_RE.match(text)
-    if not m:
-        raise ValueError(f"unrecognised LoCoMo date {text!r}")
-    hour, minute, ampm, day, month, year = m.groups()
-    h = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
-    mon = _MONTHS.get(month.lower())
-    if mon is None:
-        raise ValueError(f"unrecognised month in LoCoMo date {text!r}")
-    return datetime(int(year), mon, int(day), h, int(minute), tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True)

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from benchmarks.datasets._common import DatasetNotFoundError, default_data_dir, verify_sha256
 from benchmarks.task import Haystack, Question, RetrievalTask, Session, Turn
+from kgmem.ingest.formats import parse_longmemeval_date  # noqa: F401 (re-exported)
 
 LONGMEMEVAL_ENV_VAR = "LONGMEMEVAL_DIR"
 
@@ -65,20 +65,6 @@ WHERE_TO_GET = (
     "'xiaowu0162/longmemeval', or the archive linked from github.com/xiaowu0162/LongMemEval, "
     f"and put the files in ${LONGMEMEVAL_ENV_VAR} or <KGMEM_BENCH_DATA>/longmemeval/."
 )
-
-_LME_DATE = re.compile(
-    r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})(?:\s*\([A-Za-z]+\))?(?:\s+(\d{1,2}):(\d{2}))?\s*$"
-)
-
-
-def parse_longmemeval_date(text: str) -> datetime:
-    """``"2023/05/20 (Sat) 02:21"`` -> 2023-05-20 02:21 UTC (naive times are read as UTC)."""
-    m = _LME_DATE.match(str(text))
-    if not m:
-        raise ValueError(f"unrecognised LongMemEval date {text!r}")
-    y, mo, d, h, mi = m.groups()
-    return datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), tzinfo=timezone.utc)
-
 
 @dataclass(frozen=True)
 class LMETurn:

@@ -20,22 +20,35 @@ _CONTENT_KEYS = ("content", "text", "message", "body")
 _TIME_KEYS = ("reference_time", "time", "timestamp", "date", "created_at")
 
 
+_LOCOMO_DATE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
+)
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"])}
+_LME_DATE = re.compile(
+    r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})(?:\s*\([A-Za-z]+\))?(?:\s+(\d{1,2}):(\d{2}))?\s*$"
+)
+
+
 def parse_locomo_datetime(text: str) -> datetime:
     """'1:56 pm on 8 May, 2023' -> 2023-05-08T13:56Z (LoCoMo's session_<n>_date_time)."""
-    m = re.match(r"\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", text, re.I)
-    if not m:
+    m = _LOCOMO_DATE.match(str(text))
+    mon = _MONTHS.get(m.group(5).lower()) if m else None
+    if not m or mon is None:
         raise InvalidInputError(f"unrecognised LoCoMo date {text!r}")
-    hour = int(m[1]) % 12 + (12 if m[3].lower() == "pm" else 0)
-    month = datetime.strptime(m[5][:3], "%b").month
-    return datetime(int(m[6]), month, int(m[4]), hour, int(m[2]), tzinfo=timezone.utc)
+    hour, minute, ampm, day, _month, year = m.groups()
+    h = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
+    return datetime(int(year), mon, int(day), h, int(minute), tzinfo=timezone.utc)
 
 
 def parse_longmemeval_date(text: str) -> datetime:
-    """'2023/05/20 (Sat) 02:21' -> 2023-05-20T02:21Z."""
-    m = re.match(r"\s*(\d{4})/(\d{2})/(\d{2})(?:\s*\(\w+\))?\s*(\d{1,2}):(\d{2})", text)
+    """'2023/05/20 (Sat) 02:21' -> 2023-05-20T02:21Z (a missing time means midnight)."""
+    m = _LME_DATE.match(str(text))
     if not m:
         raise InvalidInputError(f"unrecognised LongMemEval date {text!r}")
-    return datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), tzinfo=timezone.utc)
+    y, mo, d, h, mi = m.groups()
+    return datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), tzinfo=timezone.utc)
 
 
 def _record(obj: dict[str, Any], i: int, default_time: str | None) -> dict[str, Any]:

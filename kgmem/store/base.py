@@ -11,7 +11,7 @@ atomically and durably when the block exits normally, and is rolled back otherwi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,6 +52,20 @@ class LineageState:
             "invalid_precision": self.invalid_precision.value, "believed": self.believed,
             "seq": self.seq, "fact_text": self.fact_text,
         }
+
+    @classmethod
+    def from_row(
+        cls, r: Sequence[Any], to_dt: Callable[[Any], datetime | None]
+    ) -> LineageState:
+        """From a store row in ``fact_id, group, subject_id, predicate, object_id, valid_at,
+        valid_precision, stated_invalid_at, invalid_precision, believed, seq, fact_text``
+        order; ``to_dt`` converts the store's time values."""
+        return cls(
+            fact_id=r[0], group=r[1], subject_id=r[2], predicate=r[3], object_id=r[4],
+            valid_at=to_dt(r[5]), valid_precision=Precision(r[6]),
+            stated_invalid_at=to_dt(r[7]), invalid_precision=Precision(r[8]),
+            believed=bool(r[9]), seq=int(r[10]), fact_text=r[11],
+        )
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LineageState:

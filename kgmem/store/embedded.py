@@ -180,11 +180,13 @@ class EmbeddedStore:
         return _find_entities(self._conn, self._lock, group, norm_name)
 
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
-        rows = self._q(
-            "SELECT id FROM entities WHERE group_id=? ORDER BY created_at, id LIMIT ? OFFSET ?",
-            (group, limit, offset),
-        )
-        return [e for (eid,) in rows if (e := self.get_entity(group, eid)) is not None]
+        with self._lock:  # one query for the rows (aliases are read per entity)
+            rows = self._conn.execute(
+                "SELECT id, group_id, name, summary, created_at FROM entities WHERE group_id=? "
+                "ORDER BY created_at, id LIMIT ? OFFSET ?",
+                (group, limit, offset),
+            ).fetchall()
+            return [_entity_from_row(self._conn, r) for r in rows]
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
         rows = self._q(_EPISODE_SELECT + " WHERE id=? AND group_id=?", (episode_id, group))
@@ -554,20 +556,7 @@ class _WriteTx:
 
     @staticmethod
     def _lineage(r: tuple[Any, ...]) -> LineageState:
-        return LineageState(
-            fact_id=r[0],
-            group=r[1],
-            subject_id=r[2],
-            predicate=r[3],
-            object_id=r[4],
-            valid_at=opt_from_micros(r[5]),
-            valid_precision=Precision(r[6]),
-            stated_invalid_at=opt_from_micros(r[7]),
-            invalid_precision=Precision(r[8]),
-            believed=bool(r[9]),
-            seq=r[10],
-            fact_text=r[11],
-        )
+        return LineageState.from_row(r, opt_from_micros)
 
     def get_lineage(self, fact_id: str) -> LineageState | None:
         row = self._one(f"SELECT {self._LINEAGE_COLS} FROM lineages WHERE fact_id=?", (fact_id,))

@@ -300,20 +300,7 @@ _LINEAGE_RETURN = (
 
 
 def _lineage(r: Sequence[Any]) -> LineageState:
-    return LineageState(
-        fact_id=r[0],
-        group=r[1],
-        subject_id=r[2],
-        predicate=r[3],
-        object_id=r[4],
-        valid_at=_dt(r[5]),
-        valid_precision=Precision(r[6]),
-        stated_invalid_at=_dt(r[7]),
-        invalid_precision=Precision(r[8]),
-        believed=bool(r[9]),
-        seq=int(r[10]),
-        fact_text=r[11],
-    )
+    return LineageState.from_row(r, _dt)
 
 
 def _lucene_escape(term: str) -> str:

@@ -2733,27 +2733,7 @@ class OfflineExtractor:
         ``n_process > 1`` parses in worker processes (worth it only for large batches on an
         otherwise idle multi-core machine).
         """
-        norm: list[tuple[str, datetime, str | None, str | None]] = []
-        for it in items:
-            if isinstance(it, str):
-                t, r, s, u = it, reference_time, speaker, user
-            elif isinstance(it, Mapping):
-                t = it["text"]
-                r = it.get("reference_time", reference_time)
-                s = it.get("speaker", speaker)
-                u = it.get("user", user)
-            else:
-                t = it[0]
-                r = it[1] if len(it) > 1 else reference_time
-                s = it[2] if len(it) > 2 else speaker
-                u = it[3] if len(it) > 3 else user
-            if r is None:
-                raise ValueError("reference_time is required for every utterance")
-            if isinstance(r, str):
-                from kgmem.timeutil import parse_instant
-
-                r = parse_instant(r, "reference_time")
-            norm.append((t or "", r, s, u))
+        norm = [normalize_item(it, reference_time, speaker, user) for it in items]
         out: list[list[ExtractedFact]] = []
         texts = (_prepare(t) for t, _r, _s, _u in norm)
         docs = self.nlp.pipe(texts, batch_size=batch_size or self.batch_size,
@@ -2761,6 +2741,33 @@ class OfflineExtractor:
         for (t, r, s, u), doc in zip(norm, docs):
             out.append(self.extract_doc(doc, r, s, u) if t.strip() else [])
         return out
+
+
+def normalize_item(
+    it: Any, reference_time: Any, speaker: str | None, user: str | None
+) -> tuple[str, datetime, str | None, str | None]:
+    """One extraction input (a string, a mapping with ``text``, or a tuple
+    ``(text, reference_time[, speaker[, user]])``) as ``(text, reference_time, speaker, user)``;
+    shared by every extractor's ``extract_many``."""
+    if isinstance(it, str):
+        t, r, s, u = it, reference_time, speaker, user
+    elif isinstance(it, Mapping):
+        t = it["text"]
+        r = it.get("reference_time", reference_time)
+        s = it.get("speaker", speaker)
+        u = it.get("user", user)
+    else:
+        t = it[0]
+        r = it[1] if len(it) > 1 else reference_time
+        s = it[2] if len(it) > 2 else speaker
+        u = it[3] if len(it) > 3 else user
+    if r is None:
+        raise ValueError("reference_time is required for every utterance")
+    if isinstance(r, str):
+        from kgmem.timeutil import parse_instant
+
+        r = parse_instant(r, "reference_time")
+    return t or "", r, s, u
 
 
 _PREP_FIXES = [

@@ -64,7 +64,7 @@ from kgmem.timeutil import Precision, parse_instant, parse_instant_with_precisio
 from kgmem.vocabulary import Vocabulary, normalize_predicate
 
 from . import llm_prompt as P
-from .extract import ANY_OBJECT, ExtractedFact, resolve_speaker
+from .extract import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -412,7 +412,7 @@ class LLMExtractor:
         """Like :meth:`OfflineExtractor.extract_many`: items are ``(text, reference_time[,
         speaker[, user]])`` tuples, mappings with ``text``..., or strings (using the keyword
         arguments). One call per episode, ``concurrency`` at a time; results in input order."""
-        norm = [self._normalize_item(it, reference_time, speaker, user) for it in items]
+        norm = [normalize_item(it, reference_time, speaker, user) for it in items]
         if not norm:
             return []
         results: list[list[ExtractedFact] | None] = [None] * len(norm)
@@ -444,25 +444,6 @@ class LLMExtractor:
         return [r or [] for r in results]
 
     # ------------------------------------------------------------------ internals
-    @staticmethod
-    def _normalize_item(it: Any, reference_time: Any, speaker: str | None, user: str | None
-                        ) -> tuple[str, datetime, str | None, str | None]:
-        if isinstance(it, str):
-            t, r, s, u = it, reference_time, speaker, user
-        elif isinstance(it, Mapping):
-            t = it["text"]
-            r = it.get("reference_time", reference_time)
-            s = it.get("speaker", speaker)
-            u = it.get("user", user)
-        else:
-            t = it[0]
-            r = it[1] if len(it) > 1 else reference_time
-            s = it[2] if len(it) > 2 else speaker
-            u = it[3] if len(it) > 3 else user
-        if r is None:
-            raise ValueError("reference_time is required for every episode")
-        return t or "", (parse_instant(r, "reference_time") if isinstance(r, str) else r), s, u
-
     def _on_retry(self, attempt: int, wait: float, why: str) -> None:
         self.stats.add(retries=1)
         log.warning("LLM request retry %d in %.2fs after %s", attempt, wait, why)

@@ -66,11 +66,12 @@ from benchmarks.report import (
     systems_table,
     write_markdown_report,
 )
-from benchmarks.runner import DEFAULT_KS, RunResult, run_retrieval
+from benchmarks.runner import DEFAULT_KS, RunResult, run_retrievals
 from benchmarks.task import RetrievalTask
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "locomo_baselines"
+DEFAULT_CACHE = REPO / "benchmarks" / "out" / "cache" / "kgmem-replays"
 CATEGORY_ORDER = [CATEGORY_NAMES[i] for i in (1, 2, 3, 4, 5)]
 COLUMNS = LOCOMO_COLUMNS + [
     ("session frac@10", "session.recall_frac@10"),
@@ -115,7 +116,9 @@ REFERENCE: dict[str, dict[str, float | None]] = {
 
 ALL_SYSTEMS = ("random", "bm25-sessions", "bm25-turns", "minilm-sessions", "minilm-turns")
 # MemPalace's raw-session document format: with its scorer it gives the published 60.29%.
-OPTIONAL_SYSTEMS = ("minilm-sessions-mempalace", "kgmem", "kgmem-extract")
+OPTIONAL_SYSTEMS = (
+    "minilm-sessions-mempalace", "kgmem", "kgmem-extract", "graphiti", "graphiti-extract"
+)
 MEMPALACE_TURN = '{speaker} said, "{text}"'
 
 
@@ -165,14 +168,30 @@ def add_mempalace_metric(res: RunResult, ds: LocomoDataset, k: int = 10) -> None
 
 
 def build_systems(
-    names: Sequence[str], seed: int, console: Console, *, captions: bool = False
+    names: Sequence[str], seed: int, console: Console, *, captions: bool = False,
+    store: str = "embedded", cache_dir: Path | None = None,
 ) -> list[RetrievalSystem]:
+    """Systems in run order. ``store``/``cache_dir`` apply to the kgmem systems; a
+    ``graphiti*`` system reads the Neo4j group of its kgmem source (``graphiti`` ->
+    ``kgmem``, ``graphiti-extract`` -> ``kgmem-extract``), created if not asked for."""
     systems: list[RetrievalSystem] = []
     embed = None
     if any(n.startswith("minilm") for n in names):
         embed = load_kgmem_embedder(uncached=True)
         if embed is None:
             console.print("[yellow]kgmem.embed is not importable here: MiniLM rows skipped[/]")
+    kgmem_systems: dict[str, Any] = {}
+
+    def kgmem_system(n: str) -> Any:
+        if n not in kgmem_systems:
+            from benchmarks.kgmem_system import KgmemSystem
+
+            kgmem_systems[n] = KgmemSystem(
+                n, extract=n == "kgmem-extract", captions=captions, store=store,
+                cache_dir=cache_dir if store == "embedded" else None,
+            )
+        return kgmem_systems[n]
+
     for n in names:
         if n == "random":
             systems += [RandomSystem("session", seed=seed), RandomSystem("turn", seed=seed)]
@@ -186,9 +205,15 @@ def build_systems(
             level = "session" if n == "minilm-sessions" else "turn"
             systems.append(EmbeddingSystem(embed, level, name=n, captions=captions))
         elif n in ("kgmem", "kgmem-extract"):
-            from benchmarks.kgmem_system import KgmemSystem
+            systems.append(kgmem_system(n))
+        elif n in ("graphiti", "graphiti-extract"):
+            if store != "neo4j":
+                raise SystemExit(f"system {n!r} reads kgmem's graph in Neo4j: add --store neo4j")
+            from benchmarks.graphiti_system import GraphitiSearchSystem
 
-            systems.append(KgmemSystem(n, extract=n == "kgmem-extract", captions=captions))
+            src = "kgmem" + n[len("graphiti"):]
+            # the source indexes first (the runner indexes in list order)
+            systems.append(GraphitiSearchSystem(kgmem_system(src), name=n))
         elif n not in ALL_SYSTEMS + OPTIONAL_SYSTEMS:
             raise SystemExit(
                 f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS + OPTIONAL_SYSTEMS)}"
@@ -229,6 +254,19 @@ def reference_comparison(summaries: Sequence[dict[str, Any]]) -> tuple[list[str]
     return headers, rows
 
 
+def add_store_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument(
+        "--store", choices=("embedded", "neo4j"), default="embedded",
+        help="where kgmem replays each conversation: embedded SQLite, or Neo4j "
+        "(KGMEM_NEO4J_* settings; one fresh group per conversation, erased afterwards)",
+    )
+    ap.add_argument(
+        "--cache-dir", type=Path, default=DEFAULT_CACHE,
+        help="reuse replayed embedded stores from here (key: data, config, kgmem code)",
+    )
+    ap.add_argument("--no-cache", action="store_true", help="replay every conversation afresh")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m benchmarks.locomo_baselines", description=__doc__.split("\n\n")[0]
@@ -248,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="append image captions to turns (off: the setting of docs/BENCHMARKS.md)",
     )
     ap.add_argument("--no-progress", action="store_true")
+    add_store_arguments(ap)
     args = ap.parse_args(argv)
     console = Console()
     if not console.is_terminal:  # piped: wide enough for the tables
@@ -262,7 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{stats['evidence_issues']}; sha256 ok: {stats['sha256_ok']}"
     )
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
-    systems = build_systems(names, args.seed, console, captions=args.captions)
+    systems = build_systems(names, args.seed, console, captions=args.captions,
+                            store=args.store, cache_dir=None if args.no_cache else args.cache_dir)
     versions = ["original", "corrected"] if args.evidence == "both" else [args.evidence]
 
     out: Path = args.out
@@ -276,10 +316,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results: list[RunResult] = []
         if "random" in names:
             results.append(expected_random_result(task))
-        for system in systems:
-            res = run_retrieval(
-                system, task, progress=not args.no_progress, category_order=CATEGORY_ORDER
-            )
+        runs = run_retrievals(
+            systems, task, progress=not args.no_progress, category_order=CATEGORY_ORDER
+        ) if systems else []
+        for system, res in zip(systems, runs, strict=True):
             if version == "original":
                 add_mempalace_metric(res, ds)
             res.write(out / version, stem=system.name)
@@ -325,7 +365,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         ("query latency", plot_latency_histogram(latencies, out / "latency.png")),
     ]
+    for system in systems:  # Neo4j groups are erased here
+        close = getattr(system, "close", None)
+        if close is not None:
+            close()
     meta = {
+        "store": args.store,
+        "replays": {s.name: dict(s.stats) for s in systems if hasattr(s, "stats")},
         "dataset": stats,
         "systems": [s.name for s in systems],
         "evidence_versions": versions,

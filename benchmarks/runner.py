@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,11 @@ from typing import Any
 from benchmarks.baselines import RetrievalSystem
 from benchmarks.metrics import aggregate, latency_summary, retrieval_metrics, sessions_from_turns
 from benchmarks.task import Question, Ranking, RetrievalTask
+
+# (system, question, ranking) -> (extra per-question metrics, info for the record)
+QuestionHook = Callable[
+    [RetrievalSystem, Question, Ranking], tuple[dict[str, float | None], dict[str, Any]]
+]
 
 DEFAULT_KS = (1, 3, 5, 10, 20, 50)
 DEFAULT_METRICS = ("recall_any", "recall_all", "recall_frac", "ndcg")
@@ -106,12 +111,37 @@ def run_retrieval(
     keep_top: int = 50,
     progress: bool = True,
     category_order: Iterable[str] | None = None,
+    on_question: QuestionHook | None = None,
 ) -> RunResult:
     """Index each haystack once, rank every question asked against it, score, aggregate."""
+    return run_retrievals([system], task, ks=ks, metrics=metrics, keep_top=keep_top,
+                          progress=progress, category_order=category_order,
+                          on_question=on_question)[0]
+
+
+def run_retrievals(
+    systems: Sequence[RetrievalSystem],
+    task: RetrievalTask,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    keep_top: int = 50,
+    progress: bool = True,
+    category_order: Iterable[str] | None = None,
+    on_question: QuestionHook | None = None,
+) -> list[RunResult]:
+    """Several systems, haystack by haystack: each haystack is indexed by every system (in
+    list order) before its questions are ranked, so systems may share per-haystack state
+    (graphiti's search reads the graph kgmem replayed). Timings stay per system.
+
+    ``on_question(system, question, ranking)`` (optional, e.g. LLM QA) runs after each
+    ranking while the haystack is still indexed; it returns ``(metrics, info)``: metrics are
+    scored and aggregated like the retrieval ones, ``info`` goes to the record's ``qa``.
+    """
     groups = task.by_haystack()
-    records: list[dict[str, Any]] = []
-    index_times: list[float] = []
-    latencies: list[float] = []
+    records: list[list[dict[str, Any]]] = [[] for _ in systems]
+    index_times: list[list[float]] = [[] for _ in systems]
+    latencies: list[list[float]] = [[] for _ in systems]
     prog = None
     if progress:
         from rich.progress import (
@@ -122,31 +152,35 @@ def run_retrieval(
             TimeElapsedColumn,
         )
 
+        label = ", ".join(s.name for s in systems)
         prog = Progress(
-            TextColumn(f"[bold]{system.name}[/] on {task.name}"),
+            TextColumn(f"[bold]{label}[/] on {task.name}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             transient=False,
         )
         prog.start()
-        bar = prog.add_task("questions", total=len(task.questions))
+        bar = prog.add_task("questions", total=len(task.questions) * len(systems))
     try:
         kmax = max(ks)
         for hid, questions in groups.items():
             hay = task.haystacks[hid]
-            t0 = time.perf_counter()
-            system.index(hay)
-            index_times.append(time.perf_counter() - t0)
-            t2s = hay.turn_to_session
-            for q in questions:
+            for i, system in enumerate(systems):
                 t0 = time.perf_counter()
-                ranking = system.rank(q, kmax)
-                dt = time.perf_counter() - t0
-                latencies.append(dt)
-                vals, turn_ids, session_ids = score_ranking(q, ranking, t2s, ks=ks, metrics=metrics)
-                records.append(
-                    {
+                system.index(hay)
+                index_times[i].append(time.perf_counter() - t0)
+            t2s = hay.turn_to_session
+            for i, system in enumerate(systems):
+                for q in questions:
+                    t0 = time.perf_counter()
+                    ranking = system.rank(q, kmax)
+                    dt = time.perf_counter() - t0
+                    latencies[i].append(dt)
+                    vals, turn_ids, session_ids = score_ranking(
+                        q, ranking, t2s, ks=ks, metrics=metrics
+                    )
+                    rec: dict[str, Any] = {
                         "question_id": q.question_id,
                         "haystack_id": q.haystack_id,
                         "category": q.category,
@@ -163,21 +197,29 @@ def run_retrieval(
                         "info": ranking.info,
                         **({"extra": q.extra} if q.extra else {}),
                     }
-                )
-                if prog is not None:
-                    prog.advance(bar)
+                    if on_question is not None:
+                        qa_metrics, qa_info = on_question(system, q, ranking)
+                        vals.update(qa_metrics)
+                        rec["qa"] = qa_info
+                    records[i].append(rec)
+                    if prog is not None:
+                        prog.advance(bar)
     finally:
         if prog is not None:
             prog.stop()
-    summary = aggregate(records, category_order=list(category_order or []))
-    summary.update(
-        {
-            "system": system.name,
-            "task": task.name,
-            "ks": list(ks),
-            "latency_s": latency_summary(latencies),
-            "index_s": latency_summary(index_times),
-            "haystacks": len(groups),
-        }
-    )
-    return RunResult(system=system.name, task=task.name, records=records, summary=summary)
+    out = []
+    for i, system in enumerate(systems):
+        summary = aggregate(records[i], category_order=list(category_order or []))
+        summary.update(
+            {
+                "system": system.name,
+                "task": task.name,
+                "ks": list(ks),
+                "latency_s": latency_summary(latencies[i]),
+                "index_s": latency_summary(index_times[i]),
+                "haystacks": len(groups),
+            }
+        )
+        out.append(RunResult(system=system.name, task=task.name, records=records[i],
+                             summary=summary))
+    return out

@@ -729,7 +729,27 @@ class Memory:
         except NotFoundError:
             return []
         pred = normalize_predicate(predicate) if predicate is not None else None
-        return self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o, limit=limit)
+        found = self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o,
+                                 limit=limit)
+        mirrored = self._symmetric_mirror(group, when, s, pred, o, limit)
+        if not mirrored:
+            return found
+        merged = {v.id: v for v in found}
+        merged.update((v.id, v) for v in mirrored)
+        ordered = sorted(merged.values(), key=_fact_order)
+        return ordered[:limit] if limit is not None else ordered
+
+    def _symmetric_mirror(self, group: str, when: TimeFilter, s: str | None, pred: str | None,
+                          o: str | None, limit: int | None) -> list[FactVersion]:
+        """Versions of symmetric predicates stored the other way round ("Bob MARRIED_TO Alice"
+        answers a question about Alice as subject). They are returned as stored, not flipped."""
+        if s is None and o is None:
+            return []  # no direction asked for: every version is already in the answer
+        if pred is not None and not self.vocabulary.get(pred).symmetric:
+            return []
+        found = self.store.facts(group, when, subject_id=o, predicate=pred, object_id=s,
+                                 limit=None if pred is None else limit)
+        return [v for v in found if self.vocabulary.get(v.predicate).symmetric]
 
     def fact(
         self,
@@ -900,3 +920,9 @@ class Memory:
 
 def fact_ids(versions: Sequence[FactVersion]) -> list[str]:
     return [v.fact_id for v in versions]
+
+
+def _fact_order(v: FactVersion) -> tuple[Any, ...]:
+    """The stores' fact order (unknown starts first), for answers merged from two queries."""
+    return (v.subject_id, v.predicate, v.valid_at is not None, v.valid_at or v.created_at,
+            v.created_at, v.id)

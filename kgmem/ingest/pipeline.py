@@ -29,6 +29,8 @@ def _matching(m: Memory, group: str, subject: str, predicate: str, obj: str | No
     if obj is None:
         return found
     key = normalize_name(obj)
+    if m.vocabulary.get(predicate).symmetric:  # a mirrored version names obj as its subject
+        return [f for f in found if key in (normalize_name(f.object), normalize_name(f.subject))]
     return [f for f in found if normalize_name(f.object) == key]
 
 

@@ -306,3 +306,21 @@ def test_retracting_twice_is_a_conflict(make_memory, clock) -> None:
     m.retract(f.fact_id, group=g)
     with pytest.raises(ConflictError):
         m.retract(f.fact_id, group=g)
+
+
+def test_symmetric_predicates_answer_from_either_side(make_memory, clock) -> None:
+    m, g = make_memory(clock=clock), fresh_group()
+    m.assert_fact("Bob", "MARRIED_TO", "Alice", valid_at="2019-06-01", group=g)
+    m.assert_fact("Carol", "FRIEND_OF", "Alice", group=g)
+    m.assert_fact("Dan", "WORKS_AT", "Alice", group=g)  # not symmetric: stays one-sided
+    clock.advance(days=1)
+    about_alice = {(f.subject, f.predicate, f.object) for f in m.facts("Alice", group=g)}
+    assert about_alice == {("Bob", "MARRIED_TO", "Alice"), ("Carol", "FRIEND_OF", "Alice")}
+    spouse = m.facts("Alice", "MARRIED_TO", group=g)
+    assert [(f.subject, f.object, f.valid_at) for f in spouse] == [
+        ("Bob", "Alice", utc(2019, 6, 1))]
+    # time filters apply to the mirrored side too
+    assert m.facts("Alice", "MARRIED_TO", valid_at="2018-01-01", group=g) == []
+    assert [f.subject for f in m.facts("Alice", "MARRIED_TO", "Bob", group=g)] == ["Bob"]
+    assert m.facts("Alice", "WORKS_AT", group=g) == []
+    assert m.facts("Alice", "MARRIED_TO", limit=0, group=g) == []

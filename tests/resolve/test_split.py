@@ -15,7 +15,10 @@ def utc(*a: int) -> datetime:
 
 
 def believed(m, g, **kw):  # type: ignore[no-untyped-def]
-    return m.facts(group=g, valid_at="1900-01-01", valid_to="2999-01-01", **kw)
+    """Versions with the entity in the asked role (symmetric reads also answer the other side)."""
+    found = m.facts(group=g, valid_at="1900-01-01", valid_to="2999-01-01", **kw)
+    return [f for f in found
+            if all(key in (getattr(f, f"{role}_id"), getattr(f, role)) for role, key in kw.items())]
 
 
 def test_split_alias_moves_facts_asserted_through_it(make_memory, clock) -> None:

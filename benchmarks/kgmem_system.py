@@ -256,6 +256,13 @@ class KgmemSystem:
         asked = question.question_date or (self._end + timedelta(seconds=1))
         return asked, max(asked, self._m.store.last_tx_time() or asked)
 
+    def context(self, question: Question, budget_tokens: int = 1000) -> Any:
+        """kgmem's prompt block for the question (:func:`kgmem.retrieve.context`), at the
+        same times as :meth:`rank`; for the optional LLM reader."""
+        asked, known = self.times(question)
+        return self.memory.context(question.question, budget_tokens=budget_tokens,
+                                   known_at=known, reference_time=asked, group=self._group)
+
     def rank(self, question: Question, k: int) -> Ranking:
         from kgmem.retrieve import search
 

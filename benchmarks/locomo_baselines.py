@@ -77,6 +77,7 @@ COLUMNS = LOCOMO_COLUMNS + [
     ("session frac@10", "session.recall_frac@10"),
     ("MemPalace scorer@10", "session.mempalace_recall@10"),
 ]
+QA_COLUMNS = [("QA judge", "qa.judge_correct"), ("QA F1", "qa.f1")]
 
 # docs/BENCHMARKS.md, "Baselines measured here" (percent; None = "-") and the MemPalace metric.
 REFERENCE: dict[str, dict[str, float | None]] = {
@@ -265,6 +266,12 @@ def add_store_arguments(ap: argparse.ArgumentParser) -> None:
         help="reuse replayed embedded stores from here (key: data, config, kgmem code)",
     )
     ap.add_argument("--no-cache", action="store_true", help="replay every conversation afresh")
+    ap.add_argument(
+        "--qa", action="store_true",
+        help="LLM reader + judge on kgmem's context() (needs KGMEM_LLM_BASE_URL; see "
+        "benchmarks/llm_qa.py)",
+    )
+    ap.add_argument("--qa-budget", type=int, default=1000, help="context() token budget")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -300,6 +307,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{stats['usable']} (corrected evidence: {stats['usable_corrected']}); evidence issues "
         f"{stats['evidence_issues']}; sha256 ok: {stats['sha256_ok']}"
     )
+    qa = None
+    if args.qa:
+        from benchmarks.llm_qa import LLMQA, QAConfig, QANotConfigured
+
+        try:
+            qa = LLMQA(QAConfig.from_env(budget_tokens=args.qa_budget))
+        except QANotConfigured as exc:
+            raise SystemExit(str(exc)) from exc
+    columns = COLUMNS + (QA_COLUMNS if qa is not None else [])
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
     systems = build_systems(names, args.seed, console, captions=args.captions,
                             store=args.store, cache_dir=None if args.no_cache else args.cache_dir)
@@ -317,7 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "random" in names:
             results.append(expected_random_result(task))
         runs = run_retrievals(
-            systems, task, progress=not args.no_progress, category_order=CATEGORY_ORDER
+            systems, task, progress=not args.no_progress, category_order=CATEGORY_ORDER,
+            on_question=qa,
         ) if systems else []
         for system, res in zip(systems, runs, strict=True):
             if version == "original":
@@ -329,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summaries = [r.summary for r in results]
         all_summaries[version] = summaries
         title = f"LoCoMo retrieval, {version} evidence ({len(task.questions)} questions)"
-        h, rows = systems_table(summaries, COLUMNS)
+        h, rows = systems_table(summaries, columns)
         console.print(_rich_table(title, h, rows))
         sections.append((title, markdown_table(h, rows)))
         h, rows = reference_comparison(summaries)
@@ -339,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("Comparison with docs/BENCHMARKS.md (original evidence)", markdown_table(h, rows))
             )
         for s in summaries:
-            h, rows = category_table(s, COLUMNS)
+            h, rows = category_table(s, columns)
             if version == versions[0]:
                 console.print(_rich_table(f"{s['system']}: per category ({version})", h, rows))
             sections.append(
@@ -371,6 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             close()
     meta = {
         "store": args.store,
+        "qa": qa.report() if qa is not None else None,
         "replays": {s.name: dict(s.stats) for s in systems if hasattr(s, "stats")},
         "dataset": stats,
         "systems": [s.name for s in systems],

@@ -26,7 +26,8 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
     for k, v in neo4j_settings().items():
         if v is not None:
             monkeypatch.setenv(f"KGMEM_NEO4J_{k.upper()}", v)
-    rc = main(["--data", str(TINY), "--systems", "kgmem,graphiti", "--store", "neo4j",
+    systems = ("kgmem", "graphiti", "kgmem-extract", "graphiti-extract")
+    rc = main(["--data", str(TINY), "--systems", ",".join(systems), "--store", "neo4j",
                "--evidence", "original", "--no-progress", "--out", str(tmp_path)])
     assert rc == 0
     raw = json.loads(TINY.read_text())[0]
@@ -35,8 +36,8 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["meta"]["store"] == "neo4j"
     rows = {s["system"]: s for s in summary["summaries"]["original"]}
-    assert set(rows) == {"kgmem", "graphiti"}
-    for system in ("kgmem", "graphiti"):
+    assert set(rows) == set(systems)
+    for system in systems:
         lines = (tmp_path / "original" / f"{system}.jsonl").read_text().splitlines()
         recs = [json.loads(x) for x in lines]
         assert [r["question"] for r in recs] == [q["question"] for q in raw["qa"]]
@@ -57,10 +58,15 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
         assert overall["n"] == len(raw["qa"])
         assert overall["mean"] == pytest.approx(
             sum(r["metrics"]["turn.recall_any@10"] for r in recs) / len(recs))
-    graphiti = [json.loads(x) for x in (tmp_path / "original" / "graphiti.jsonl").open()]
-    assert sum(r["info"]["episodes"] for r in graphiti) > 0  # graphiti found kgmem's episodes
+    def info(system: str, key: str) -> int:
+        lines = (tmp_path / "original" / f"{system}.jsonl").open()
+        return sum(json.loads(x)["info"][key] for x in lines)
+
+    assert info("graphiti", "episodes") > 0  # graphiti's BM25 found kgmem's episodes
+    assert info("graphiti-extract", "edges") > 0  # ... and kgmem's extracted facts
+    assert summary["meta"]["replays"]["kgmem-extract"]["facts"] > 0
     # the replay groups are gone afterwards (nothing else in the database was touched)
-    groups = summary["meta"]["replays"]["kgmem"]["groups"]
-    assert len(groups) == 1 and groups[0].startswith("bench-")
+    groups = [g for s in ("kgmem", "kgmem-extract") for g in summary["meta"]["replays"][s]["groups"]]
+    assert len(set(groups)) == 2 and all(g.startswith("bench-") for g in groups)
     left = store._q("MATCH (n) WHERE n.group_id IN $gs RETURN count(n)", gs=groups)[0][0]
     assert left == 0

@@ -255,6 +255,13 @@ def reference_comparison(summaries: Sequence[dict[str, Any]]) -> tuple[list[str]
     return headers, rows
 
 
+def close_systems(systems: Sequence[Any]) -> None:
+    for system in systems:
+        close = getattr(system, "close", None)
+        if close is not None:
+            close()
+
+
 def add_store_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--store", choices=("embedded", "neo4j"), default="embedded",
@@ -332,10 +339,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         results: list[RunResult] = []
         if "random" in names:
             results.append(expected_random_result(task))
-        runs = run_retrievals(
-            systems, task, progress=not args.no_progress, category_order=CATEGORY_ORDER,
-            on_question=qa,
-        ) if systems else []
+        try:
+            runs = run_retrievals(
+                systems, task, progress=not args.no_progress, category_order=CATEGORY_ORDER,
+                on_question=qa,
+            ) if systems else []
+        except BaseException:
+            close_systems(systems)  # Neo4j: erase the replay group even on failure
+            raise
         for system, res in zip(systems, runs, strict=True):
             if version == "original":
                 add_mempalace_metric(res, ds)
@@ -382,10 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         ("query latency", plot_latency_histogram(latencies, out / "latency.png")),
     ]
-    for system in systems:  # Neo4j groups are erased here
-        close = getattr(system, "close", None)
-        if close is not None:
-            close()
+    close_systems(systems)  # Neo4j groups are erased here
     meta = {
         "store": args.store,
         "qa": qa.report() if qa is not None else None,
@@ -399,6 +407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": platform.platform(),
         "elapsed_s": round(time.time() - t_start, 1),
     }
+    if qa is not None:
+        qa.close()
     sections.insert(0, ("Setup", "```json\n" + json.dumps(meta, indent=1, default=str) + "\n```"))
     write_markdown_report(out / "report.md", "LoCoMo retrieval baselines", sections, images=images)
     (out / "summary.json").write_text(

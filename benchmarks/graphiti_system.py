@@ -24,7 +24,9 @@ the graph's vectors.
 Mapping back to turns: an episode is its turn; an edge stands for the turns of its
 ``episodes`` list; a node for the episodes that ``MENTIONS`` it (newest first). The three
 turn lists are fused with graphiti's own ``rrf`` (rank constant 1), ties kept in first-seen
-order. Without extraction there are no edges or nodes, so this is graphiti's episode BM25.
+order. Without extraction there are no facts, but speakers are entities, so the node layer
+maps to the newest turns mentioning a speaker. ``layers`` restricts the search (system
+``graphiti-episodes``: episodes only, i.e. graphiti's Lucene BM25 over turns).
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ from typing import Any
 from benchmarks.kgmem_system import KgmemSystem
 from benchmarks.task import Haystack, Question, Ranking
 
+LAYERS = ("edges", "nodes", "episodes")
 
-def search_config(limit: int) -> Any:
+
+def search_config(limit: int, layers: tuple[str, ...] = LAYERS) -> Any:
     from graphiti_core.search.search_config import (
         EdgeReranker,
         EdgeSearchConfig,
@@ -54,14 +58,14 @@ def search_config(limit: int) -> Any:
         edge_config=EdgeSearchConfig(
             search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity],
             reranker=EdgeReranker.rrf,
-        ),
+        ) if "edges" in layers else None,
         node_config=NodeSearchConfig(
             search_methods=[NodeSearchMethod.bm25, NodeSearchMethod.cosine_similarity],
             reranker=NodeReranker.rrf,
-        ),
+        ) if "nodes" in layers else None,
         episode_config=EpisodeSearchConfig(
             search_methods=[EpisodeSearchMethod.bm25], reranker=EpisodeReranker.rrf
-        ),
+        ) if "episodes" in layers else None,
         limit=limit,
     )
 
@@ -87,12 +91,16 @@ MENTIONS = (
 
 
 class GraphitiSearchSystem:
-    def __init__(self, source: KgmemSystem, name: str = "graphiti", limit: int = 50) -> None:
+    def __init__(self, source: KgmemSystem, name: str = "graphiti", limit: int = 50,
+                 layers: tuple[str, ...] = LAYERS) -> None:
+        if not layers or set(layers) - set(LAYERS):
+            raise ValueError(f"layers must be a non-empty subset of {LAYERS}")
         if source.store_kind != "neo4j":
             raise ValueError("graphiti search needs the kgmem replay on Neo4j (--store neo4j)")
         self.name = name
         self.source = source
         self.limit = limit
+        self.layers = tuple(layers)
         self._loop = asyncio.new_event_loop()
         self._g: Any = None
         self.counts = {"edges": 0, "nodes": 0, "episodes": 0}
@@ -126,7 +134,7 @@ class GraphitiSearchSystem:
         g, src = self._graphiti(), self.source
         group = src.group
         _asked, known = src.times(question)
-        res = await g.search_(question.question, config=search_config(max(k, self.limit)),
+        res = await g.search_(question.question, config=search_config(max(k, self.limit), self.layers),
                               group_ids=[group], search_filter=known_at_filter(known))
         turn_of = src.turn_of
 
@@ -152,10 +160,13 @@ class GraphitiSearchSystem:
                                               "episodes": len(res.episodes)})
 
     def close(self) -> None:
+        """Close graphiti's driver and the source (erasing its last group; closing twice is
+        harmless, so a source that is also a system of the run may be closed again)."""
         if self._g is not None:
             self._loop.run_until_complete(self._g.close())
             self._g = None
         self._loop.close()
+        self.source.close()
 
 
 def _dedupe(ids: list[str]) -> list[str]:

@@ -118,7 +118,8 @@ REFERENCE: dict[str, dict[str, float | None]] = {
 ALL_SYSTEMS = ("random", "bm25-sessions", "bm25-turns", "minilm-sessions", "minilm-turns")
 # MemPalace's raw-session document format: with its scorer it gives the published 60.29%.
 OPTIONAL_SYSTEMS = (
-    "minilm-sessions-mempalace", "kgmem", "kgmem-extract", "graphiti", "graphiti-extract"
+    "minilm-sessions-mempalace", "kgmem", "kgmem-extract", "graphiti", "graphiti-extract",
+    "graphiti-episodes",
 )
 MEMPALACE_TURN = '{speaker} said, "{text}"'
 
@@ -207,14 +208,15 @@ def build_systems(
             systems.append(EmbeddingSystem(embed, level, name=n, captions=captions))
         elif n in ("kgmem", "kgmem-extract"):
             systems.append(kgmem_system(n))
-        elif n in ("graphiti", "graphiti-extract"):
+        elif n in ("graphiti", "graphiti-extract", "graphiti-episodes"):
             if store != "neo4j":
                 raise SystemExit(f"system {n!r} reads kgmem's graph in Neo4j: add --store neo4j")
             from benchmarks.graphiti_system import GraphitiSearchSystem
 
-            src = "kgmem" + n[len("graphiti"):]
+            src = "kgmem-extract" if n == "graphiti-extract" else "kgmem"
+            layers = ("episodes",) if n == "graphiti-episodes" else ("edges", "nodes", "episodes")
             # the source indexes first (the runner indexes in list order)
-            systems.append(GraphitiSearchSystem(kgmem_system(src), name=n))
+            systems.append(GraphitiSearchSystem(kgmem_system(src), name=n, layers=layers))
         elif n not in ALL_SYSTEMS + OPTIONAL_SYSTEMS:
             raise SystemExit(
                 f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS + OPTIONAL_SYSTEMS)}"
@@ -397,7 +399,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     meta = {
         "store": args.store,
         "qa": qa.report() if qa is not None else None,
-        "replays": {s.name: dict(s.stats) for s in systems if hasattr(s, "stats")},
+        "replays": {  # kgmem replays, graphiti's sources included
+            k.name: dict(k.stats)
+            for s in systems for k in (getattr(s, "source", None), s) if hasattr(k, "stats")
+        },
         "dataset": stats,
         "systems": [s.name for s in systems],
         "evidence_versions": versions,

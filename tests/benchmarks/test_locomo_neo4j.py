@@ -26,7 +26,7 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
     for k, v in neo4j_settings().items():
         if v is not None:
             monkeypatch.setenv(f"KGMEM_NEO4J_{k.upper()}", v)
-    systems = ("kgmem", "graphiti", "kgmem-extract", "graphiti-extract")
+    systems = ("kgmem", "graphiti", "graphiti-extract", "graphiti-episodes")
     rc = main(["--data", str(TINY), "--systems", ",".join(systems), "--store", "neo4j",
                "--evidence", "original", "--no-progress", "--out", str(tmp_path)])
     assert rc == 0
@@ -36,7 +36,7 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["meta"]["store"] == "neo4j"
     rows = {s["system"]: s for s in summary["summaries"]["original"]}
-    assert set(rows) == set(systems)
+    assert set(rows) == set(systems)  # kgmem-extract replays only as graphiti-extract's source
     for system in systems:
         lines = (tmp_path / "original" / f"{system}.jsonl").read_text().splitlines()
         recs = [json.loads(x) for x in lines]
@@ -64,6 +64,7 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
 
     assert info("graphiti", "episodes") > 0  # graphiti's BM25 found kgmem's episodes
     assert info("graphiti-extract", "edges") > 0  # ... and kgmem's extracted facts
+    assert info("graphiti-episodes", "nodes") == info("graphiti-episodes", "edges") == 0
     assert summary["meta"]["replays"]["kgmem-extract"]["facts"] > 0
     # the replay groups are gone afterwards (nothing else in the database was touched)
     groups = [g for s in ("kgmem", "kgmem-extract") for g in summary["meta"]["replays"][s]["groups"]]

@@ -57,7 +57,7 @@ def _settings() -> Settings:
         kw["home"] = state.home
     if state.store:
         kw["store"] = state.store
-    if state.extractor:
+    if state.extractor and state.extractor != "graphiti":  # graphiti: only `ingest`, below
         kw["extractor"] = state.extractor
     return Settings(**kw)
 
@@ -139,13 +139,20 @@ def ingest(
     speaker: Annotated[str | None, typer.Option()] = None,
     no_extract: Annotated[bool, typer.Option("--no-extract")] = False,
     batch_size: Annotated[int, typer.Option()] = 256,
+    extractor: Annotated[str | None, typer.Option(
+        "--extractor", help="offline | llm | none | graphiti (graphiti-core's own add_episode "
+        "pipeline into --store neo4j, with the KGMEM_LLM_* endpoint; docs/graphiti.md)")] = None,
 ) -> None:
     """Ingest a file of episodes (batched, idempotent: re-ingesting adds nothing)."""
     from rich.progress import Progress
 
     from .ingest.formats import read_episodes
 
+    if extractor is not None:
+        state.extractor = extractor
     items = _run(lambda: list(read_episodes(file, fmt, time, speaker)))  # type: ignore[arg-type]
+    if state.extractor == "graphiti":
+        return _run(lambda: _ingest_graphiti(items, no_extract))
     m = _memory(extract=not no_extract)
     with Progress(console=err, disable=state.json) as prog:
         task = prog.add_task(f"ingesting {len(items):,} episodes", total=len(items))
@@ -153,6 +160,26 @@ def ingest(
                                           batch_size=batch_size,
                                           on_batch=lambda n: prog.advance(task, n)))
     summary = {"episodes": len(eps), "stats": m.stats()}
+    _emit(summary) if state.json else console.print(summary)
+
+
+def _ingest_graphiti(items: list[dict[str, Any]], no_extract: bool) -> None:
+    from rich.progress import Progress
+
+    from .errors import InvalidInputError
+    from .interop.graphiti_pipeline import GraphitiPipeline
+
+    s = _settings()
+    if no_extract:
+        raise InvalidInputError("--extractor graphiti extracts; drop --no-extract")
+    if s.store != "neo4j":
+        raise InvalidInputError("--extractor graphiti writes into Neo4j: add --store neo4j "
+                                "(or set KGMEM_STORE=neo4j)")
+    with GraphitiPipeline.from_settings(s) as gp, Progress(console=err,
+                                                           disable=state.json) as prog:
+        task = prog.add_task(f"graphiti: {len(items):,} episodes", total=len(items))
+        res = gp.ingest(items, group=state.group, on_episode=lambda n: prog.advance(task, n))
+    summary = {"extractor": "graphiti", **res.summary()}
     _emit(summary) if state.json else console.print(summary)
 
 

@@ -2,13 +2,17 @@
 responses from ``fixtures/`` (success bodies are full OpenAI response objects; ``errors/``
 holds ``{"status", "headers", "body"}`` recordings of error answers).
 
-Replies come from a FIFO script (``server.push(...)``) first, then from routes (a substring of
-the episode text -> reply, for concurrent batches), else HTTP 500 "unscripted".
+Replies come from a FIFO script (``server.push(...)``) first, then from schema routes
+(``server.route_schema(name, reply, contains=...)``: the ``json_schema`` name of the request's
+``response_format``, optionally with a substring of the prompt outside its
+``<PREVIOUS MESSAGES>`` block -- how graphiti-core's calls are told apart), then from routes (a
+substring of the episode text -> reply, for concurrent batches), else HTTP 500 "unscripted".
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -38,8 +42,8 @@ EPISODES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def load(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / f"{name}.json").read_text())
+def load(name: str, root: Path = FIXTURES) -> dict[str, Any]:
+    return json.loads((root / f"{name}.json").read_text())
 
 
 @dataclass
@@ -69,11 +73,32 @@ class Seen:
     def user_text(self) -> str:
         return next(m["content"] for m in self.body["messages"] if m["role"] == "user")
 
+    @property
+    def schema_name(self) -> str | None:
+        """``response_format.json_schema.name`` (None for other response formats)."""
+        rf = self.body.get("response_format")
+        js = rf.get("json_schema") if isinstance(rf, dict) else None
+        return js.get("name") if isinstance(js, dict) else None
+
+    @property
+    def current_text(self) -> str:
+        """The user prompt without its previous-messages block (graphiti-core's prompts quote
+        earlier episodes there; the current one is everything else)."""
+        try:
+            text = self.user_text
+        except (KeyError, StopIteration):
+            return ""
+        return _PREVIOUS.sub("", text)
+
+
+_PREVIOUS = re.compile(r"<PREVIOUS[ _]MESSAGES>.*?</PREVIOUS[ _]MESSAGES>", re.S)
+
 
 class FakeOpenAI:
     def __init__(self) -> None:
         self.script: list[Reply] = []
         self.routes: list[tuple[str, Reply]] = []
+        self.schema_routes: list[tuple[str, str | None, Reply]] = []
         self.requests: list[Seen] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -134,6 +159,12 @@ class FakeOpenAI:
         self.routes.append((needle, reply))
         return self
 
+    def route_schema(self, schema: str, reply: Reply, contains: str | None = None) -> FakeOpenAI:
+        """Answer requests whose json_schema is named ``schema`` (and whose prompt contains
+        ``contains`` outside the previous-messages block) with ``reply``; first match wins."""
+        self.schema_routes.append((schema, contains, reply))
+        return self
+
     def _next(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
@@ -142,6 +173,11 @@ class FakeOpenAI:
                                              "type": "invalid_request_error"}})
             if self.script:
                 return self.script.pop(0)
+        name = seen.schema_name
+        if name is not None:
+            for schema, contains, reply in self.schema_routes:
+                if schema == name and (contains is None or contains in seen.current_text):
+                    return reply
         try:
             text = seen.user_text
         except (KeyError, StopIteration):

@@ -40,15 +40,20 @@ state = _State()
 
 @app.callback()
 def main(
+    ctx: typer.Context,
     home: Annotated[Path | None, typer.Option("--home", "-H", envvar="KGMEM_HOME",
                                               help="embedded store directory")] = None,
     group: Annotated[str, typer.Option("--group", "-g", help="group (tenant)")] = "default",
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     store: Annotated[str | None, typer.Option(help="embedded | neo4j")] = None,
-    extractor: Annotated[str | None, typer.Option(help="offline | llm | none")] = None,
+    extractor: Annotated[str | None, typer.Option(
+        help="offline | llm | none (| graphiti, for ingest)")] = None,
 ) -> None:
     state.home, state.group, state.json = home, group, as_json
     state.store, state.extractor = store, extractor
+    if extractor == "graphiti" and ctx.invoked_subcommand != "ingest":
+        err.print("[red]error:[/red] --extractor graphiti applies to `kgmem ingest` only")
+        raise typer.Exit(2)
 
 
 def _settings() -> Settings:

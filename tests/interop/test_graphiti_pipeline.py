@@ -214,6 +214,45 @@ def test_request_bodies_carry_model_schema_and_key(server: FakeOpenAI, pipeline:
     assert "Alice lives in Paris" in resolve and "Alice moved to Berlin" in resolve
 
 
+@pytest.mark.neo4j
+def test_an_openai_compatible_embedder_can_replace_minilm(server: FakeOpenAI, pipeline: Any
+                                                         ) -> None:
+    """kgmem's OpenAIEmbedder (any /v1/embeddings endpoint) as graphiti's embedder. The local
+    server answers embeddings with deterministic word-hash vectors (kgmem's HashingEmbedder,
+    384 dims): a computed stand-in, not recorded vectors."""
+    from kgmem.embed import OpenAIEmbedder
+
+    vectors = HashingEmbedder(dim=384)
+
+    def embeddings(req: Any) -> Reply:
+        texts = req.body["input"]
+        rows = vectors.embed(texts)
+        return Reply(200, {
+            "object": "list", "model": req.body["model"],
+            "data": [{"object": "embedding", "index": i, "embedding": [float(x) for x in row]}
+                     for i, row in enumerate(rows)],
+            "usage": {"prompt_tokens": 4 * len(texts), "total_tokens": 4 * len(texts)}})
+
+    replay_all(server).route_path("/v1/embeddings", embeddings)
+    emb = OpenAIEmbedder(server.base_url, "text-embedding-3-small", api_key=KEY, dim=384)
+    group = fresh_group("gp")
+    try:
+        pipeline(embedder=emb).ingest([PARIS, BERLIN], group=group)
+    finally:
+        emb.close()
+    embedded = [r for r in server.requests if r.path == "/v1/embeddings"]
+    assert embedded and all(r.body["model"] == "text-embedding-3-small" for r in embedded)
+    assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in embedded)
+    # word-hash vectors put "Berlin" far from "Paris": no node-dedupe question this time
+    chat = [r.schema_name for r in server.requests if r.path == "/v1/chat/completions"]
+    assert chat == CALLS_PARIS + [c for c in CALLS_BERLIN if c != "NodeResolutions"]
+    rows = neo4j_store_or_skip()._q(
+        "MATCH (n:Entity {group_id: $g, name: 'Berlin'}) RETURN n.name_embedding", g=group)
+    assert rows[0][0] == pytest.approx([float(x) for x in vectors.embed_one("Berlin")], abs=1e-6)
+    m = Memory(store=neo4j_store_or_skip())
+    assert [f.object for f in m.facts("Alice", "LIVES_IN", group=group)] == ["Berlin"]
+
+
 # ------------------------------------------------------------------ errors and retries
 @pytest.mark.neo4j
 def test_a_server_error_then_success_is_retried(server: FakeOpenAI, pipeline: Any) -> None:
@@ -360,3 +399,10 @@ def test_cli_ingest_with_the_graphiti_extractor(
     r = runner.invoke(app, ["--home", str(tmp_path / "h"), "ingest", str(f),
                             "--extractor", "graphiti"])
     assert r.exit_code == 2 and "--store neo4j" in r.output
+    # the global option works for ingest (as above) and is refused elsewhere, not ignored
+    r = runner.invoke(app, ["--store", "neo4j", "--group", group, "--json",
+                            "--extractor", "graphiti", "ingest", str(f)])
+    assert r.exit_code == 0 and json.loads(r.stdout)["skipped"] == 2, r.output
+    r = runner.invoke(app, ["--home", str(tmp_path / "h"), "--extractor", "graphiti", "add",
+                            "I live in Oslo.", "--time", "2024-01-01"])
+    assert r.exit_code == 2 and "kgmem ingest" in r.output

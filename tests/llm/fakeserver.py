@@ -7,6 +7,8 @@ Replies come from a FIFO script (``server.push(...)``) first, then from schema r
 ``response_format``, optionally with a substring of the prompt outside its
 ``<PREVIOUS MESSAGES>`` block -- how graphiti-core's calls are told apart), then from routes (a
 substring of the episode text -> reply, for concurrent batches), else HTTP 500 "unscripted".
+Other paths (e.g. ``/v1/embeddings``) answer 404 unless ``server.route_path(path, fn)`` gives a
+function computing the reply from the request.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -99,6 +102,7 @@ class FakeOpenAI:
         self.script: list[Reply] = []
         self.routes: list[tuple[str, Reply]] = []
         self.schema_routes: list[tuple[str, str | None, Reply]] = []
+        self.path_routes: dict[str, Callable[[Seen], Reply]] = {}
         self.requests: list[Seen] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -165,14 +169,22 @@ class FakeOpenAI:
         self.schema_routes.append((schema, contains, reply))
         return self
 
+    def route_path(self, path: str, fn: Callable[[Seen], Reply]) -> FakeOpenAI:
+        """Answer requests to another path (e.g. ``/v1/embeddings``) with ``fn(request)``."""
+        self.path_routes[path] = fn
+        return self
+
     def _next(self, seen: Seen) -> Reply:
         with self._lock:
             self.requests.append(seen)
-            if seen.path != "/v1/chat/completions":
+            fn = self.path_routes.get(seen.path)
+            if fn is None and seen.path != "/v1/chat/completions":
                 return Reply(404, {"error": {"message": f"Unknown path {seen.path}",
                                              "type": "invalid_request_error"}})
-            if self.script:
+            if fn is None and self.script:
                 return self.script.pop(0)
+        if fn is not None:
+            return fn(seen)
         name = seen.schema_name
         if name is not None:
             for schema, contains, reply in self.schema_routes:

@@ -206,9 +206,13 @@ def test_graphiti_written_graph_reads_in_kgmem_at_the_right_times() -> None:
     m = Memory(store=store)  # wall clock: graphiti's created_at are in the past
 
     def objects(**kw) -> list[str]:  # type: ignore[no-untyped-def]
-        return sorted(f.object for f in m.facts("Alice", group=group, **kw))
+        """Alice's own statements (a symmetric KNOWS stated by Bob also answers about Alice)."""
+        return sorted(f.object for f in m.facts("Alice", group=group, **kw)
+                      if f.subject == "Alice")
 
     assert objects() == ["Acme", "Denver"]
+    assert [(f.subject, f.object) for f in m.facts("Alice", "KNOWS", group=group)] == [
+        ("Bob", "Alice")]
     assert objects(valid_at="2020-06-01") == ["Acme", "Boston"]
     assert objects(valid_at="2019-06-01") == ["Boston"]
     assert objects(valid_at="2021-06-01") == ["Acme", "Denver"]  # closed-open interval

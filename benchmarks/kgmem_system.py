@@ -201,7 +201,7 @@ class KgmemSystem:
                     self._m = Memory(path, clock=clock, extractor=self._extractor())
                     self._turn_of = dict(state["turn_of"])
                     self._end = datetime.fromisoformat(state["end"])
-                    clock.t = self._m.store.last_tx_time() or clock.t
+                    clock.t = self._m.store.last_tx_time(self._group) or clock.t
                     self.haystack_id = haystack.haystack_id
                     self.stats["reused"] += 1
                     self._count()
@@ -254,7 +254,7 @@ class KgmemSystem:
         known_at is never before the store's last transaction (everything replayed counts)."""
         assert self._m is not None and self._end is not None
         asked = question.question_date or (self._end + timedelta(seconds=1))
-        return asked, max(asked, self._m.store.last_tx_time() or asked)
+        return asked, max(asked, self._m.store.last_tx_time(self._group) or asked)
 
     def context(self, question: Question, budget_tokens: int = 1000) -> Any:
         """kgmem's prompt block for the question (:func:`kgmem.retrieve.context`), at the

@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .memory import Memory
+from .memory import DEFAULT_GROUP, Memory
 from .timeutil import parse_instant, utcnow
 
 DEMO_FILE = "demo_conversation.jsonl"
@@ -57,7 +57,7 @@ def replay(home: Path, fresh: bool = True, progress: Any = None) -> Memory:
         shutil.rmtree(home)
     clock = ReplayClock()
     m = Memory(home, clock=clock, extractor=make_extractor())
-    last = m.store.last_tx_time()
+    last = m.store.last_tx_time(DEFAULT_GROUP)
     for msg in load_conversation():
         t = parse_instant(msg["time"])
         if last is not None and t < last:

@@ -114,7 +114,7 @@ def create_server(
         m = lazy.get()
         g = group or default_group
         ref = reference_time if reference_time is not None else m.now()
-        before = m.store.last_tx_time() or EPOCH
+        before = m.store.last_tx_time(g) or EPOCH
         ep = _call(m.add_episode, content, ref, source=source, speaker=speaker, group=g)
         learnt = []  # facts extracted from this episode
         for change in _call(m.changes, before, group=g):

@@ -99,23 +99,30 @@ class Memory:
             return to_utc(self._clock())
         return utcnow()
 
-    def _tick(self, w: WriteTx) -> datetime:
-        """Transaction time for a write: monotonic, never back-dated."""
-        last = w.last_tx_time()
+    def _tick(self, w: WriteTx, *groups: str) -> datetime:
+        """Transaction time for a write to ``groups``: monotonic per group, never back-dated."""
+        gs = sorted(set(groups))
+        if not gs:
+            raise ValueError("a write must name the groups it writes")
+        lasts = {g: t for g in gs if (t := w.last_tx_time(g)) is not None}
+        last_group = max(lasts, key=lambda g: lasts[g], default=None)
+        last = lasts[last_group] if last_group is not None else None
         if self._clock is not None:
             t = to_utc(self._clock())
             if last is not None and t < last:
                 raise ClockError(
                     f"clock went backwards: {t.isoformat()} is before the last transaction "
-                    f"time {last.isoformat()}",
+                    f"time {last.isoformat()} of group {last_group!r}",
                     now=t.isoformat(),
                     last=last.isoformat(),
+                    group=last_group,
                 )
         else:
             t = utcnow()
             if last is not None and t < last:  # wall clock stepped back: never back-date
                 t = last
-        w.set_last_tx_time(t)
+        for g in gs:
+            w.set_last_tx_time(g, t)
         return t
 
     def _when(
@@ -221,7 +228,7 @@ class Memory:
                         out.append(existing)
                         continue
                     if now is None:
-                        now = self._tick(w)
+                        now = self._tick(w, *{q["group"] for q in chunk})
                     ep = Episode(id=_new_id(), group=p["group"], content=p["content"],
                                  source=p["source"], source_description=p["source_description"],
                                  speaker=p["speaker"], reference_time=p["ref"], created_at=now)
@@ -310,7 +317,7 @@ class Memory:
         parsed = self._parse_assertion(subject, predicate, object, valid_at, invalid_at, group,
                                        episode, fact, reason, valid_precision, invalid_precision)
         with self.store.write() as w:
-            now = self._tick(w)
+            now = self._tick(w, parsed["group"])
             fid = self._assert_in_tx(w, now, parsed)
             cur = w.current_versions([fid]).get(fid)
         if cur is None:  # cannot happen: the newest arrival wins ties, so it is never shadowed
@@ -463,7 +470,7 @@ class Memory:
                 raise ConflictError(
                     f"fact {fact_id} is retracted; undo the retraction first", fact_id=fact_id
                 )
-            now = self._tick(w)
+            now = self._tick(w, group)
             new = edit(lin, w, now) if needs_tx else edit(lin)
             change = Change(
                 id=_new_id(),
@@ -504,7 +511,7 @@ class Memory:
                         change_id=change_id,
                         fact_id=e.fact_id,
                     )
-            now = self._tick(w)
+            now = self._tick(w, group)
             undo = Change(
                 id=_new_id(),
                 group=group,
@@ -558,7 +565,7 @@ class Memory:
         ent = self._lookup_entity(group, entity) if entity is not None else None
         if whole_group:
             with self.store.write() as w:
-                now = self._tick(w)
+                now = self._tick(w, group)
                 counts = w.delete_group(group)
                 er = Erasure(id=_new_id(), group=group, kind="group", created_at=now,
                              counts=counts)
@@ -566,7 +573,7 @@ class Memory:
             self._scrub_search_indexes()
             return er
         with self.store.write() as w:
-            now = self._tick(w)
+            now = self._tick(w, group)
             er_id = _new_id()
             if episode is not None:
                 fact_ids = w.fact_ids_only_from_episode(group, episode)
@@ -910,8 +917,9 @@ class Memory:
         out: list[str] = []
         for i in range(0, len(parsed), batch_size):
             with self.store.write() as w:
-                now = self._tick(w)
-                out += [self._assert_in_tx(w, now, a) for a in parsed[i:i + batch_size]]
+                batch = parsed[i:i + batch_size]
+                now = self._tick(w, *{a["group"] for a in batch})
+                out += [self._assert_in_tx(w, now, a) for a in batch]
         return out
 
     def stats(self, group: str | None = None) -> dict[str, int]:

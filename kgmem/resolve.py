@@ -730,7 +730,7 @@ def split_alias(memory: Memory, entity: str, alias: str, group: str,
             if display is None and not resumed:
                 raise NotFoundError(f"{alias!r} is not an alias of entity {ent.name!r}",
                                     entity=ent.id, alias=alias)
-            now = memory._tick(w)
+            now = memory._tick(w, group)
             if not resumed:
                 assert display is not None
                 w.add_alias(group, ent.id, f"{P}x:{display}", f"{P}x:{norm}")
@@ -753,7 +753,7 @@ def split_alias(memory: Memory, entity: str, alias: str, group: str,
     moved = [m for fid, roles in facts.items()
              if (m := _move_fact(memory, group, fid, roles, ent, new_id, new_name, why))]
     with memory.store.write() as w:
-        now = memory._tick(w)
+        now = memory._tick(w, group)
         rid = uuid.uuid4().hex
         rec = {"id": rid, "name": alias, "norm": norm, "method": "split", "score": 1.0,
                "at": now.isoformat(), "new": new_id, "facts": moved, "reason": why}

@@ -79,7 +79,22 @@ CREATE INDEX IF NOT EXISTS change_effects_fact ON change_effects(fact_id);
 CREATE TABLE IF NOT EXISTS erasures(
   id TEXT PRIMARY KEY, group_id TEXT NOT NULL, kind TEXT NOT NULL, created_at INTEGER NOT NULL,
   counts TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clocks(group_id TEXT PRIMARY KEY, last_tx_time INTEGER NOT NULL)
+  WITHOUT ROWID;
 """
+
+# Transaction clocks, one per group (kgmem.store.base). Stores written before per-group clocks
+# kept one clock for the directory in meta('last_tx_time'); it remains the floor of every group
+# that has no clock of its own yet, so no group can be written before data it may already hold.
+_LAST_TX_SQL = (
+    "SELECT coalesce((SELECT last_tx_time FROM clocks WHERE group_id = ?), "
+    "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'last_tx_time'))"
+)
+
+
+def _last_tx_time(conn: sqlite3.Connection, group: str) -> datetime | None:
+    row = conn.execute(_LAST_TX_SQL, (group,)).fetchone()
+    return opt_from_micros(row[0]) if row else None
 
 _VERSION_COLS = (
     "v.id, v.fact_id, v.group_id, v.subject_id, s.name, v.predicate, v.object_id, o.name, "
@@ -169,9 +184,9 @@ class EmbeddedStore:
             return self._conn.execute(sql, params).fetchall()
 
     # ------------------------------------------------------------------ reads
-    def last_tx_time(self) -> datetime | None:
-        rows = self._q("SELECT value FROM meta WHERE key='last_tx_time'")
-        return from_micros(int(rows[0][0])) if rows else None
+    def last_tx_time(self, group: str) -> datetime | None:
+        with self._lock:
+            return _last_tx_time(self._conn, group)
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
         return _get_entity(self._conn, self._lock, group, entity_id)
@@ -465,15 +480,14 @@ class _WriteTx:
     def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return self.c.execute(sql, params).fetchone()
 
-    def last_tx_time(self) -> datetime | None:
-        row = self._one("SELECT value FROM meta WHERE key='last_tx_time'")
-        return from_micros(int(row[0])) if row else None
+    def last_tx_time(self, group: str) -> datetime | None:
+        return _last_tx_time(self.c, group)
 
-    def set_last_tx_time(self, t: datetime) -> None:
+    def set_last_tx_time(self, group: str, t: datetime) -> None:
         self.c.execute(
-            "INSERT INTO meta(key, value) VALUES('last_tx_time', ?) "
-            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-            (str(to_micros(t)),),
+            "INSERT INTO clocks(group_id, last_tx_time) VALUES(?, ?) "
+            "ON CONFLICT(group_id) DO UPDATE SET last_tx_time=excluded.last_tx_time",
+            (group, to_micros(t)),
         )
 
     def next_seq(self) -> int:

@@ -22,6 +22,7 @@ import json
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -60,53 +61,43 @@ def _batches(cur: sqlite3.Cursor, size: int) -> Iterator[list[tuple[Any, ...]]]:
         yield rows
 
 
-def import_embedded(
-    src: EmbeddedStore,
-    dst: Neo4jStore,
-    groups: list[str] | None = None,
-    batch: int = BATCH,
-    progress: Callable[[str, int], None] | None = None,
-) -> dict[str, int]:
-    """Copy ``groups`` (default: all) from ``src`` to ``dst``; returns counts per kind."""
-    c = src._conn
+@dataclass
+class ExportState:
+    """Offsets applied to the copied counters, and what the copy saw (for the clocks)."""
+
+    seq_offset: int = 0  # lineage seq continues after the target's
+    ins_offset: int = 0  # insertion order continues after the target's
+    max_ins: int = 0
+    last_tx: dict[str, datetime] = field(default_factory=dict)  # group -> newest change time
+
+
+def embedded_groups(src: EmbeddedStore) -> list[str]:
     with src._lock:
-        if groups is None:
-            groups = [
-                r[0]
-                for r in c.execute(
-                    "SELECT group_id FROM entities UNION SELECT group_id FROM episodes "
-                    "UNION SELECT group_id FROM erasures"
-                )
-            ]
-        meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
-    existing = dst._q(
-        "UNWIND $gs AS g CALL (g) { MATCH (n:Entity|Episodic|KgmemErasure) WHERE n.group_id = g "
-        "RETURN n LIMIT 1 } RETURN DISTINCT g",
-        gs=groups,
-    )
-    if existing:
-        raise ValueError(f"groups already exist in Neo4j: {sorted(r[0] for r in existing)}")
-    # Counters: lineage seq and insertion order continue after what Neo4j already holds.
-    with dst.write() as w:
-        ins_offset = int(w._meta.get("ins") or 0)
-        seq_now = int(w._meta.get("seq") or 0)
-    counts: dict[str, int] = defaultdict(int)
+        return [
+            r[0]
+            for r in src._conn.execute(
+                "SELECT group_id FROM entities UNION SELECT group_id FROM episodes "
+                "UNION SELECT group_id FROM erasures"
+            )
+        ]
 
-    def send(kind: str, rows: list[dict[str, Any]]) -> None:
-        with dst.write() as w:
-            w._run(_CREATE[kind], rows=rows)
-        counts[kind] += len(rows)
-        if progress is not None:
-            progress(kind, len(rows))
 
-    def copy(kind: str, sql: str, params: tuple[Any, ...], conv: Callable[..., Any]) -> None:
+def export_rows(
+    src: EmbeddedStore, groups: list[str], state: ExportState, batch: int = BATCH
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Batches ``(kind, rows)`` of ``groups`` in the Neo4j vocabulary (kinds as in ``_CREATE``;
+    parents before children). ``state`` gives the counter offsets and collects what is needed
+    for :func:`finish_import`."""
+    c = src._conn
+
+    def copy(
+        kind: str, sql: str, params: tuple[Any, ...], conv: Callable[..., Any]
+    ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         with src._lock:
-            cur = src._conn.execute(sql, params)
+            cur = c.execute(sql, params)
             for rows in _batches(cur, batch):
-                send(kind, [conv(r) for r in rows])
+                yield kind, [conv(r) for r in rows]
 
-    max_ins = 0
-    last_tx: datetime | None = None
     for g in groups:
         aliases: dict[str, list[str]] = defaultdict(list)
         with src._lock:
@@ -114,7 +105,7 @@ def import_embedded(
                 "SELECT entity_id, alias FROM aliases WHERE group_id=? ORDER BY alias", (g,)
             ):
                 aliases[eid].append(alias)
-        copy(
+        yield from copy(
             "entities",
             "SELECT id, group_id, name, norm_name, summary, created_at FROM entities "
             "WHERE group_id=?",
@@ -129,13 +120,13 @@ def import_embedded(
                 "aliases": aliases.get(r[0], []),
             },
         )
-        copy(
+        yield from copy(
             "aliases",
             "SELECT group_id, norm_alias, entity_id, alias FROM aliases WHERE group_id=?",
             (g,),
             lambda r: {"group_id": r[0], "norm_alias": r[1], "entity_id": r[2], "alias": r[3]},
         )
-        copy(
+        yield from copy(
             "episodes",
             "SELECT id, group_id, content, source, source_description, speaker, "
             "reference_time, created_at, content_hash FROM episodes WHERE group_id=?",
@@ -158,14 +149,14 @@ def import_embedded(
                 if v is not None
             },
         )
-        copy(
+        yield from copy(
             "mentions",
             "SELECT m.episode_id, m.entity_id FROM mentions m JOIN episodes e "
             "ON e.id = m.episode_id WHERE e.group_id=?",
             (g,),
             lambda r: {"ep": r[0], "e": r[1]},
         )
-        copy(
+        yield from copy(
             "lineages",
             "SELECT fact_id, group_id, subject_id, predicate, object_id, valid_at, "
             "valid_precision, stated_invalid_at, invalid_precision, believed, seq, fact_text "
@@ -184,7 +175,7 @@ def import_embedded(
                     "stated_invalid_at": opt_from_micros(r[7]),
                     "invalid_precision": r[8],
                     "believed": bool(r[9]),
-                    "seq": seq_now + r[10],
+                    "seq": state.seq_offset + r[10],
                     "fact_text": r[11],
                 }.items()
                 if v is not None
@@ -200,11 +191,10 @@ def import_embedded(
                 prov[fid].append(eid)
         rows = [{"f": f, "ep": e} for f, eps in prov.items() for e in eps]
         for i in range(0, len(rows), batch):
-            send("provenance", rows[i : i + batch])
+            yield "provenance", rows[i : i + batch]
 
         def version(r: tuple[Any, ...], prov: dict[str, list[str]] = prov) -> dict[str, Any]:
-            nonlocal max_ins
-            max_ins = max(max_ins, r[17])
+            state.max_ins = max(state.max_ins, r[17])
             p = {
                 "uuid": r[0],
                 "fact_id": r[1],
@@ -221,12 +211,12 @@ def import_embedded(
                 "change_id": r[14],
                 "reason": r[15],
                 "caused_by": r[16],
-                "ins_seq": ins_offset + r[17],
+                "ins_seq": state.ins_offset + r[17],
                 "episodes": prov.get(r[1], []),
             }
             return {"s": r[3], "o": r[4], "p": {k: v for k, v in p.items() if v is not None}}
 
-        copy(
+        yield from copy(
             "versions",
             "SELECT id, fact_id, group_id, subject_id, object_id, predicate, fact_text, "
             "valid_at, valid_precision, invalid_at, invalid_precision, stated_invalid_at, "
@@ -237,10 +227,10 @@ def import_embedded(
         )
 
         def change(r: tuple[Any, ...]) -> dict[str, Any]:
-            nonlocal max_ins, last_tx
-            max_ins = max(max_ins, r[8])
+            state.max_ins = max(state.max_ins, r[8])
             t = from_micros(r[3])
-            last_tx = t if last_tx is None or t > last_tx else last_tx
+            if r[1] not in state.last_tx or t > state.last_tx[r[1]]:
+                state.last_tx[r[1]] = t
             d = {
                 "id": r[0],
                 "group_id": r[1],
@@ -250,18 +240,18 @@ def import_embedded(
                 "undoes": r[5],
                 "undone_by": r[6],
                 "fact_ids": json.loads(r[7]),
-                "ins_seq": ins_offset + r[8],
+                "ins_seq": state.ins_offset + r[8],
             }
             return {k: v for k, v in d.items() if v is not None}
 
-        copy(
+        yield from copy(
             "changes",
             "SELECT id, group_id, kind, created_at, reason, undoes, undone_by, fact_ids, rowid "
             "FROM changes WHERE group_id=?",
             (g,),
             change,
         )
-        copy(
+        yield from copy(
             "effects",
             "SELECT e.change_id, c.group_id, e.rowid, e.fact_id, e.before, e.after "
             "FROM change_effects e JOIN changes c ON c.id = e.change_id WHERE c.group_id=?",
@@ -279,7 +269,7 @@ def import_embedded(
                 if v is not None
             },
         )
-        copy(
+        yield from copy(
             "erasures",
             "SELECT id, group_id, kind, created_at, counts FROM erasures WHERE group_id=?",
             (g,),
@@ -291,19 +281,63 @@ def import_embedded(
                 "counts": r[4],
             },
         )
-    src_last = meta.get("last_tx_time")
-    clock = from_micros(int(src_last)) if src_last is not None else last_tx
-    src_seq = int(meta.get("seq", 0))
+
+
+def finish_import(
+    src: EmbeddedStore, dst: Neo4jStore, groups: list[str], state: ExportState
+) -> None:
+    """After the rows: the counters continue after the copied ones and each group's
+    transaction clock comes along (else its newest change time), so later writes on Neo4j
+    never go before the copied history."""
+    with src._lock:
+        src_seq = int(
+            (src._conn.execute("SELECT value FROM meta WHERE key='seq'").fetchone() or [0])[0]
+        )
+    clocks = []
+    for g in groups:
+        t = src.last_tx_time(g) or state.last_tx.get(g)
+        if t is not None:
+            clocks.append([g, t])
     with dst.write() as w:
-        w._meta["seq"] = seq_now + src_seq
-        w._meta["ins"] = ins_offset + max_ins
+        w._meta["seq"] = state.seq_offset + src_seq
+        w._meta["ins"] = state.ins_offset + state.max_ins
         w._dirty.update({"seq", "ins"})
-        if clock is not None:
-            w._run(
-                "UNWIND $gs AS g MERGE (c:KgmemClock {group_id: g}) "
-                "SET c.last_tx_time = CASE WHEN c.last_tx_time IS NULL OR c.last_tx_time < $t "
-                "THEN $t ELSE c.last_tx_time END",
-                gs=groups,
-                t=clock,
-            )
+        w._run(
+            "UNWIND $clocks AS c MERGE (k:KgmemClock {group_id: c[0]}) "
+            "SET k.last_tx_time = CASE WHEN k.last_tx_time IS NULL OR k.last_tx_time < c[1] "
+            "THEN c[1] ELSE k.last_tx_time END",
+            clocks=clocks,
+        )
+
+
+def import_embedded(
+    src: EmbeddedStore,
+    dst: Neo4jStore,
+    groups: list[str] | None = None,
+    batch: int = BATCH,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, int]:
+    """Copy ``groups`` (default: all) from ``src`` to ``dst``; returns counts per kind."""
+    if groups is None:
+        groups = embedded_groups(src)
+    existing = dst._q(
+        "UNWIND $gs AS g CALL (g) { MATCH (n:Entity|Episodic|KgmemErasure) WHERE n.group_id = g "
+        "RETURN n LIMIT 1 } RETURN DISTINCT g",
+        gs=groups,
+    )
+    if existing:
+        raise ValueError(f"groups already exist in Neo4j: {sorted(r[0] for r in existing)}")
+    # Counters: lineage seq and insertion order continue after what Neo4j already holds.
+    with dst.write() as w:
+        state = ExportState(
+            seq_offset=int(w._meta.get("seq") or 0), ins_offset=int(w._meta.get("ins") or 0)
+        )
+    counts: dict[str, int] = defaultdict(int)
+    for kind, rows in export_rows(src, groups, state, batch):
+        with dst.write() as w:
+            w._run(_CREATE[kind], rows=rows)
+        counts[kind] += len(rows)
+        if progress is not None:
+            progress(kind, len(rows))
+    finish_import(src, dst, groups, state)
     return dict(counts)

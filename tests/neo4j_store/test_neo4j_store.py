@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kgmem.errors import ClockError, StoreUnavailableError
+from kgmem.errors import StoreUnavailableError
 from kgmem.memory import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.store.neo4j import Neo4jStore, _facts_query, settings_from_env
@@ -184,23 +184,6 @@ def test_keyword_search_is_group_scoped_and_escapes_lucene_syntax(store: Neo4jSt
     for q in ('report AND "due', "draft) OR (x:*", "report~ ^2 \\", "NOT report", "???"):
         store.keyword_episodes(g, q)  # never a Lucene syntax error
     assert store.keyword_episodes(g, "  ") == []
-
-
-@pytest.mark.neo4j
-def test_each_group_has_its_own_monotonic_clock(store: Neo4jStore) -> None:
-    a, b = fresh_group(), fresh_group()
-    clock = ManualClock(utc(2025, 6, 1))
-    m = Memory(store=store, clock=clock)
-    m.assert_fact("A", "LIVES_IN", "X", group=a)
-    clock.set(utc(2020, 1, 1))  # another tenant replays history with its own clock: fine
-    m.assert_fact("B", "LIVES_IN", "Y", group=b)
-    with pytest.raises(ClockError, match="backwards"):
-        m.assert_fact("A", "LIVES_IN", "Z", group=a)
-    assert [f.object for f in m.facts("A", group=a, known_at=utc(2100, 1, 1))] == ["X"]
-    assert sorted(x.name for x in m.entities(group=a)) == [
-        "A",
-        "X",
-    ]  # the failed write left nothing
 
 
 @pytest.mark.neo4j

@@ -142,7 +142,7 @@ def test_hnsw_index_survives_loss_and_catches_up_with_sqlite(tmp_path, small_hns
     _make_many(m, 30)
     search(m, "topic")
     flush(m)
-    last = m.store.last_tx_time()
+    last = m.store.last_tx_time("default")
     m.close()
     # reopen: the file is older than the data added now (as after a crash)
     m = Memory(path, clock=StepClock(last), extractor=None)

@@ -1,0 +1,217 @@
+"""Bulk-load an embedded store's groups into a *stopped, dedicated* Neo4j with neo4j-admin.
+
+    KGMEM_NEO4J_HOME=/work/neo4j-me KGMEM_NEO4J_BOLT_PORT=7690 KGMEM_NEO4J_HTTP_PORT=7480 \\
+      python -m benchmarks.neo4j_bulk --from-embedded DIR --group scale1000000 --overwrite
+
+For big benchmark stores only. :func:`kgmem.store.neo4j_import.import_embedded` copies over Bolt
+in transactions (4.3k items/s on an idle machine, ~130/s with the disk and CPU shared by five
+benchmarks); ``neo4j-admin database import full`` writes the store files directly. The rows are
+the same (:func:`kgmem.store.neo4j_import.export_rows`, the vocabulary of the Bolt path), written
+as CSV; then the server is started, kgmem's schema is created and populated (constraints, range,
+fulltext and vector indexes) and the counters and clocks are written
+(:func:`kgmem.store.neo4j_import.finish_import`).
+
+**It replaces the whole ``neo4j`` database of that server** (``--overwrite`` is required, and the
+home must be given explicitly): never point it at a shared server. Groups with episodes are
+refused (their mentions/provenance rows need the Bolt path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kgmem.store.embedded import EmbeddedStore
+from kgmem.store.neo4j import Neo4jStore
+from kgmem.store.neo4j_import import ExportState, export_rows, finish_import
+
+REPO = Path(__file__).resolve().parents[1]
+ARRAY_DELIMITER = ";"
+
+# kind -> (node label or relationship type, header: (property, neo4j-admin type or ""))
+_S, _DT, _L, _B, _SA = "", "datetime", "long", "boolean", "string[]"
+NODES: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    "entities": ("Entity", [("uuid", "ID(Entity)"), ("group_id", _S), ("name", _S),
+                            ("norm_name", _S), ("summary", _S), ("created_at", _DT),
+                            ("aliases", _SA)]),
+    "aliases": ("KgmemAlias", [("group_id", _S), ("norm_alias", _S), ("entity_id", _S),
+                               ("alias", _S)]),
+    "lineages": ("KgmemLineage", [("fact_id", _S), ("group_id", _S), ("subject_id", _S),
+                                  ("predicate", _S), ("object_id", _S), ("valid_at", _DT),
+                                  ("valid_precision", _S), ("stated_invalid_at", _DT),
+                                  ("invalid_precision", _S), ("believed", _B), ("seq", _L),
+                                  ("fact_text", _S)]),
+    "changes": ("KgmemChange", [("id", _S), ("group_id", _S), ("kind", _S), ("created_at", _DT),
+                                ("reason", _S), ("undoes", _S), ("undone_by", _S),
+                                ("fact_ids", _SA), ("ins_seq", _L)]),
+    "effects": ("KgmemEffect", [("change_id", _S), ("group_id", _S), ("ord", _L),
+                                ("fact_id", _S), ("before", _S), ("after", _S)]),
+    "erasures": ("KgmemErasure", [("id", _S), ("group_id", _S), ("kind", _S),
+                                  ("created_at", _DT), ("counts", _S)]),
+}
+VERSION_PROPS: list[tuple[str, str]] = [
+    ("uuid", _S), ("fact_id", _S), ("group_id", _S), ("name", _S), ("fact", _S),
+    ("valid_at", _DT), ("valid_precision", _S), ("invalid_at", _DT), ("invalid_precision", _S),
+    ("stated_invalid_at", _DT), ("created_at", _DT), ("expired_at", _DT), ("change_id", _S),
+    ("reason", _S), ("caused_by", _S), ("ins_seq", _L), ("episodes", _SA),
+]
+UNSUPPORTED = {"episodes", "mentions", "provenance"}
+
+
+def _field(v: Any) -> str:
+    """One CSV field: None = empty (no property), strings always quoted ("" stays "")."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, datetime):
+        return v.isoformat()
+    if isinstance(v, list):
+        if not v:
+            return ""
+        items = [str(x) for x in v]
+        if any(ARRAY_DELIMITER in x for x in items):
+            raise ValueError(f"array item contains {ARRAY_DELIMITER!r}: {items}")
+        v = ARRAY_DELIMITER.join(items)
+    return '"' + str(v).replace('"', '""') + '"'
+
+
+def _header(cols: list[tuple[str, str]]) -> str:
+    return ",".join(f"{p}:{t}" if t else p for p, t in cols)
+
+
+def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportState,
+              batch: int = 20000) -> dict[str, int]:
+    """The groups' rows as neo4j-admin CSV files in ``out``; returns counts per kind."""
+    files: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+
+    def sink(kind: str) -> Any:
+        if kind not in files:
+            f = (out / f"{kind}.csv").open("w", encoding="utf-8", newline="")
+            if kind == "versions":
+                f.write(":START_ID(Entity),:END_ID(Entity)," + _header(VERSION_PROPS) + "\n")
+            else:
+                f.write(_header(NODES[kind][1]) + "\n")
+            files[kind] = f
+        return files[kind]
+
+    try:
+        for kind, rows in export_rows(src, groups, state, batch):
+            if kind in UNSUPPORTED:
+                raise ValueError(f"the bulk path copies fact-only groups; {kind} found "
+                                 "(use kgmem.store.neo4j_import.import_embedded)")
+            f = sink(kind)
+            if kind == "versions":
+                lines = (",".join([_field(r["s"]), _field(r["o"]),
+                                   *(_field(r["p"].get(p)) for p, _ in VERSION_PROPS)])
+                         for r in rows)
+            else:
+                cols = NODES[kind][1]
+                lines = (",".join(_field(r.get(p)) for p, _ in cols) for r in rows)
+            f.write("\n".join(lines) + "\n")
+            counts[kind] = counts.get(kind, 0) + len(rows)
+    finally:
+        for f in files.values():
+            f.close()
+    return counts
+
+
+def _java() -> str:
+    jh = os.environ.get("KGMEM_NEO4J_JAVA_HOME") or os.environ.get("JAVA_HOME")
+    if jh and Path(jh, "bin", "java").exists():
+        return str(Path(jh, "bin", "java"))
+    found = shutil.which("java")
+    if not found:
+        raise RuntimeError("no java found (a JDK 17/21)")
+    return found
+
+
+def admin_import(home: Path, out: Path, kinds: Iterator[str] | list[str]) -> float:
+    """``neo4j-admin database import full neo4j --overwrite-destination`` (server stopped)."""
+    args = [_java(), "-cp", f"{home}/lib/*", f"-Dbasedir={home}",
+            "org.neo4j.server.startup.Neo4jAdminCommand", "database", "import", "full", "neo4j",
+            "--overwrite-destination=true", "--multiline-fields=true",
+            f"--array-delimiter={ARRAY_DELIMITER}", f"--report-file={out / 'import.report'}"]
+    for kind in kinds:
+        if kind == "versions":
+            args.append(f"--relationships=RELATES_TO={out / 'versions.csv'}")
+        else:
+            args.append(f"--nodes={NODES[kind][0]}={out / (kind + '.csv')}")
+    env = {**os.environ, "NEO4J_HOME": str(home), "NEO4J_CONF": str(home / "conf")}
+    env.pop("JAVA_OPTS", None)
+    env.pop("HEAP_SIZE", None)
+    t0 = time.perf_counter()
+    subprocess.run(args, cwd=home, env=env, check=True)
+    return time.perf_counter() - t0
+
+
+def script(cmd: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(["bash", str(REPO / "scripts" / "neo4j.sh"), cmd], check=True)
+    return time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--from-embedded", type=Path, required=True)
+    ap.add_argument("--group", action="append", required=True)
+    ap.add_argument("--overwrite", action="store_true",
+                    help="required: the server's whole 'neo4j' database is replaced")
+    ap.add_argument("--csv-dir", type=Path, default=None)
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/out/scale/neo4j-bulk.json"))
+    args = ap.parse_args(argv)
+    home_env = os.environ.get("KGMEM_NEO4J_HOME")
+    if not args.overwrite or not home_env:
+        raise SystemExit("refusing: set KGMEM_NEO4J_HOME to a dedicated server's home and pass "
+                         "--overwrite (its whole 'neo4j' database is replaced)")
+    home = Path(home_env).resolve()
+    if home == (REPO / ".neo4j").resolve() or not (home / "lib").is_dir():
+        raise SystemExit(f"refusing: {home} is not a dedicated server home with lib/")
+    src = EmbeddedStore(args.from_embedded)
+    out = args.csv_dir or Path(tempfile.mkdtemp(prefix="kgmem-bulk-"))
+    out.mkdir(parents=True, exist_ok=True)
+    res: dict[str, Any] = {"groups": args.group, "loadavg_start": os.getloadavg()}
+    state = ExportState()
+    t0 = time.perf_counter()
+    res["counts"] = write_csv(src, args.group, out, state)
+    res["csv_seconds"] = time.perf_counter() - t0
+    res["csv_bytes"] = sum(p.stat().st_size for p in out.glob("*.csv"))
+    print(f"csv: {res['counts']} in {res['csv_seconds']:.0f} s", flush=True)
+    res["stop_seconds"] = script("stop")
+    res["admin_import_seconds"] = admin_import(home, out, list(res["counts"]))
+    print(f"neo4j-admin import: {res['admin_import_seconds']:.0f} s", flush=True)
+    res["start_seconds"] = script("start")
+    t1 = time.perf_counter()
+    dst = Neo4jStore()  # creates kgmem's constraints and indexes
+    dst._q("CALL db.awaitIndexes(7200)")
+    res["schema_and_index_population_seconds"] = time.perf_counter() - t1
+    finish_import(src, dst, args.group, state)
+    res["total_seconds"] = time.perf_counter() - t0
+    res["items"] = sum(res["counts"].values())
+    res["items_per_s"] = res["items"] / res["total_seconds"]
+    res["loadavg_end"] = os.getloadavg()
+    res["store_counts"] = {g: dst.counts(g) for g in args.group}
+    dst.close()
+    print(json.dumps(res, indent=2, default=str))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2, default=str))
+    if args.csv_dir is None:
+        shutil.rmtree(out, ignore_errors=True)
+    return res
+
+
+if __name__ == "__main__":
+    main()

@@ -207,6 +207,7 @@ class Memory:
         extract: bool = True,
         batch_size: int = 500,
         on_batch: Callable[[int], None] | None = None,
+        index: bool = False,
     ) -> list[Episode]:
         """Store many episodes (dicts of :meth:`add_episode` arguments; ``group`` per item
         optional) in batches, then extract from the new ones in batches.
@@ -214,9 +215,28 @@ class Memory:
         Idempotent: an episode identical to a stored one (same group, content, reference
         time, source and speaker) is returned as stored and not extracted again. Every item
         is validated before anything is written.
+
+        ``index=True`` also embeds and indexes what each batch wrote (as :meth:`index`
+        does), in a background thread while the next batch is being extracted, so that the
+        embedding model (which releases the GIL) and the parser share the cores; everything
+        is indexed when the call returns.
         """
         parsed = [self._parse_episode(i, item, group) for i, item in enumerate(items)]
+        if not index:
+            return self._add_parsed_episodes(parsed, extract, batch_size, on_batch, None)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-index") as pool:
+            out = self._add_parsed_episodes(parsed, extract, batch_size, on_batch, pool)
+        self.index()  # whatever the last background pass did not see
+        return out
+
+    def _add_parsed_episodes(
+        self, parsed: list[dict[str, Any]], extract: bool, batch_size: int,
+        on_batch: Callable[[int], None] | None, pool: Any,
+    ) -> list[Episode]:
         out: list[Episode] = []
+        pending: Any = None  # the background index pass in flight (at most one)
         for i in range(0, len(parsed), batch_size):
             chunk = parsed[i:i + batch_size]
             fresh: list[Episode] = []
@@ -240,6 +260,10 @@ class Memory:
                     fresh.append(ep)
             if fresh:
                 self._after_episodes(fresh)
+            if pool is not None and (pending is None or pending.done()):
+                if pending is not None:
+                    pending.result()  # re-raise a failed background pass here
+                pending = pool.submit(self.index)  # embeds this batch while it is extracted
             if extract and self.extractor is not None and fresh:
                 apply_many = getattr(self.extractor, "apply_many", None)
                 if apply_many is not None:
@@ -249,6 +273,8 @@ class Memory:
                         self.extractor.apply(self, ep)
             if on_batch is not None:
                 on_batch(len(chunk))
+        if pending is not None:
+            pending.result()
         return out
 
     def _after_episodes(self, episodes: list[Episode]) -> None:

@@ -158,3 +158,12 @@ def test_import_is_lazy():
         check=True,
     )
     assert out.stdout.strip() == ""
+
+
+def test_batches_respect_the_token_budget():
+    lengths = [40, 38, 37, 36, 35, 30, 300, 9, 8, 8, 7]
+    batches = list(plan_batches(lengths, batch_size=64, max_tokens=120))
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:  # padded positions stay within budget unless one text alone exceeds it
+        assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 120
+    assert [6] in batches  # the 300-token text travels alone

@@ -385,13 +385,18 @@ class Memory:
         group, pred, start, end, ep = a["group"], a["pred"], a["start"], a["end"], a["ep"]
         s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred)
         o = self._resolve_entity(w, group, a["o_name"], now, "object", pred)
-        for lin in w.lineages_for(group, s.id, pred):
-            if (lin.believed and lin.object_id == o.id and lin.valid_at == start
-                    and lin.stated_invalid_at == end):
-                if ep is not None:
-                    w.add_provenance(lin.fact_id, ep.id)
-                if w.current_versions([lin.fact_id]).get(lin.fact_id) is not None:
-                    return lin.fact_id
+        lins = w.lineages_for(group, s.id, pred)  # read once: duplicate check and _recompute
+        same = [lin.fact_id for lin in lins
+                if lin.believed and lin.object_id == o.id and lin.valid_at == start
+                and lin.stated_invalid_at == end]
+        if same:
+            if ep is not None:
+                for fid in same:
+                    w.add_provenance(fid, ep.id)
+            current = w.current_versions(same)  # one read for all duplicates
+            for fid in same:
+                if current.get(fid) is not None:
+                    return fid
         text = a["fact"] or f"{s.name} {pred.lower().replace('_', ' ')} {o.name}"
         lin = LineageState(
             fact_id=_new_id(), group=group, subject_id=s.id, predicate=pred, object_id=o.id,
@@ -407,7 +412,7 @@ class Memory:
         if ep is not None:
             w.add_provenance(lin.fact_id, ep.id)
             w.add_mentions(ep.id, [s.id, o.id])
-        self._recompute(w, group, s.id, pred, change, a["reason"] or "asserted")
+        self._recompute(w, group, s.id, pred, change, a["reason"] or "asserted", [*lins, lin])
         w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
         return lin.fact_id
 
@@ -646,9 +651,14 @@ class Memory:
         predicate: str,
         change: Change,
         reason: str,
+        lins: list[LineageState] | None = None,
     ) -> None:
-        """Bring the current versions of one (subject, predicate) in line with the rules."""
-        lins = w.lineages_for(group, subject_id, predicate)
+        """Bring the current versions of one (subject, predicate) in line with the rules.
+
+        ``lins``: the pair's lineages as the caller already read (and changed) them in this
+        transaction; read from the store when not given."""
+        if lins is None:
+            lins = w.lineages_for(group, subject_id, predicate)
         believed = [
             timeline.Stated(
                 lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq

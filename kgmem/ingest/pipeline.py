@@ -67,7 +67,10 @@ class ExtractionPipeline:
         g = ep.group
         if f.kind == "assert":
             start = f.valid_at or ep.reference_time
-            for cur in _matching(m, g, f.subject, f.predicate, f.object):
+            # (only an open-ended assertion can complete an ended fact: skip the read otherwise)
+            known = [] if f.invalid_at is not None else _matching(m, g, f.subject, f.predicate,
+                                                                   f.object)
+            for cur in known:
                 # "I left X in May 2020" told before "I joined X in 2015": the ended fact had
                 # no start yet; give it this one instead of opening a second interval.
                 if (cur.valid_at is None and cur.stated_invalid_at is not None

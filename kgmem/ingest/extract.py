@@ -145,6 +145,23 @@ def _strip_det(text: str) -> str:
     return out.strip(" ,.;:!?\"'") or text
 
 
+_NAME_PREDICATES = frozenset({"AGE", "HAS_PET", "KNOWS", "FRIEND_OF", "DATING", "MARRIED_TO",
+                              "SIBLING_OF", "PARENT_OF", "CHILD_OF"})
+
+
+def _generic_object(obj: str, predicate: str) -> bool:
+    """An object that cannot carry a fact: "kinds", "part", "something bigger", a bare
+    "watching" liked or played."""
+    if predicate in _NAME_PREDICATES:
+        return False
+    words = obj.lower().split()
+    if words[0] in L.GENERIC_OBJECTS and (len(words) == 1 or words[0] in (
+            "something", "anything", "everything", "nothing")):
+        return True
+    return (predicate in ("LIKES", "DISLIKES", "HAS_HOBBY") and len(words) == 1
+            and words[0] in L.GENERIC_GERUNDS)
+
+
 class _Ctx:
     """Per-utterance state: the doc, speaker, time mentions, person mentions, results."""
 
@@ -462,6 +479,8 @@ class _Ctx:
         obj = _strip_det(obj) if obj != ANY_OBJECT else obj
         if not obj or obj.lower() in L.NOT_LIKES and predicate not in ("AGE",):
             return None
+        if _generic_object(obj, predicate):
+            return None
         if subj.text.lower() == obj.lower():
             return None
         if anchor is not None:
@@ -774,7 +793,9 @@ class _Rules:
                 nxt = cur.head
                 if cur.dep_ == "pcomp" and nxt.pos_ == "ADP":
                     nxt = nxt.head
-                if cur.dep_ == "advcl" and not (cur.tag_ == "VBG"):
+                if cur.dep_ == "advcl" and not (cur.tag_ == "VBG") and not (
+                    nxt.lemma_.lower() in ("go", "come") and _child(cur, "aux", "to") is not None
+                ):  # "I went to work for Google": the subject of went works there
                     break
                 cur = nxt
                 continue
@@ -1102,8 +1123,9 @@ class _Rules:
         if back is not None:
             for prep, o in _preps(v, ("from",)) + _preps(back, ("from",)):
                 if self.entity_ok(o, "place") and _et(o) in ("GPE", "LOC", "FAC", ""):
-                    if o.pos_ != "PROPN" and not _et(o):
-                        continue
+                    if not _et(o) and (o.pos_ != "PROPN" or not o.text[:1].isupper()
+                                       or o.lemma_.lower() in L.TRIP_NOUNS):
+                        continue  # "got back from a rad vacay" (a tagger's lowercase PROPN)
                     for s in subs:
                         c.emit(s, "VISITED", self.np(o), v, confidence=0.75, rule="back_from",
                                tokens=[o])
@@ -1242,6 +1264,8 @@ class _Rules:
         c = self.c
         if o.pos_ not in ("NOUN", "PROPN"):
             return False
+        if rule == "is_role" and any(ch.dep_ == "det" and ch.lower_ == "no" for ch in o.children):
+            return True  # "I'm no writer like you": a denial, not a job title
         if any(ch.lower_ == "such" for ch in o.children) or any(
             ch.dep_ == "amod" and ch.lower_ in L.EVALUATIVE_ADJ for ch in o.children
         ) and kind == "assert" and rule == "is_role":
@@ -1398,6 +1422,9 @@ class _Rules:
                         return
             if alem == "part":
                 for prep, o in _preps(attr, ("of",)):
+                    if not (o.lemma_.lower() in L.CLUB_NOUNS or o.lemma_.lower() in L.TEAM_NOUNS
+                            or _et(o) in ("ORG", "NORP")):
+                        continue  # "part of my life", "part of something bigger"
                     pred = "MEMBER_OF_TEAM" if o.lemma_.lower() == "team" else "MEMBER_OF"
                     for s in subs:
                         c.emit(s, pred, self.np(o), v, rule="part_of", tokens=[o])
@@ -1457,7 +1484,11 @@ class _Rules:
                 return
         # "I'm based in Berlin" is often parsed with VBN 'based' as ROOT; see based()
         for prep, o in _preps(v, ("into",)):
+            if not self.pref_object_ok(o):
+                continue
             for obj, neg in _coord(o):
+                if obj.pos_ == "PRON" or not self.pref_object_ok(obj):
+                    continue
                 for s in subs:
                     c.emit(s, "LIKES", self.np(obj), v, flip="DISLIKES", rule="into",
                            tokens=[obj], timed=False)
@@ -1854,9 +1885,12 @@ class _Rules:
                        if p.i == noun.right_edge.i + 1]
         for prep, o in targets:
             if self.entity_ok(o, "org") and _et(o) not in ("GPE", "LOC", "PERSON"):
-                timed = gov is not None and gov.lemma_.lower() in ("start", "begin")
+                glem = gov.lemma_.lower() if gov is not None else ""
+                ended = glem in ("end", "finish", "stop") and noun.dep_ == "nsubj"
+                timed = glem in ("start", "begin") or ended  # "my job at Acme ended in March"
                 c.emit(owner, "WORKS_AT", self.np(o, keep_preps=("of",)),
-                       gov if timed else None, rule="my_job_at", timed=timed, tokens=[o],
+                       gov if timed else None, rule="my_job_at_ended" if ended else "my_job_at",
+                       kind="end" if ended else "assert", timed=timed, tokens=[o],
                        confidence=0.8)
 
     def home_noun(self, noun: Any) -> None:
@@ -1903,7 +1937,8 @@ class _Rules:
             ):
                 return
             for obj, negated in _coord(dobj):
-                targets.append((self.np(obj), obj, negated))
+                if obj is dobj or self.pref_object_ok(obj):
+                    targets.append((self.np(obj), obj, negated))
         else:
             x = _child(v, ("xcomp", "ccomp"))
             if x is not None and (x.tag_ == "VBG" or (x.tag_ == "VB" and _child(x, "aux", "to"))):
@@ -1929,22 +1964,32 @@ class _Rules:
         subs, _ = self.subjects(v)
         for prep, o in _preps(v, (L.LIKE_ADJ[low], "with", "on", "to")):
             for obj, _neg in _coord(o):
+                if obj.pos_ == "PRON" or not self.pref_object_ok(obj):
+                    continue
                 for s in subs:
                     self.c.emit(s, "LIKES", self.np(obj), v, flip="DISLIKES", rule=f"{low}_prep",
                                 tokens=[obj], timed=False)
 
     def pref_object_ok(self, tok: Any) -> bool:
         """A liked thing should be a kind of thing, not "your icecream" or "this photo"."""
-        modified = any(ch.dep_ == "amod" or (ch.dep_ == "compound" and ch.pos_ == "NOUN")
-                       for ch in tok.children)
+        modified = any((ch.dep_ == "amod" and ch.lower_ not in L.UNINFORMATIVE_ADJ
+                        and ch.lower_ not in L.EVALUATIVE_ADJ)
+                       or (ch.dep_ == "compound" and ch.pos_ == "NOUN") for ch in tok.children)
         if (tok.lemma_.lower() in L.VAGUE_LIKES or tok.lower_ in L.VAGUE_LIKES) and not modified:
             return False
+        if tok.pos_ != "PROPN" and any(ch.dep_ == "det" and ch.lower_ == "the"
+                                       for ch in tok.children):
+            # "I love the beach" is a taste; "I love the dark sky", "the smell it adds",
+            # "the structure of the language" react to something in front of the speaker
+            if any(ch.dep_ in ("amod", "compound", "relcl", "acl", "prep", "nummod")
+                   for ch in tok.children) or tok.lemma_.lower() in L.VAGUE_LIKES:
+                return False
         for ch in tok.children:
             if ch.dep_ == "poss" and ch.lower_ in ("your", "his", "her", "their", "its", "yours"):
                 return False
             if ch.dep_ == "det" and ch.lower_ in ("this", "that", "these", "those"):
                 return False
-            if ch.dep_ == "nummod":
+            if ch.dep_ == "nummod" and tok.pos_ != "PROPN":  # "The Witcher 3" is a title
                 return False
         return True
 
@@ -2148,11 +2193,19 @@ class _Rules:
         if any(t.lower_ in ("it", "them", "that", "this", "you", "your", "yours", "these",
                             "those", "him", "her", "us") and t.dep_ not in ("det",) for t in sub):
             return None
-        if lemma in ("make", "get", "take", "try", "go", "do", "have", "start", "see") and not [
+        if lemma in ("make", "get", "take", "try", "go", "do", "have", "start", "see", "join",
+                     "work") and not [
             t for t in comp.children if t.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr",
                                                    "acomp", "oprd")
+            and not (t.dep_ == "prep" and (_pobj(t) is None or _pobj(t).lower_ == "future"))
         ]:
-            return None
+            return None  # "join in", "work in the future"
+        dobj = _child(comp, "dobj")
+        if lemma in ("take", "have", "get", "give", "make", "grab") and dobj is not None and (
+            dobj.lemma_.lower() in L.LIGHT_PLAN_OBJECTS
+            or any(t.lower_ in ("there", "here") for t in comp.children)
+        ):
+            return None  # "I'd love to take a look", "take the dogs there"
         text = self.vp(comp)
         if not text or len(text.split()) > 8 or len(text.split()) < 1:
             return None
@@ -2242,7 +2295,8 @@ class _Rules:
             return
         back = _child(v, ("advmod", "prt"), "back")
         for prep, o in _preps(v, ("from",)) + (_preps(back, ("from",)) if back is not None else []):
-            if _et(o) in ("GPE", "LOC") or o.pos_ == "PROPN":
+            if _et(o) in ("GPE", "LOC") or (o.pos_ == "PROPN" and o.text[:1].isupper()
+                                             and o.lemma_.lower() not in L.TRIP_NOUNS):
                 for s in subs:
                     self.c.emit(s, "VISITED", self.np(o), v, rule="back_from", tokens=[o],
                                 confidence=0.75)

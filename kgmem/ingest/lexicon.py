@@ -131,7 +131,8 @@ CLUB_NOUNS = frozenset(
     {"club", "group", "band", "choir", "chorus", "orchestra", "league", "society",
      "association", "union", "community", "church", "gym", "circle", "guild", "network",
      "council", "committee", "board", "congregation", "fraternity", "sorority", "co-op",
-     "coop", "collective", "troupe", "ensemble", "crew", "meetup", "forum", "party"}
+     "coop", "collective", "troupe", "ensemble", "crew", "meetup", "forum", "party",
+     "brigade", "squad", "corps", "chapter"}
 )
 SCHOOL_WORDS = frozenset(
     {"university", "college", "school", "institute", "academy", "polytechnic", "conservatory",
@@ -220,7 +221,8 @@ TRAVEL_VERBS = frozenset(
 )
 TRIP_NOUNS = frozenset(
     {"trip", "visit", "vacation", "holiday", "journey", "tour", "move", "relocation",
-     "getaway", "honeymoon", "roadtrip", "road", "flight", "cruise", "pilgrimage", "hike"}
+     "getaway", "honeymoon", "roadtrip", "road", "flight", "cruise", "pilgrimage", "hike",
+     "vacay"}
 )
 MODALS = frozenset({"might", "may", "could", "would", "should", "'d", "must", "ought", "shall"})
 FUTURE_AUX = frozenset({"will", "'ll", "shall", "wo", "gon", "gonna"})
@@ -344,7 +346,36 @@ VAGUE_LIKES = frozenset(
      "journey", "process", "challenge", "goal", "goals", "dream", "dreams", "memory",
      "memories", "day", "days", "week", "weekend", "night", "life", "place", "spot", "sense",
      "fact", "reminder", "inspiration", "motivation", "encouragement", "words", "story",
-     "company", "creativity", "project", "projects"}
+     "company", "creativity", "project", "projects",
+     # reactions to something shown or said ("I love the color and texture")
+     "color", "colors", "colour", "colours", "texture", "smell", "taste", "lesson", "freedom",
+     "structure", "theme", "inclusivity", "details", "detail", "design", "atmosphere",
+     "activity", "activities", "kind", "kinds", "type", "types", "sort", "sorts", "genre",
+     "genres", "variety", "same"}
+)
+# Objects too generic to be a fact on their own, whatever the predicate ("part of my life",
+# "all kinds of cars", "playing some different genres").
+GENERIC_OBJECTS = frozenset(
+    {"kind", "kinds", "sort", "sorts", "type", "types", "genre", "genres", "variety", "part",
+     "parts", "lot", "lots", "bunch", "couple", "life", "journey", "family", "something",
+     "anything", "everything", "nothing", "stuff", "thing", "things", "same", "rest", "job",
+     "one", "ones", "kids", "friends", "people", "future", "world"}
+)
+# A bare gerund that says nothing without its object ("I enjoy watching", "fan of being").
+GENERIC_GERUNDS = frozenset(
+    {"being", "making", "watching", "playing", "helping", "doing", "getting", "having",
+     "going", "coming", "seeing", "trying", "taking", "putting", "keeping", "working"}
+)
+# Adjectives that do not make a vague liked noun specific ("my new job", "the whole thing").
+UNINFORMATIVE_ADJ = frozenset(
+    {"new", "old", "current", "own", "whole", "same", "other", "first", "last", "next",
+     "little", "small", "latest", "recent", "entire", "usual", "certain", "particular"}
+)
+# "take a look", "have a chance": a light verb with one of these says nothing about a plan.
+LIGHT_PLAN_OBJECTS = frozenset(
+    {"look", "peek", "glance", "break", "rest", "breath", "nap", "chance", "part", "step",
+     "moment", "minute", "second", "picture", "pic", "photo", "note", "care", "time", "turn",
+     "try", "shot", "listen", "read", "ride", "walk"}
 )
 
 SINGLE_WORD_PLANS = frozenset(

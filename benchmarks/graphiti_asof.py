@@ -36,7 +36,7 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -44,11 +44,8 @@ from typing import Any
 
 import numpy as np
 from graphiti_core import Graphiti
-from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.driver.neo4j_driver import Neo4jDriver
 from graphiti_core.edges import EntityEdge
-from graphiti_core.embedder.client import EmbedderClient
-from graphiti_core.llm_client.client import LLMClient
 from graphiti_core.search.search_config import (
     EdgeReranker,
     EdgeSearchConfig,
@@ -59,50 +56,12 @@ from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, 
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.graphiti_clients import NoLLM, PassThroughCrossEncoder
+from kgmem.interop.graphiti_pipeline import KgmemEmbedder
 from kgmem.memory import Memory
 from kgmem.store.neo4j import Neo4jStore
 
 MODES = ("bitemporal", "valid_time")
-
-
-# ------------------------------------------------------------------------ graphiti clients
-class KgmemEmbedder(EmbedderClient):
-    """graphiti's ``EmbedderClient`` over a kgmem :class:`kgmem.embed.Embedder` (offline)."""
-
-    def __init__(self, embedder: Any) -> None:
-        self.embedder = embedder
-
-    async def create(
-        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
-    ) -> list[float]:
-        if isinstance(input_data, str):
-            text = input_data
-        elif isinstance(input_data, list) and input_data and isinstance(input_data[0], str):
-            text = " ".join(input_data)  # graphiti passes [query]
-        else:
-            raise TypeError("KgmemEmbedder embeds text, not token ids")
-        return [float(x) for x in self.embedder.embed_one(text)]
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        return np.asarray(self.embedder.embed(input_data_list), dtype=float).tolist()
-
-
-class PassThroughCrossEncoder(CrossEncoderClient):
-    """Keeps the order it is given (no model)."""
-
-    async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
-        n = max(len(passages), 1)
-        return [(p, 1.0 - i / n) for i, p in enumerate(passages)]
-
-
-class NoLLM(LLMClient):
-    """Refuses every call: search needs no LLM."""
-
-    def __init__(self) -> None:
-        super().__init__(config=None)
-
-    async def _generate_response(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        raise RuntimeError("graphiti search must not call an LLM here")
 
 
 # ------------------------------------------------------------------------ the question

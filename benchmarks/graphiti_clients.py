@@ -5,10 +5,11 @@ client. Search needs only the embedder (query vectors for cosine similarity); th
 cross-encoder is only called by ``*_CROSS_ENCODER`` search recipes and the LLM only by
 ingestion. So:
 
-* :class:`KgmemEmbedderClient`: graphiti's ``EmbedderClient`` on any kgmem
-  :class:`kgmem.embed.Embedder` (default: the offline MiniLM ONNX model, the one kgmem itself
-  searches with), so graphiti's cosine search compares like with like on a kgmem-written graph;
-* :class:`NoNetworkCrossEncoder`: keeps the order it is given (scores decreasing by rank);
+* :class:`kgmem.interop.graphiti_pipeline.KgmemEmbedder` (the library's one copy, re-exported
+  here): graphiti's ``EmbedderClient`` on a kgmem :class:`kgmem.embed.Embedder` (default: the
+  offline MiniLM ONNX model kgmem itself searches with), so graphiti's cosine search compares
+  like with like on a kgmem-written graph;
+* :class:`PassThroughCrossEncoder`: keeps the order it is given (scores decreasing by rank);
 * :class:`NoLLM`: refuses every call (nothing here may reach a model server).
 
 :func:`offline_graphiti` builds a ``Graphiti`` on a ``Neo4jDriver`` from these. Imports of
@@ -18,42 +19,17 @@ graphiti-core happen here only, so ``benchmarks`` works without it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from typing import Any
 
 from graphiti_core.cross_encoder.client import CrossEncoderClient
-from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.llm_client.client import LLMClient
 
-__all__ = ["KgmemEmbedderClient", "NoLLM", "NoNetworkCrossEncoder", "offline_graphiti"]
+from kgmem.interop.graphiti_pipeline import KgmemEmbedder
+
+__all__ = ["KgmemEmbedder", "NoLLM", "PassThroughCrossEncoder", "offline_graphiti"]
 
 
-class KgmemEmbedderClient(EmbedderClient):
-    """graphiti embedder on a kgmem embedder (``embed(list[str]) -> float32 (n, dim)``)."""
-
-    def __init__(self, embedder: Any = None) -> None:
-        if embedder is None:
-            from kgmem.embed import get_default_embedder
-
-            embedder = get_default_embedder()
-        self.embedder = embedder
-
-    async def create(
-        self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
-    ) -> list[float]:
-        if isinstance(input_data, str):
-            text = input_data
-        elif isinstance(input_data, list) and all(isinstance(x, str) for x in input_data):
-            text = " ".join(input_data)
-        else:
-            raise TypeError("KgmemEmbedderClient embeds text, not token ids")
-        return [float(x) for x in self.embedder.embed([text])[0]]
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        return [[float(x) for x in row] for row in self.embedder.embed(list(input_data_list))]
-
-
-class NoNetworkCrossEncoder(CrossEncoderClient):
+class PassThroughCrossEncoder(CrossEncoderClient):
     """A stand-in reranker: the given order, scores 1, 1 - 1/n, ... (never calls a model)."""
 
     async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
@@ -93,6 +69,6 @@ async def offline_graphiti(
     return Graphiti(
         graph_driver=driver,
         llm_client=NoLLM(),
-        embedder=KgmemEmbedderClient(embedder),
-        cross_encoder=NoNetworkCrossEncoder(),
+        embedder=KgmemEmbedder(embedder),
+        cross_encoder=PassThroughCrossEncoder(),
     )

@@ -18,7 +18,7 @@ cosine hits below graphiti's default ``sim_min_score`` (0.6) are dropped by grap
 ``expired_at`` null or later): kgmem's transaction-time rule, so no fact stated after the
 question leaks in; graphiti's episode search takes no filters (every episode is replayed
 before the questions, so none is in the future). Query vectors come from kgmem's offline
-MiniLM (:class:`benchmarks.graphiti_clients.KgmemEmbedderClient`), the embedder that wrote
+MiniLM (:class:`kgmem.interop.graphiti_pipeline.KgmemEmbedder`), the embedder that wrote
 the graph's vectors.
 
 Mapping back to turns: an episode is its turn; an edge stands for the turns of its

@@ -14,6 +14,7 @@ pytest.importorskip("graphiti_core")
 
 from benchmarks.graphiti_asof import KgmemEmbedder, compare, make_questions  # noqa: E402
 from kgmem.embed import HashingEmbedder  # noqa: E402
+from kgmem.errors import InvalidInputError  # noqa: E402
 from kgmem.memory import Memory  # noqa: E402
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip  # noqa: E402
 
@@ -35,7 +36,7 @@ def test_kgmem_embedder_adapter_speaks_graphiti() -> None:
     same = asyncio.run(emb.create(["Alice lives in Denver"]))  # graphiti passes [query]
     batch = asyncio.run(emb.create_batch(["a b", "Alice lives in Denver"]))
     assert len(one) == 384 and one == same == batch[1]
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidInputError):  # the library's adapter (kgmem.interop)
         asyncio.run(emb.create([1, 2, 3]))
 
 

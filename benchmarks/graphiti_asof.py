@@ -213,7 +213,8 @@ async def compare(m: Memory, store: Neo4jStore, group: str, questions: Sequence[
                         examples.append({
                             "subject": q.subject, "valid_at": q.valid_at.isoformat(),
                             "known_at": q.known_at.isoformat(),
-                            "kgmem": sorted(f"{v.predicate} {v.object}" for v in kg.values()),
+                            "kgmem": sorted(f"{v.subject} {v.predicate} {v.object}"
+                                            for v in kg.values()),
                             "graphiti": sorted(f"{e.name} {e.fact}" for e in gr.values()),
                             "why": sorted(set(tags)),
                         })

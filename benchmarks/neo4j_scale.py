@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                             random.Random(23), (BASE, BASE + timedelta(days=9500)),
                             (_at(span[0]), _at(span[1])))
         result["graphiti_asof"] = asyncio.run(compare(m, store, group, qs,
-                                                      get_default_embedder()))
+                                                      get_default_embedder(), warmup=3))
         result["graphiti_asof"]["graphiti_core"] = metadata.version("graphiti-core")
 
     if args.search:

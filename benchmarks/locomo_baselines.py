@@ -33,8 +33,10 @@ Writes to ``--out`` (default ``benchmarks/out/locomo_baselines/``, git-ignored):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -169,6 +171,35 @@ def add_mempalace_metric(res: RunResult, ds: LocomoDataset, k: int = 10) -> None
         res.summary["by_category"][cat].update(mean_metrics(m for c, m in vals if c == cat))
 
 
+def parse_index_set(spec: str) -> list[int]:
+    """``"0"``, ``"1-9"``, ``"0,3,5-7"`` -> sorted distinct indexes (clear error otherwise)."""
+    out: set[int] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if m is None:
+            raise SystemExit(f"bad --conversations item {part!r}: use e.g. 0 or 1-9 or 0,3,5-7")
+        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+        if b < a:
+            raise SystemExit(f"bad --conversations range {part!r}")
+        out.update(range(a, b + 1))
+    return sorted(out)
+
+
+def select_conversations(ds: LocomoDataset, indexes: Sequence[int]) -> LocomoDataset:
+    """The dataset restricted to the conversations with these indexes (and their questions)."""
+    have = {c.conv_index for c in ds.conversations}
+    missing = sorted(set(indexes) - have)
+    if missing:
+        raise SystemExit(f"no conversation {missing} (have {min(have)}-{max(have)})")
+    keep = set(indexes)
+    return dataclasses.replace(
+        ds,
+        conversations=[c for c in ds.conversations if c.conv_index in keep],
+        questions=[q for q in ds.questions if q.conv_index in keep],
+    )
+
+
 def build_systems(
     names: Sequence[str], seed: int, console: Console, *, captions: bool = False,
     store: str = "embedded", cache_dir: Path | None = None,
@@ -301,6 +332,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="append image captions to turns (off: the setting of docs/BENCHMARKS.md)",
     )
+    ap.add_argument(
+        "--conversations",
+        default=None,
+        help="conversation indexes to run, e.g. '0' (the dev set), '1-9' (held out), '0,3,5-7' "
+        "(default: all)",
+    )
     ap.add_argument("--no-progress", action="store_true")
     add_store_arguments(ap)
     args = ap.parse_args(argv)
@@ -309,6 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         console = Console(width=170)
 
     ds = load_locomo(args.data, audit=True)
+    if args.conversations is not None:
+        ds = select_conversations(ds, parse_index_set(args.conversations))
     stats = ds.stats()
     console.print(
         f"LoCoMo: {stats['conversations']} conversations, {stats['sessions']} sessions, "
@@ -404,6 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for s in systems for k in (getattr(s, "source", None), s) if hasattr(k, "stats")
         },
         "dataset": stats,
+        "conversations": args.conversations or "all",
         "systems": [s.name for s in systems],
         "evidence_versions": versions,
         "seed": args.seed,

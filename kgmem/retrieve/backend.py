@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import numpy as np
@@ -98,6 +98,10 @@ class Backend(Protocol):
         self, group: str, q: np.ndarray, limit: int, known_at: datetime
     ) -> list[tuple[str, float]]: ...
     def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]: ...
+    def episode_neighbours(
+        self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> dict[str, tuple[str | None, str | None]]: ...
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]: ...
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...
 
@@ -269,6 +273,14 @@ class EmbeddedBackend:
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         return self.view.episode_stamps(group, ids)
+
+    def episode_neighbours(
+        self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> dict[str, tuple[str | None, str | None]]:
+        return self.view.episode_neighbours(
+            group, ids, int(gap.total_seconds() * 1_000_000), known_at, ref_max
+        )
 
     # ------------------------------------------------------------------ facts
     def keyword_facts(

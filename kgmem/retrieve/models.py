@@ -24,13 +24,15 @@ class ScoreParts(_Model):
     ``keyword``: BM25 (FTS5) score; ``vector``: cosine similarity of the best-matching
     chunk; ``graph``: 1.0 when the result touches two entities named in the query, 0.5 for one;
     ``time``: 1.0 said inside the time the query mentions, 0.8 mentions a time inside it, less
-    with distance outside it (only when the query mentions a time).
+    with distance outside it (only when the query mentions a time); ``context``: the fused
+    score of the best-scoring episode said right before or after this one (neighbour lift).
     """
 
     keyword: float | None = None
     vector: float | None = None
     graph: float | None = None
     time: float | None = None
+    context: float | None = None
 
 
 class TimeWindow(_Model):

@@ -32,7 +32,7 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -232,8 +232,6 @@ class Neo4jBackend:
         return [(r[0], _us(r[1])) for r in rows]
 
     def episodes_mentioning_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
-        from datetime import timedelta
-
         rows = self._q(
             "MATCH (t:KgmemEpisodeTime) WHERE t.group_id = $g AND t.start < $w1 "
             "AND t.start >= $lo AND t.end > $w0 "
@@ -294,6 +292,27 @@ class Neo4jBackend:
                        "RETURN e.uuid, e.created_at, e.valid_at", ids=list(dict.fromkeys(ids)),
                        g=group)
         return {r[0]: (_us(r[1]), _us(r[2])) for r in rows}
+
+    def episode_neighbours(
+        self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """Same as the embedded store: previous / next visible episode in the order
+        ``(valid_at, created_at, uuid)``, each within ``gap``."""
+        vis = "e.group_id = $g AND e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax)"
+        rows = self._q(
+            "UNWIND $ids AS id MATCH (x:Episodic {uuid: id}) WHERE x.group_id = $g "
+            "RETURN x.uuid, "
+            "COLLECT { MATCH (e:Episodic) WHERE " + vis + " AND e.valid_at >= x.valid_at - $gap "
+            "AND e.valid_at <= x.valid_at AND (e.valid_at < x.valid_at OR e.created_at < "
+            "x.created_at OR (e.created_at = x.created_at AND e.uuid < x.uuid)) "
+            "RETURN e.uuid ORDER BY e.valid_at DESC, e.created_at DESC, e.uuid DESC LIMIT 1 }, "
+            "COLLECT { MATCH (e:Episodic) WHERE " + vis + " AND e.valid_at <= x.valid_at + $gap "
+            "AND e.valid_at >= x.valid_at AND (e.valid_at > x.valid_at OR e.created_at > "
+            "x.created_at OR (e.created_at = x.created_at AND e.uuid > x.uuid)) "
+            "RETURN e.uuid ORDER BY e.valid_at, e.created_at, e.uuid LIMIT 1 }",
+            ids=list(dict.fromkeys(ids)), g=group, k=known_at, rmax=ref_max, gap=gap)
+        return {r[0]: (r[1][0] if r[1] else None, r[2][0] if r[2] else None) for r in rows}
 
     # ------------------------------------------------------------------ facts
     def _versions_where(self, match: str, when: TimeFilter, **params: Any) -> list[list[Any]]:

@@ -52,6 +52,9 @@ WINDOW_CAP = 5000  # episodes considered inside one time window
 MIN_VECTOR_SIM = 0.0  # a vector hit must be at least this similar to count as a candidate
 Key = tuple[str, str]  # (kind, id)
 DEFAULT_WEIGHTS = {"window": 0.25}
+# Chosen on LoCoMo conversation 0 (the dev set) only; see benchmarks/RESULTS.md.
+NEIGHBOUR_WEIGHT = 0.6  # see _lift_neighbours
+RRF_K = 5  # small: an item ranked first by one signal beats one ranked 30th by two
 
 
 @dataclass
@@ -120,6 +123,8 @@ def search(
     auto_index: bool = True,
     session_gap: timedelta = SESSION_GAP,
     weights: Mapping[str, float] | None = None,
+    neighbours: float = NEIGHBOUR_WEIGHT,
+    rrf_k: int = RRF_K,
 ) -> list[SearchResult]:
     """Hybrid time-aware search; best first (see the module docstring).
 
@@ -128,11 +133,13 @@ def search(
     ``weights``: per-list RRF weights (lists: ``keyword_episodes``, ``vector_episodes``,
     ``time``, ``window``, ``keyword_facts``, ``vector_facts``, ``graph_facts``, ``episode_facts``,
     ``graph_entities``, ``keyword_entities``, ``vector_entities``).
+    ``neighbours``: how much an episode's score lifts the episodes said just before and after
+    it in the same session (0 = off; see the module docstring). ``rrf_k``: the RRF constant.
     """
     return run_search(
         memory, query, valid_at, known_at, limit, kinds, group, reference_time,
         embedder=embedder, diversity=diversity, auto_index=auto_index,
-        session_gap=session_gap, weights=weights,
+        session_gap=session_gap, weights=weights, neighbours=neighbours, rrf_k=rrf_k,
     ).results
 
 
@@ -151,6 +158,8 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     auto_index: bool = True,
     session_gap: timedelta = SESSION_GAP,
     weights: Mapping[str, float] | None = None,
+    neighbours: float = NEIGHBOUR_WEIGHT,
+    rrf_k: int = RRF_K,
 ) -> SearchOutcome:
     group = check_group(group)
     if not isinstance(query, str) or not query.strip():
@@ -159,6 +168,10 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
         raise InvalidInputError("limit must be an integer from 1 to 1000", field="limit")
     if diversity is not None and not 0.0 <= float(diversity) <= 1.0:
         raise InvalidInputError("diversity must be between 0 and 1", field="diversity")
+    if not 0.0 <= float(neighbours) <= 1.0:
+        raise InvalidInputError("neighbours must be between 0 and 1", field="neighbours")
+    if not isinstance(rrf_k, int) or isinstance(rrf_k, bool) or rrf_k < 0:
+        raise InvalidInputError("rrf_k must be a non-negative integer", field="rrf_k")
     want = _kinds(kinds)
     now = memory.now()
     V = now if valid_at is None else parse_instant(valid_at, "valid_at")
@@ -293,7 +306,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                     else []
                 )
                 merged = rrf(
-                    {"k": [i for i, _ in win_kw], "v": [i for i, _, _ in win_vec]}
+                    {"k": [i for i, _ in win_kw], "v": [i for i, _, _ in win_vec]}, k=rrf_k
                 )
                 order = sorted(merged, key=lambda i: -merged[i])
                 lists["time"] = [("episode", i) for i in order[:n_cand]]
@@ -369,7 +382,12 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 note(("entity", e), "vector", s)
 
     # ---------------------------------------------------------------- fuse
-    fused = rrf(lists, {**DEFAULT_WEIGHTS, **(weights or {})})
+    fused = rrf(lists, {**DEFAULT_WEIGHTS, **(weights or {})}, k=rrf_k)
+    if neighbours > 0:
+        _lift_neighbours(
+            backend, group, fused, parts, neighbours, max(2 * limit, 20), session_gap, K, ref_max,
+            set(tscore) if hard and window is not None else None,
+        )
     if window is not None:
         stamps = backend.episode_stamps(group, [i for k, i in fused if k == "episode"])
         w0, w1 = to_micros(window[0]), to_micros(window[1])
@@ -447,6 +465,43 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
         facts=facts,
         episodes=episodes,
     )
+
+
+def _lift_neighbours(
+    backend: Any,
+    group: str,
+    fused: dict[Key, float],
+    parts: dict[Key, dict[str, float]],
+    weight: float,
+    top: int,
+    gap: timedelta,
+    known_at: datetime,
+    ref_max: datetime | None,
+    allowed: set[str] | None,
+) -> None:
+    """Conversation context: an episode gains ``weight`` x the better fused score of the two
+    episodes said right before and after it (same session: within ``gap``), in place.
+
+    A turn that matches the query is often the question or the reaction; the answer is the
+    turn next to it. Scores are read before any update, so lifts do not cascade. Neighbours
+    of the ``top`` best episodes join as candidates (only inside ``allowed`` when a strict
+    time window applies).
+    """
+    base = {i: s for (k, i), s in fused.items() if k == "episode"}
+    if not base:
+        return
+    best = sorted(base, key=lambda i: -base[i])[:top]
+    around = backend.episode_neighbours(group, best, gap, known_at, ref_max)
+    lift: dict[str, float] = {}
+    for i in best:
+        for nb in around.get(i, (None, None)):
+            if nb is None or (allowed is not None and nb not in allowed):
+                continue
+            lift[nb] = max(lift.get(nb, 0.0), base[i])
+    for i, s in lift.items():
+        key = ("episode", i)
+        fused[key] = base.get(i, 0.0) + weight * s
+        parts.setdefault(key, {})["context"] = s
 
 
 def _text_of(

@@ -543,6 +543,39 @@ class EmbeddedSearchMixin:
         sql += " ORDER BY reference_time"
         return [int(r[0]) for r in self._sq(sql, params)]
 
+    def episode_neighbours(
+        self,
+        group: str,
+        ids: Sequence[str],
+        gap_micros: int,
+        known_at: datetime | None = None,
+        ref_max: datetime | None = None,
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """id -> (previous, next) visible episode of the same group in the order
+        ``(reference_time, created_at, id)``, each at most ``gap_micros`` away in reference
+        time (the turns said just before and after, in the same session)."""
+        stamps = self.episode_stamps(group, ids)
+        vis, vparams = _episode_filters("", [], known_at, ref_max, None)
+        before = (
+            "SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time >= ? "
+            "AND (e.reference_time, e.created_at, e.id) < (?, ?, ?)" + vis
+            + " ORDER BY e.reference_time DESC, e.created_at DESC, e.id DESC LIMIT 1"
+        )
+        after = (
+            "SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time <= ? "
+            "AND (e.reference_time, e.created_at, e.id) > (?, ?, ?)" + vis
+            + " ORDER BY e.reference_time, e.created_at, e.id LIMIT 1"
+        )
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for i in dict.fromkeys(ids):
+            if i not in stamps:
+                continue
+            created, ref = stamps[i]
+            p = self._sq(before, [group, ref - gap_micros, ref, created, i, *vparams])
+            n = self._sq(after, [group, ref + gap_micros, ref, created, i, *vparams])
+            out[i] = (p[0][0] if p else None, n[0][0] if n else None)
+        return out
+
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """id -> (created_at, reference_time) in micros (cheap visibility checks)."""
         out: dict[str, tuple[int, int]] = {}

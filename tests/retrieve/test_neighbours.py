@@ -1,0 +1,98 @@
+"""Conversation context in search: the turns said right before and after a matching episode
+are lifted (``neighbours=``), on both stores."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from kgmem.embed import HashingEmbedder
+from kgmem.errors import InvalidInputError
+from kgmem.memory import Memory
+from kgmem.retrieve import index_pending, search
+from kgmem.retrieve.backend import get_backend
+from tests.conftest import fresh_group, neo4j_store_or_skip
+
+from .conftest import StepClock, at
+
+
+@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def smem(request, tmp_path):  # type: ignore[no-untyped-def]
+    if request.param == "embedded":
+        m = Memory(tmp_path / "store", clock=StepClock(), extractor=None)
+        group = "default"
+    else:
+        m = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
+        group = fresh_group("nbr")
+    m.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    yield m, group
+    if request.param == "neo4j":  # the store is shared by the test session: not closed
+        m.erase(whole_group=True, group=group)
+        m.erase(whole_group=True, group=group + "-other")
+    else:
+        m.close()
+
+
+def _chat(m: Memory, group: str) -> dict[str, str]:
+    """Two sessions a week apart; turns a minute apart; one turn of another group."""
+    lines = [
+        ("2023-05-08T10:00:00", "Ana", "Good morning! How was your weekend?"),
+        ("2023-05-08T10:01:00", "Ben", "Great. What are the names of your two cats?"),
+        ("2023-05-08T10:02:00", "Ana", "Luna and Oliver, both very playful."),
+        ("2023-05-08T10:03:00", "Ben", "Lovely. I have to go now."),
+        ("2023-05-15T09:00:00", "Ana", "Back from the trip to Lisbon."),
+        ("2023-05-15T09:01:00", "Ben", "Tell me everything about Lisbon!"),
+    ]
+    ids = {}
+    for when, who, text in lines:
+        ids[text.split()[0]] = m.add_episode(text, at(when), speaker=who, group=group).id
+    m.add_episode("Unrelated group chatter about cats", at("2023-05-08T10:01:30"),
+                  speaker="Zed", group=group + "-other")
+    index_pending(m)
+    return ids
+
+
+def test_episode_neighbours_are_the_adjacent_turns_of_the_same_session(smem):
+    m, g = smem
+    ids = _chat(m, g)
+    be = get_backend(m)
+    gap = timedelta(minutes=30)
+    now = m.now()
+    got = be.episode_neighbours(g, [ids["Great."], ids["Good"], ids["Lovely."], ids["Back"]],
+                                gap, now, None)
+    assert got[ids["Great."]] == (ids["Good"], ids["Luna"])
+    assert got[ids["Good"]] == (None, ids["Great."])
+    # a week later is another session: no neighbour across the gap, in either direction
+    assert got[ids["Lovely."]] == (ids["Luna"], None)
+    assert got[ids["Back"]] == (None, ids["Tell"])
+    # what was said after ref_max is not visible
+    got = be.episode_neighbours(g, [ids["Great."]], gap, now, at("2023-05-08T10:01:30"))
+    assert got[ids["Great."]] == (ids["Good"], None)
+
+
+def test_the_answer_next_to_the_matching_question_is_lifted(smem):
+    m, g = smem
+    ids = _chat(m, g)
+    q = "What are the names of the cats?"
+    plain = {r.id: r.score for r in search(m, q, kinds=("episodes",), group=g,
+                                           neighbours=0.0, limit=6)}
+    lifted = search(m, q, kinds=("episodes",), group=g, neighbours=0.6, limit=6)
+    # the answer shares no word with the question: only the turn before it matches well
+    assert max(plain, key=plain.__getitem__) == ids["Great."]
+    top3 = [r.id for r in lifted[:3]]  # the question, the answer after it, the turn before
+    assert set(top3) == {ids["Great."], ids["Luna"], ids["Good"]}
+    luna = next(r for r in lifted if r.id == ids["Luna"])
+    assert luna.parts.context == pytest.approx(plain[ids["Great."]])
+    assert luna.score == pytest.approx(plain.get(ids["Luna"], 0.0) + 0.6 * plain[ids["Great."]])
+    # nothing from another group, nothing across the session gap
+    assert ids["Back"] not in top3
+
+
+def test_neighbours_and_rrf_k_are_validated(smem):
+    m, g = smem
+    m.add_episode("hello there", at("2023-05-08T10:00:00"), group=g)
+    with pytest.raises(InvalidInputError):
+        search(m, "hello", group=g, neighbours=1.5)
+    with pytest.raises(InvalidInputError):
+        search(m, "hello", group=g, rrf_k=-1)

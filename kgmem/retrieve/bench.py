@@ -24,7 +24,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-DATA = Path("/work/shared/benchmarks/data")
+# the data folder: --data, else $KGMEM_BENCH_DATA, else the project machine's copy
+DATA_DEFAULT = Path("/work/shared/benchmarks/data")
+
+
+def data_dir(given: str | None = None) -> Path:
+    import os
+
+    return Path(given or os.environ.get("KGMEM_BENCH_DATA") or DATA_DEFAULT)
 UTC = timezone.utc
 
 
@@ -78,11 +85,11 @@ def _memory(path: Path, embedder: Any, clock_start: datetime) -> Any:
 
 
 def locomo(conv_index: int = 0, embedder: str = "minilm", limit: int = 10,
-           out: str | None = None) -> dict[str, Any]:
+           out: str | None = None, data: str | None = None) -> dict[str, Any]:
     from . import index_pending, search
 
-    data = json.loads((DATA / "locomo" / "locomo10.json").read_text())
-    sample = data[conv_index]
+    samples = json.loads((data_dir(data) / "locomo" / "locomo10.json").read_text())
+    sample = samples[conv_index]
     conv = sample["conversation"]
     emb = _embedder(embedder)
     tmp = Path(tempfile.mkdtemp(prefix="kgmem-locomo-"))
@@ -146,10 +153,10 @@ def locomo(conv_index: int = 0, embedder: str = "minilm", limit: int = 10,
 
 
 def zyphra(logs: list[int] | None = None, embedder: str = "hashing", limit: int = 10,
-           sets: str = "time_qs") -> dict[str, Any]:
+           sets: str = "time_qs", data: str | None = None) -> dict[str, Any]:
     from . import index_pending, search
 
-    root = DATA / "zyphra_temporal_memory"
+    root = data_dir(data) / "zyphra_temporal_memory"
     files = sorted((root / "TestData" / sets).glob("*.json")) if sets == "time_qs" else [
         root / "TestData" / "content_time_qs" / "content_time_qs.json"
     ]
@@ -204,9 +211,12 @@ def zyphra(logs: list[int] | None = None, embedder: str = "hashing", limit: int 
 
 
 def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 200,
-              path: str | None = None, seed: int = 7) -> dict[str, Any]:
+              path: str | None = None, seed: int = 7, reuse: bool = False) -> dict[str, Any]:
     """A large store built with bulk SQL (the search triggers fire as for normal writes),
-    then indexed and queried. Latency excludes nothing: FTS, ANN, visibility checks."""
+    then indexed and queried. Latency excludes nothing: FTS, ANN, visibility checks.
+
+    ``reuse``: ``path`` holds a store this function built earlier with the same ``n_facts``
+    and ``seed``: only query it (the same queries: the generator is replayed)."""
     import sqlite3
     import uuid
 
@@ -242,11 +252,19 @@ def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 
             )
         return ents[name]
 
-    t0 = time.perf_counter()
-    conn.execute("BEGIN")
     preds = [("LIVES_IN", cities, "lives in"), ("WORKS_AT", orgs, "works at"),
              ("LIKES", hobbies, "likes")]
-    for i in range(n_facts):
+    if reuse:
+        if not path or int(conn.execute("SELECT count(*) FROM versions").fetchone()[0]) != n_facts:
+            raise SystemExit(f"--reuse: no store of {n_facts} facts at {path}")
+        for i in range(n_facts):  # replay the generator: the same queries as when built
+            rng.choice(preds[i % 3][1])
+            rng.randrange(28)
+            rng.randrange(12)
+        ents.update(conn.execute("SELECT name, id FROM entities").fetchall())
+    t0 = time.perf_counter()
+    conn.execute("BEGIN")
+    for i in range(0 if reuse else n_facts):
         p = people[i % n_people]
         pred, objs, verb = preds[i % 3]
         o = rng.choice(objs)
@@ -302,6 +320,8 @@ def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m kgmem.retrieve.bench")
+    ap.add_argument("--data", help=f"benchmark data folder (default: $KGMEM_BENCH_DATA or "
+                    f"{DATA_DEFAULT})")
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("locomo")
     a.add_argument("--conv", type=int, default=0)
@@ -316,14 +336,16 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--embedder", default="hashing", choices=["minilm", "hashing"])
     c.add_argument("--queries", type=int, default=200)
     c.add_argument("--path")
+    c.add_argument("--reuse", action="store_true",
+                   help="query the store already at --path (built by an earlier run)")
     args = ap.parse_args(argv)
     if args.cmd == "locomo":
-        res = locomo(args.conv, args.embedder, out=args.out)
+        res = locomo(args.conv, args.embedder, out=args.out, data=args.data)
     elif args.cmd == "zyphra":
         logs = [int(x) for x in args.logs.split(",") if x.strip()] or None
-        res = zyphra(logs, args.embedder, sets=args.sets)
+        res = zyphra(logs, args.embedder, sets=args.sets, data=args.data)
     else:
-        res = synthetic(args.facts, args.embedder, args.queries, args.path)
+        res = synthetic(args.facts, args.embedder, args.queries, args.path, reuse=args.reuse)
     print(json.dumps(res, indent=2))
 
 

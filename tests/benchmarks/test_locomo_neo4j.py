@@ -53,7 +53,10 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
                 assert r["metrics"][f"turn.recall_any@{k}"] == float(bool(top & gold))
                 assert r["metrics"][f"turn.recall_all@{k}"] == float(gold <= top)
             sessions = list(dict.fromkeys(turn_session[t] for t in ranked))
-            assert r["ranked_session_ids"] == sessions
+            if system == "kgmem":  # its own session ranking (best turns' scores summed)
+                assert sorted(r["ranked_session_ids"]) == sorted(sessions)
+            else:
+                assert r["ranked_session_ids"] == sessions
         overall = rows[system]["overall"]["turn.recall_any@10"]
         assert overall["n"] == len(raw["qa"])
         assert overall["mean"] == pytest.approx(

@@ -8,7 +8,14 @@ Candidates come from three kinds of signal, each a ranked list:
   query's word n-grams), and those entities themselves;
 
 plus a **time** list when the query mentions a time (see :mod:`kgmem.retrieve.timefilter`).
-Lists are fused with reciprocal rank fusion; MMR diversity is optional (``diversity=``).
+Lists are fused with reciprocal rank fusion (``rrf_k``, default 5: a first place in one list
+counts more than agreement low in two); MMR diversity is optional (``diversity=``).
+
+**Conversation context** (``neighbours=``, default 0.6): an episode gains that fraction of the
+fused score of the better of the two episodes said right before and after it in the same
+session (adjacent in ``(reference_time, created_at, id)`` order, within ``session_gap``). In a
+dialogue the turn that matches the question is often the question itself or a reaction; the
+answer is next to it. Neighbours of the best episodes join the candidates.
 
 Visibility (strict filters, never boosts):
 

@@ -556,24 +556,27 @@ class EmbeddedSearchMixin:
         time (the turns said just before and after, in the same session)."""
         stamps = self.episode_stamps(group, ids)
         vis, vparams = _episode_filters("", [], known_at, ref_max, None)
-        before = (
-            "SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time >= ? "
+        # one statement per episode: (previous, next) as two scalar subqueries
+        both = (
+            "SELECT (SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time >= ? "
             "AND (e.reference_time, e.created_at, e.id) < (?, ?, ?)" + vis
-            + " ORDER BY e.reference_time DESC, e.created_at DESC, e.id DESC LIMIT 1"
-        )
-        after = (
-            "SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time <= ? "
+            + " ORDER BY e.reference_time DESC, e.created_at DESC, e.id DESC LIMIT 1), "
+            "(SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time <= ? "
             "AND (e.reference_time, e.created_at, e.id) > (?, ?, ?)" + vis
-            + " ORDER BY e.reference_time, e.created_at, e.id LIMIT 1"
+            + " ORDER BY e.reference_time, e.created_at, e.id LIMIT 1)"
         )
         out: dict[str, tuple[str | None, str | None]] = {}
-        for i in dict.fromkeys(ids):
-            if i not in stamps:
-                continue
-            created, ref = stamps[i]
-            p = self._sq(before, [group, ref - gap_micros, ref, created, i, *vparams])
-            n = self._sq(after, [group, ref + gap_micros, ref, created, i, *vparams])
-            out[i] = (p[0][0] if p else None, n[0][0] if n else None)
+        with self._lock:
+            for i in dict.fromkeys(ids):
+                if i not in stamps:
+                    continue
+                created, ref = stamps[i]
+                prev, nxt = self._conn.execute(
+                    both,
+                    [group, ref - gap_micros, ref, created, i, *vparams,
+                     group, ref + gap_micros, ref, created, i, *vparams],
+                ).fetchone()
+                out[i] = (prev, nxt)
         return out
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:

@@ -263,6 +263,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result["as_of_query_server_ms"] = {"p50_ms": float(np.percentile(a, 50)),
                                        "p95_ms": float(np.percentile(a, 95)), "n": len(server_ms)}
 
+    # The same query from the client: one round trip (store.facts by subject id), and an
+    # empty round trip, to show what Memory.facts' four sequential round trips cost here.
+    def store_as_of() -> None:
+        w = TimeFilter(valid_at=BASE + timedelta(days=rng.randrange(0, 9500)), known_at=now)
+        store.facts(group, w, subject_id=rng.choice(ids))
+
+    timed(store_as_of, 20)
+    result["as_of_store_facts"] = pct(timed(store_as_of, args.queries))
+    result["round_trip_return_1"] = pct(timed(lambda: store._q("RETURN 1"), args.queries))
+
     # PROFILE the exact queries the store sends
     person = m.entity("person1", group=group)["entity"]
     others = [m.entity(f"person{i}", group=group)["entity"].id for i in range(2, 12)]
@@ -325,8 +335,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t.add_column("measure")
     t.add_column("p50 ms", justify="right")
     t.add_column("p95 ms", justify="right")
-    for key in ("as_of_lookup", "as_of_query_server_ms", "history", "paths_3hop_slice",
-                "search"):
+    for key in ("as_of_lookup", "as_of_store_facts", "as_of_query_server_ms",
+                "round_trip_return_1", "history", "paths_3hop_slice", "search"):
         if key in result:
             t.add_row(key, f"{result[key]['p50_ms']:.2f}", f"{result[key]['p95_ms']:.2f}")
     console.print(t)

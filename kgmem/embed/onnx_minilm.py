@@ -100,7 +100,8 @@ def default_threads() -> int:
 class OnnxMiniLM(EmbedderBase):
     """all-MiniLM-L6-v2 sentence embeddings via ONNX Runtime (CPU).
 
-    ``OnnxMiniLM(intra_op_threads=2, batch_size=64, max_length=256, cache_dir=None)``.
+    ``OnnxMiniLM(intra_op_threads=2, batch_size=64, max_length=256, cache_dir=None,
+    spin=True, workers=1)``.
     Texts longer than ``max_length`` tokens are truncated exactly like
     sentence-transformers does; use :func:`kgmem.embed.embed_chunks` to embed long
     texts in overlapping pieces instead.
@@ -116,6 +117,8 @@ class OnnxMiniLM(EmbedderBase):
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_length: int = MAX_SEQ_LENGTH,
         cache_dir: Path | str | None = None,
+        spin: bool = True,
+        workers: int = 1,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
@@ -125,6 +128,11 @@ class OnnxMiniLM(EmbedderBase):
         self.batch_size = batch_size
         self.max_length = max_length
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        # spin=False: idle intra-op threads sleep instead of spinning (better when other
+        # threads of the process, e.g. a parser, need the cores; a little more latency)
+        self.spin = spin
+        # workers > 1: that many batches run at once (use with intra_op_threads=1)
+        self.workers = max(1, int(workers))
         self.built_model = False  # True if this instance had to build the ONNX file
         self._session = None
         self._lock = threading.Lock()
@@ -138,6 +146,8 @@ class OnnxMiniLM(EmbedderBase):
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         so.log_severity_level = 3
+        if not self.spin:
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
     def session(self):
@@ -171,4 +181,5 @@ class OnnxMiniLM(EmbedderBase):
             dim=self.dim,
             batch_size=self.batch_size,
             max_length=self.max_length,
+            workers=self.workers,
         )

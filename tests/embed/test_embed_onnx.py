@@ -167,3 +167,13 @@ def test_batches_respect_the_token_budget():
     for b in batches:  # padded positions stay within budget unless one text alone exceeds it
         assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 120
     assert [6] in batches  # the 300-token text travels alone
+
+
+def test_no_spin_session_gives_the_same_vectors(onnx_minilm, sentences):
+    quiet = OnnxMiniLM(intra_op_threads=2, spin=False)
+    np.testing.assert_allclose(quiet.embed(sentences), onnx_minilm.embed(sentences), atol=1e-5)
+
+
+def test_concurrent_batches_give_the_same_vectors(onnx_minilm, sentences):
+    par = OnnxMiniLM(intra_op_threads=1, workers=2, batch_size=4)
+    np.testing.assert_allclose(par.embed(sentences), onnx_minilm.embed(sentences), atol=1e-5)

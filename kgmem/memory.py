@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -41,6 +42,10 @@ DEFAULT_GROUP = "default"
 
 def default_path() -> Path:
     return Path(os.environ.get("KGMEM_HOME", Path.home() / ".kgmem" / "default")).expanduser()
+
+
+_UUID_SHAPE = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+                         r"[0-9a-fA-F]{12}$")
 
 
 def _new_id() -> str:
@@ -151,10 +156,16 @@ class Memory:
 
     def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
         name = clean_name(name_or_id, "entity")
-        ent = self.store.get_entity(group, name)
-        if ent is None:
-            norm = normalize_name(name)
-            ent = first_visible(self.store.find_entities(group, norm), norm)
+        norm = normalize_name(name)
+        # One round trip in the common case: ids (uuid-shaped) are tried as ids first, anything
+        # else as a name first (an id that is not uuid-shaped, e.g. from an imported graph,
+        # still resolves through the fallback).
+        if _UUID_SHAPE.match(name):
+            ent = self.store.get_entity(group, name) or first_visible(
+                self.store.find_entities(group, norm), norm)
+        else:
+            ent = first_visible(self.store.find_entities(group, norm), norm
+                                ) or self.store.get_entity(group, name)
         if ent is None:
             raise NotFoundError(
                 f"no entity {name_or_id!r} in group {group!r}", entity=name_or_id, group=group
@@ -772,27 +783,12 @@ class Memory:
         except NotFoundError:
             return []
         pred = normalize_predicate(predicate) if predicate is not None else None
-        found = self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o,
-                                 limit=limit)
-        mirrored = self._symmetric_mirror(group, when, s, pred, o, limit)
-        if not mirrored:
-            return found
-        merged = {v.id: v for v in found}
-        merged.update((v.id, v) for v in mirrored)
-        ordered = sorted(merged.values(), key=_fact_order)
-        return ordered[:limit] if limit is not None else ordered
-
-    def _symmetric_mirror(self, group: str, when: TimeFilter, s: str | None, pred: str | None,
-                          o: str | None, limit: int | None) -> list[FactVersion]:
-        """Versions of symmetric predicates stored the other way round ("Bob MARRIED_TO Alice"
-        answers a question about Alice as subject). They are returned as stored, not flipped."""
-        if s is None and o is None:
-            return []  # no direction asked for: every version is already in the answer
-        if pred is not None and not self.vocabulary.get(pred).symmetric:
-            return []
-        found = self.store.facts(group, when, subject_id=o, predicate=pred, object_id=s,
-                                 limit=None if pred is None else limit)
-        return [v for v in found if self.vocabulary.get(v.predicate).symmetric]
+        mirror: list[str] = []
+        if s is not None or o is not None:  # symmetric relations answer from either side
+            mirror = [p.name for p in self.vocabulary.specs() if p.symmetric
+                      and (pred is None or p.name == pred)]
+        return self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o,
+                                limit=limit, mirror=mirror)
 
     def fact(
         self,
@@ -965,8 +961,3 @@ class Memory:
 def fact_ids(versions: Sequence[FactVersion]) -> list[str]:
     return [v.fact_id for v in versions]
 
-
-def _fact_order(v: FactVersion) -> tuple[Any, ...]:
-    """The stores' fact order (unknown starts first), for answers merged from two queries."""
-    return (v.subject_id, v.predicate, v.valid_at is not None, v.valid_at or v.created_at,
-            v.created_at, v.id)

@@ -17,6 +17,8 @@ reads them inside the write (after the store's write lock) and refuses to go bac
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -172,7 +174,11 @@ class Store(Protocol):
         predicate: str | None = None,
         object_id: str | None = None,
         limit: int | None = None,
-    ) -> list[FactVersion]: ...
+        mirror: Collection[str] = (),
+    ) -> list[FactVersion]:
+        """Visible versions; with ``mirror`` (predicate names) a version of one of those
+        predicates also matches with subject and object swapped (symmetric relations)."""
+        ...
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]: ...
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]: ...
     def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]: ...

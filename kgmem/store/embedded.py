@@ -223,21 +223,25 @@ class EmbeddedStore:
         predicate: str | None = None,
         object_id: str | None = None,
         limit: int | None = None,
+        mirror: Collection[str] = (),
     ) -> list[FactVersion]:
         vis, params = _visibility_sql(when)
         # "+v.group_id" keeps SQLite from picking the (group_id, created_at) index over the
         # far more selective subject/object/fact indexes.
         where = ["+v.group_id = ?" if (subject_id or object_id) else "v.group_id = ?", vis]
         params = [group, *params]
-        if subject_id is not None:
-            where.append("v.subject_id = ?")
-            params.append(subject_id)
         if predicate is not None:
             where.append("v.predicate = ?")
             params.append(predicate)
-        if object_id is not None:
-            where.append("v.object_id = ?")
-            params.append(object_id)
+        roles, role_params = _roles_sql(subject_id, object_id)
+        if roles:
+            if mirror:
+                swapped, swapped_params = _roles_sql(object_id, subject_id)
+                marks = ", ".join("?" for _ in mirror)
+                roles = f"(({roles}) OR ({swapped} AND v.predicate IN ({marks})))"
+                role_params += swapped_params + list(mirror)
+            where.append(roles)
+            params += role_params
         sql = (
             f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE {' AND '.join(where)} "
             "ORDER BY v.subject_id, v.predicate, v.valid_at, v.created_at, v.id"
@@ -785,3 +789,15 @@ class _WriteTx:
                 json.dumps(erasure.counts),
             ),
         )
+
+
+def _roles_sql(subject_id: str | None, object_id: str | None) -> tuple[str, list[Any]]:
+    """The subject/object part of a facts() filter ("" when neither is given)."""
+    conds, params = [], []
+    if subject_id is not None:
+        conds.append("v.subject_id = ?")
+        params.append(subject_id)
+    if object_id is not None:
+        conds.append("v.object_id = ?")
+        params.append(object_id)
+    return " AND ".join(conds), params

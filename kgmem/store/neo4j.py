@@ -46,7 +46,7 @@ import os
 import re
 import threading
 import uuid as _uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -161,7 +161,8 @@ def _visibility(when: TimeFilter) -> tuple[str, dict[str, Any]]:
 _FACTS_CACHE: dict[tuple[Any, ...], str] = {}
 
 
-def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, limit: bool) -> str:
+def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, limit: bool,
+                 mirror: bool = False) -> str:
     key = (
         subject,
         predicate,
@@ -170,18 +171,28 @@ def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, li
         when.valid_to is None,
         when.any_valid,
         limit,
+        mirror,
     )
     q = _FACTS_CACHE.get(key)
     if q is not None:
         return q
-    s = "(s:Entity {uuid: $sid})" if subject else "(s:Entity)"
-    o = "(o:Entity {uuid: $oid})" if obj else "(o:Entity)"
     where = ["r.group_id = $g"]
     if predicate:
         where.append("r.name = $p")
     cond, _ = _visibility(when)
     where.append(cond)
-    q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {_V_RETURN}{_V_PROV}"
+    if mirror and (subject or obj):
+        # symmetric predicates answer from either side: one seek, expand both directions
+        a = "(a:Entity {uuid: $sid})" if subject else "(a:Entity)"
+        b = "(b:Entity {uuid: $oid})" if obj else "(b:Entity)"
+        forward = "startNode(r) = a" if subject else "endNode(r) = b"
+        where.append(f"({forward} OR r.name IN $mirror)")
+        q = (f"MATCH {a}-[r:RELATES_TO]-{b} WHERE {' AND '.join(where)} "
+             f"WITH DISTINCT r WITH startNode(r) AS s, r, endNode(r) AS o {_V_RETURN}{_V_PROV}")
+    else:
+        s = "(s:Entity {uuid: $sid})" if subject else "(s:Entity)"
+        o = "(o:Entity {uuid: $oid})" if obj else "(o:Entity)"
+        q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {_V_RETURN}{_V_PROV}"
     q += _FACTS_ORDER
     if limit:
         q += " LIMIT $limit"
@@ -527,6 +538,7 @@ class Neo4jStore:
         predicate: str | None = None,
         object_id: str | None = None,
         limit: int | None = None,
+        mirror: Collection[str] = (),
     ) -> list[FactVersion]:
         query = _facts_query(
             subject_id is not None,
@@ -534,8 +546,11 @@ class Neo4jStore:
             object_id is not None,
             when,
             limit is not None,
+            bool(mirror),
         )
         _, params = _visibility(when)
+        if mirror:
+            params["mirror"] = sorted(mirror)
         params["g"] = group
         if subject_id is not None:
             params["sid"] = subject_id

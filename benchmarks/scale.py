@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone

@@ -17,9 +17,7 @@ reads them inside the write (after the store's write lock) and refuses to go bac
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime

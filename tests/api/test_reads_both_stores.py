@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 
-from kgmem.memory import Memory
 from tests.conftest import ManualClock
 
 from .conftest import Seeded, client_for, seed
@@ -172,8 +171,6 @@ def test_paths(seeded: Seeded) -> None:
 
 
 def test_search_and_context(seeded: Seeded) -> None:
-    if not hasattr(Memory, "search") or not hasattr(Memory, "context"):
-        pytest.skip("Memory.search/Memory.context not available yet")
     c = _client(seeded)
     r = c.get("/v1/search", params={"q": "Where does Alice live?", "valid_at": "2024"})
     assert r.status_code == 200, r.text

@@ -288,7 +288,9 @@ class KgmemSystem:
         seen: set[str] = set()
         by_session: dict[str, list[float]] = {}
         for r in results:
-            ids = [r.id] if r.kind == "episode" else list(r.episode_ids)
+            # a fact stands for the one episode that states it best for this query (search
+            # puts it first), not for every turn that ever repeated it
+            ids = [r.id] if r.kind == "episode" else list(r.episode_ids[:1])
             for eid in ids:
                 tid = self._turn_of.get(eid)
                 if tid is not None and tid not in seen:

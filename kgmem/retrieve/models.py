@@ -25,7 +25,9 @@ class ScoreParts(_Model):
     chunk; ``graph``: 1.0 when the result touches two entities named in the query, 0.5 for one;
     ``time``: 1.0 said inside the time the query mentions, 0.8 mentions a time inside it, less
     with distance outside it (only when the query mentions a time); ``context``: the fused
-    score of the best-scoring episode said right before or after this one (neighbour lift).
+    score of the best-scoring episode said right before or after this one (neighbour lift);
+    ``fact``: the fused score of the best fact extracted from this episode, when that beat the
+    episode's own (an episode ranks at least as high as a fact it states).
     """
 
     keyword: float | None = None
@@ -33,6 +35,7 @@ class ScoreParts(_Model):
     graph: float | None = None
     time: float | None = None
     context: float | None = None
+    fact: float | None = None
 
 
 class TimeWindow(_Model):

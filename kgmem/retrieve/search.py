@@ -246,12 +246,17 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
 
     # ---------------------------------------------------------------- entities in the query
     matched: list[str] = []
+    name_words: set[str] = set()
     if "fact" in want or "entity" in want:
         hits = backend.match_entities(group, query_name_candidates(query), K)
         for norm in sorted(hits, key=lambda n: -len(n)):  # longer names first
+            name_words.update(terms(norm))
             for eid in hits[norm]:
                 if eid not in matched:
                     matched.append(eid)
+    # what the query asks about the entities it names: a fact that shares only a name with
+    # the query ("Caroline likes art" for "what did Caroline research?") is no match
+    topic = [w for w in words if w not in name_words] or words
 
     # ---------------------------------------------------------------- episodes
     if "episode" in want and not no_such_session:
@@ -326,7 +331,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     # ---------------------------------------------------------------- facts
     if "fact" in want:
         if words:
-            kf = backend.keyword_facts(group, words, n_cand, fact_when)
+            kf = backend.keyword_facts(group, topic, n_cand, fact_when)
             lists["keyword_facts"] = [("fact", v.fact_id) for v, _ in kf]
             for v, s in kf:
                 facts.setdefault(v.fact_id, v)
@@ -346,17 +351,24 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
 
             def gkey(v: FactVersion) -> tuple[int, float, float]:
                 ends = (v.subject_id in mset) + (v.object_id in mset)
-                return (-ends, -overlap(words, v.fact), -v.created_at.timestamp())
+                return (-ends, -overlap(topic, v.fact), -v.created_at.timestamp())
 
             gf.sort(key=gkey)
+            asks_more = any(w not in name_words for w in words)
+
+            def about_names_only(v: FactVersion) -> bool:
+                return asks_more and overlap(topic, v.fact) == 0.0
+
             seen_g: list[Key] = []
             for v in gf:
                 key = ("fact", v.fact_id)
                 if key in seen_g:
                     continue
+                ends = (v.subject_id in mset) + (v.object_id in mset)
+                if ends < 2 and about_names_only(v):
+                    continue  # next to a named entity, but about something else
                 seen_g.append(key)
                 facts.setdefault(v.fact_id, v)
-                ends = (v.subject_id in mset) + (v.object_id in mset)
                 note(key, "graph", 1.0 if ends >= 2 else 0.5)
                 if len(seen_g) >= n_cand:
                     break
@@ -411,7 +423,10 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 t = math.exp(-max(w0 - ref, ref - w1, 0) / span)
             note(key, "time", t)
             fused[key] *= 0.8 + 0.2 * t
-    pool = sorted(fused, key=lambda k: -fused[k])[: limit * 3]
+    if "episode" in want and "fact" in want:
+        _source_first(fused, facts, parts)
+    # ties: the verbatim episode before the fact extracted from it
+    pool = sorted(fused, key=lambda k: (-fused[k], k[0] != "episode"))[: limit * 3]
     episodes = backend.episodes_by_ids(group, [i for k, i in pool if k == "episode"])
     ranked = [k for k in pool if k[0] != "episode" or k[1] in episodes]  # erased meanwhile
     if diversity is not None and ranked:
@@ -446,7 +461,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
             results.append(
                 SearchResult(
                     kind="fact", id=ident, text=v.fact, score=fused[key], parts=p,
-                    episode_ids=list(v.episodes), fact_ids=[v.fact_id],
+                    episode_ids=_best_sources(v.episodes, fused), fact_ids=[v.fact_id],
                     entity_ids=list(dict.fromkeys([v.subject_id, v.object_id])),
                     valid_at=v.valid_at, invalid_at=v.invalid_at, created_at=v.created_at,
                     expired_at=v.expired_at, version_id=v.id, fact=v, time_window=tw,
@@ -509,6 +524,36 @@ def _lift_neighbours(
         key = ("episode", i)
         fused[key] = base.get(i, 0.0) + weight * s
         parts.setdefault(key, {})["context"] = s
+
+
+def _source_first(
+    fused: dict[Key, float], facts: Mapping[str, FactVersion], parts: dict[Key, dict[str, float]]
+) -> None:
+    """A fact never outranks the verbatim episode that states it: that episode (the fact's
+    best-matching source, when it is a candidate) rises to at least the fact's score, in
+    place. An extracted fact is a
+    lossy paraphrase of its episode; the episode keeps the wording, speaker and time."""
+    lift: dict[str, float] = {}
+    for key, s in fused.items():
+        if key[0] != "fact" or key[1] not in facts:
+            continue
+        src = _best_sources(facts[key[1]].episodes, fused)
+        if src:
+            lift[src[0]] = max(lift.get(src[0], 0.0), s)
+    for e, s in lift.items():
+        key = ("episode", e)
+        if key in fused and s > fused[key]:  # only episodes this search may show
+            fused[key] = s
+            parts.setdefault(key, {})["fact"] = s
+
+
+def _best_sources(episode_ids: Sequence[str], fused: Mapping[Key, float]) -> list[str]:
+    """A fact's source episodes, the one that best matches this query first (by its fused
+    score; episodes the search did not reach keep their stored order, after those it did)."""
+    order = {e: n for n, e in enumerate(episode_ids)}
+    return sorted(
+        dict.fromkeys(episode_ids), key=lambda e: (-fused.get(("episode", e), 0.0), order[e])
+    )
 
 
 def _text_of(

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -62,6 +63,9 @@ DEFAULT_WEIGHTS = {"window": 0.25}
 # Chosen on LoCoMo conversation 0 (the dev set) only; see benchmarks/RESULTS.md.
 NEIGHBOUR_WEIGHT = 0.6  # see _lift_neighbours
 RRF_K = 5  # small: an item ranked first by one signal beats one ranked 30th by two
+# a name adjacent to more visible facts than this is "common": a fact does not match a query
+# by that name alone (chosen a priori, not tuned)
+COMMON_NAME_FACTS = 3
 
 
 @dataclass
@@ -246,17 +250,13 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
 
     # ---------------------------------------------------------------- entities in the query
     matched: list[str] = []
-    name_words: set[str] = set()
+    hits: dict[str, list[str]] = {}
     if "fact" in want or "entity" in want:
         hits = backend.match_entities(group, query_name_candidates(query), K)
         for norm in sorted(hits, key=lambda n: -len(n)):  # longer names first
-            name_words.update(terms(norm))
             for eid in hits[norm]:
                 if eid not in matched:
                     matched.append(eid)
-    # what the query asks about the entities it names: a fact that shares only a name with
-    # the query ("Caroline likes art" for "what did Caroline research?") is no match
-    topic = [w for w in words if w not in name_words] or words
 
     # ---------------------------------------------------------------- episodes
     if "episode" in want and not no_such_session:
@@ -330,6 +330,20 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
 
     # ---------------------------------------------------------------- facts
     if "fact" in want:
+        gf = backend.graph_facts(group, matched[:10], fact_when, n_cand * 4) if matched else []
+        mset = set(matched)
+        # A name many facts share (a person the whole conversation is about) says little
+        # about which fact is meant: facts are matched on what the query asks about such a
+        # name ("Caroline likes art" is no match for "what did Caroline research?").
+        degree = Counter(e for v in gf for e in {v.subject_id, v.object_id} if e in mset)
+        common_ids = {e for e in mset if degree[e] > COMMON_NAME_FACTS}
+        common_words = {
+            w for norm, eids in hits.items() if common_ids.intersection(eids) for w in terms(norm)
+        }
+        topic = [w for w in words if w not in common_words]
+        named = bool(topic) and len(topic) < len(words)
+        if not named:
+            topic = words
         if words:
             kf = backend.keyword_facts(group, topic, n_cand, fact_when)
             lists["keyword_facts"] = [("fact", v.fact_id) for v, _ in kf]
@@ -337,8 +351,11 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 facts.setdefault(v.fact_id, v)
                 note(("fact", v.fact_id), "keyword", s)
         if qvec is not None and not content_free:
+            # facts are short and name their entities: compared with the whole query, a
+            # shared name alone makes them look similar; compare what is asked about them
+            fvec = backend.embedder.embed_one(_without(qtext, common_words)) if named else qvec
             vf = [
-                x for x in backend.vector_facts(group, qvec, n_cand, fact_when)
+                x for x in backend.vector_facts(group, fvec, n_cand, fact_when)
                 if x[1] > MIN_VECTOR_SIM
             ]
             lists["vector_facts"] = [("fact", v.fact_id) for v, _ in vf]
@@ -346,18 +363,16 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 facts.setdefault(v.fact_id, v)
                 note(("fact", v.fact_id), "vector", s)
         if matched:
-            gf = backend.graph_facts(group, matched[:10], fact_when, n_cand * 4)
-            mset = set(matched)
 
             def gkey(v: FactVersion) -> tuple[int, float, float]:
                 ends = (v.subject_id in mset) + (v.object_id in mset)
                 return (-ends, -overlap(topic, v.fact), -v.created_at.timestamp())
 
             gf.sort(key=gkey)
-            asks_more = any(w not in name_words for w in words)
 
-            def about_names_only(v: FactVersion) -> bool:
-                return asks_more and overlap(topic, v.fact) == 0.0
+            def about_common_name_only(v: FactVersion) -> bool:
+                ends = {v.subject_id, v.object_id} & mset
+                return named and ends <= common_ids and overlap(topic, v.fact) == 0.0
 
             seen_g: list[Key] = []
             for v in gf:
@@ -365,8 +380,8 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 if key in seen_g:
                     continue
                 ends = (v.subject_id in mset) + (v.object_id in mset)
-                if ends < 2 and about_names_only(v):
-                    continue  # next to a named entity, but about something else
+                if ends < 2 and about_common_name_only(v):
+                    continue  # next to a much-discussed entity, but about something else
                 seen_g.append(key)
                 facts.setdefault(v.fact_id, v)
                 note(key, "graph", 1.0 if ends >= 2 else 0.5)
@@ -524,6 +539,15 @@ def _lift_neighbours(
         key = ("episode", i)
         fused[key] = base.get(i, 0.0) + weight * s
         parts.setdefault(key, {})["context"] = s
+
+
+def _without(text: str, words: set[str]) -> str:
+    """``text`` without the given (lower-case) words and their possessives."""
+    out = _WORD_POSS.sub(lambda m: "" if m.group(1).lower() in words else m.group(0), text)
+    return " ".join(out.split()) or text
+
+
+_WORD_POSS = re.compile(r"(\w+)(?:['’]s\b)?")
 
 
 def _source_first(

@@ -1,0 +1,115 @@
+"""Search with extracted facts next to the episodes they came from, on both stores.
+
+Extracted facts are short paraphrases that all name the conversation's people. A fact that
+shares only a name with the query must not push the episode that answers it down; a fact
+points first to the source episode that best matches the query; and an episode ranks at
+least as high as a fact extracted from it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kgmem.embed import HashingEmbedder
+from kgmem.memory import Memory
+from kgmem.retrieve import index_pending, search
+from tests.conftest import fresh_group, neo4j_store_or_skip
+
+from .conftest import StepClock, at
+
+
+@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def smem(request, tmp_path):  # type: ignore[no-untyped-def]
+    if request.param == "embedded":
+        m = Memory(tmp_path / "store", clock=StepClock(), extractor=None)
+        group = "default"
+    else:
+        m = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
+        group = fresh_group("facteps")
+    m.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    yield m, group
+    if request.param == "neo4j":  # the store is shared by the test session: not closed
+        m.erase(whole_group=True, group=group)
+    else:
+        m.close()
+
+
+LIKES = ["helping people", "creating art", "making positive impact", "pottery", "classical music",
+         "camping trips", "live music", "hiking"]
+
+
+def _chat(m: Memory, g: str) -> dict[str, str]:
+    """Caroline's turns, each with the (rule-extractor-like) fact drawn from it; one popular
+    fact ("Caroline likes helping people") is stated in five turns."""
+    ids: dict[str, str] = {}
+    day = 1
+    for like in LIKES:
+        ep = m.add_episode(f"You know me, I really enjoy {like} on weekends.",
+                           at(f"2023-05-{day:02d}T10:00:00"), speaker="Caroline", group=g)
+        ids[like] = ep.id
+        m.assert_fact("Caroline", "likes", like, group=g, episode=ep.id,
+                      fact=f"Caroline likes {like}")
+        day += 1
+    for n in range(4):  # the popular fact, repeated in later turns
+        ep = m.add_episode(f"Helping people is what keeps me going, honestly ({n}).",
+                           at(f"2023-06-{n + 1:02d}T10:00:00"), speaker="Caroline", group=g)
+        m.assert_fact("Caroline", "likes", "helping people", valid_at=at("2023-05-01T10:00:00"),
+                      group=g, episode=ep.id, fact="Caroline likes helping people")
+    ans = m.add_episode("My research on adoption agencies is my dream project this month.",
+                        at("2023-07-01T10:00:00"), speaker="Caroline", group=g)
+    ids["answer"] = ans.id
+    m.assert_fact("Caroline", "does research on", "adoption agencies", group=g,
+                  episode=ans.id, fact="Caroline does research on adoption agencies")
+    m.add_episode("Cool! What did it look like?", at("2023-07-01T10:01:00"), speaker="Mel",
+                  group=g)
+    index_pending(m)
+    return ids
+
+
+def test_the_episode_stating_the_answer_leads_and_name_only_facts_do_not_flood(smem):
+    m, g = smem
+    ids = _chat(m, g)
+    res = search(m, "What did Caroline research?", group=g, kinds=("episodes", "facts"),
+                 limit=10)
+    # the verbatim episode first, then the fact extracted from it (never the other way round)
+    assert [r.kind for r in res[:2]] == ["episode", "fact"]
+    assert res[0].id == ids["answer"]
+    assert res[1].text == "Caroline does research on adoption agencies"
+    assert res[1].episode_ids == [ids["answer"]]
+    # facts that share only the (much-discussed) name "Caroline" with the query no longer
+    # take the top: before, keyword + graph + vector all ranked them first by that name
+    top5 = [r.text for r in res[:5]]
+    assert "Caroline likes helping people" not in top5
+    assert sum(1 for r in res[:5] if r.kind == "fact") <= 2
+
+
+def test_a_query_about_the_name_alone_still_gets_its_facts(smem):
+    m, g = smem
+    _chat(m, g)
+    res = search(m, "Caroline", group=g, kinds=("facts",), limit=20)
+    texts = {r.text for r in res}
+    assert {f"Caroline likes {x}" for x in LIKES} <= texts
+
+
+def test_a_named_entity_few_facts_touch_still_finds_its_fact(smem):
+    m, g = smem
+    _chat(m, g)
+    # "helping people" is an entity of one fact: naming it is specific
+    res = search(m, "Who keeps going by helping people?", group=g,
+                 kinds=("episodes", "facts"), limit=10)
+    assert "Caroline likes helping people" in [r.text for r in res[:3]]
+
+
+def test_a_fact_points_first_to_its_source_that_matches_the_query(smem):
+    m, g = smem
+    ids = _chat(m, g)
+    res = search(m, "Who keeps going by helping people?", group=g,
+                 kinds=("episodes", "facts"), limit=10)
+    fact = next(r for r in res if r.kind == "fact" and r.text == "Caroline likes helping people")
+    assert len(fact.episode_ids) == 5  # the whole provenance is still there ...
+    # ... best first: a turn that matches the query, not the first turn that said it
+    best = fact.episode_ids[0]
+    assert best != ids["helping people"]
+    episode_rank = [r.id for r in res if r.kind == "episode"]
+    assert best == episode_rank[0]
+    assert set(fact.episode_ids[1:]) >= set(episode_rank[1:5]) - {ids["helping people"]}

@@ -11,6 +11,14 @@ plus a **time** list when the query mentions a time (see :mod:`kgmem.retrieve.ti
 Lists are fused with reciprocal rank fusion (``rrf_k``, default 5: a first place in one list
 counts more than agreement low in two); MMR diversity is optional (``diversity=``).
 
+**Facts next to episodes.** Extracted facts are short paraphrases that name their entities.
+A name adjacent to more than ``COMMON_NAME_FACTS`` visible facts (the people a conversation is
+about) does not make a fact match by itself: keyword and vector matching of facts use what the
+query asks about such names, and graph facts sharing only that name are left out. A fact's
+``episode_ids`` list its best-matching source episode (by fused score) first, and a candidate
+episode ranks at least as high as any fact extracted from it (``parts.fact``), so a lossy fact
+never outranks the verbatim turn that states it.
+
 **Conversation context** (``neighbours=``, default 0.6): an episode gains that fraction of the
 fused score of the better of the two episodes said right before and after it in the same
 session (adjacent in ``(reference_time, created_at, id)`` order, within ``session_gap``). In a

@@ -71,11 +71,11 @@ def test_the_episode_stating_the_answer_leads_and_name_only_facts_do_not_flood(s
     ids = _chat(m, g)
     res = search(m, "What did Caroline research?", group=g, kinds=("episodes", "facts"),
                  limit=10)
-    # the verbatim episode first, then the fact extracted from it (never the other way round)
-    assert [r.kind for r in res[:2]] == ["episode", "fact"]
-    assert res[0].id == ids["answer"]
-    assert res[1].text == "Caroline does research on adoption agencies"
-    assert res[1].episode_ids == [ids["answer"]]
+    # the verbatim episode first; the fact extracted from it is found, points to it and
+    # ranks after it (never the other way round)
+    assert res[0].kind == "episode" and res[0].id == ids["answer"]
+    hit = [r for r in res[:5] if r.text == "Caroline does research on adoption agencies"]
+    assert hit and hit[0].episode_ids == [ids["answer"]]
     # facts that share only the (much-discussed) name "Caroline" with the query no longer
     # take the top: before, keyword + graph + vector all ranked them first by that name
     top5 = [r.text for r in res[:5]]

@@ -8,31 +8,10 @@ least as high as a fact extracted from it.
 
 from __future__ import annotations
 
-import pytest
-
-from kgmem.embed import HashingEmbedder
 from kgmem.memory import Memory
 from kgmem.retrieve import index_pending, search
-from tests.conftest import fresh_group, neo4j_store_or_skip
 
-from .conftest import StepClock, at
-
-
-@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def smem(request, tmp_path):  # type: ignore[no-untyped-def]
-    if request.param == "embedded":
-        m = Memory(tmp_path / "store", clock=StepClock(), extractor=None)
-        group = "default"
-    else:
-        m = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
-        group = fresh_group("facteps")
-    m.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
-    yield m, group
-    if request.param == "neo4j":  # the store is shared by the test session: not closed
-        m.erase(whole_group=True, group=group)
-    else:
-        m.close()
-
+from .conftest import at
 
 LIKES = ["helping people", "creating art", "making positive impact", "pottery", "classical music",
          "camping trips", "live music", "hiking"]

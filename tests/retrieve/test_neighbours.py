@@ -7,31 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from kgmem.embed import HashingEmbedder
 from kgmem.errors import InvalidInputError
 from kgmem.memory import Memory
 from kgmem.retrieve import index_pending, search
 from kgmem.retrieve.backend import get_backend
-from tests.conftest import fresh_group, neo4j_store_or_skip
 
-from .conftest import StepClock, at
-
-
-@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def smem(request, tmp_path):  # type: ignore[no-untyped-def]
-    if request.param == "embedded":
-        m = Memory(tmp_path / "store", clock=StepClock(), extractor=None)
-        group = "default"
-    else:
-        m = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
-        group = fresh_group("nbr")
-    m.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
-    yield m, group
-    if request.param == "neo4j":  # the store is shared by the test session: not closed
-        m.erase(whole_group=True, group=group)
-        m.erase(whole_group=True, group=group + "-other")
-    else:
-        m.close()
+from .conftest import at
 
 
 def _chat(m: Memory, group: str) -> dict[str, str]:

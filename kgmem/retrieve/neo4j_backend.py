@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -44,6 +44,10 @@ from ..timeutil import from_micros, to_micros
 from .backend import EXACT_WINDOW_MAX
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
+# Neo4j 5.26's vector indexes are shared by every group and cannot filter inside the index: a
+# query takes the k nearest items of all groups and keeps this group's. When other groups crowd
+# those k and the index holds more, k widens (x8) until the group's answer is full, up to this.
+VECTOR_K_MAX = 10_000
 AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
 
 
@@ -253,6 +257,18 @@ class Neo4jBackend:
             w1=window[1] if window else None, n=limit)
         return [(r[0], float(r[1])) for r in rows]
 
+    def _widening(self, query: str, k0: int, full: Callable[[list[Any]], bool],
+                  **params: Any) -> list[Any]:
+        """Run a vector ``query`` (returning ``raw`` index hits and the ``kept`` rows of this
+        group) with ``$kk`` = k0, widening k x8 while the group's answer is not ``full``, the
+        index returned all k asked for (it holds more) and k < ``VECTOR_K_MAX``."""
+        k = max(1, min(k0, VECTOR_K_MAX))
+        while True:
+            raw, kept = self._q(query, kk=k, **params)[0]
+            if full(kept) or raw < k or k >= VECTOR_K_MAX:
+                return list(kept)
+            k = min(k * 8, VECTOR_K_MAX)
+
     def vector_episodes(
         self, group: str, q: np.ndarray, limit: int, known_at: datetime,
         ref_max: datetime | None, allowed: set[str] | None,
@@ -264,13 +280,16 @@ class Neo4jBackend:
                 "RETURN c.episode_uuid, vector.similarity.cosine(c.embedding, $q), c.start, c.end",
                 ids=sorted(allowed), q=qv)
         else:
-            k = limit * 4 if allowed is None else limit * 40
-            rows = self._q(
+            rows = self._widening(
                 f"CALL db.index.vector.queryNodes('{CHUNK_INDEX}', $kk, $q) YIELD node AS c, score "
-                "WHERE c.group_id = $g MATCH (e:Episodic {uuid: c.episode_uuid}) "
-                "WHERE e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax) "
-                "RETURN c.episode_uuid, score, c.start, c.end",
-                kk=k, q=qv, g=group, k=known_at, rmax=ref_max)
+                "OPTIONAL MATCH (e:Episodic {uuid: c.episode_uuid}) WHERE c.group_id = $g "
+                "AND e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax) "
+                "WITH count(*) AS raw, collect(CASE WHEN e IS NOT NULL "
+                "THEN [c.episode_uuid, score, c.start, c.end] END) AS kept RETURN raw, kept",
+                limit * 4 if allowed is None else limit * 40,
+                lambda kept: len({r[0] for r in kept if allowed is None or r[0] in allowed})
+                >= limit,
+                q=qv, g=group, k=known_at, rmax=ref_max)
         best: dict[str, tuple[float, tuple[int, int]]] = {}
         for eid, score, a, b in rows:
             if allowed is not None and eid not in allowed:
@@ -333,10 +352,21 @@ class Neo4jBackend:
         return self._best(rows, limit, cosine=False)
 
     def vector_facts(self, group, q, limit, when):  # type: ignore[no-untyped-def]
-        rows = self._versions_where(
+        n4 = _ns()
+        cond, vparams = n4._visibility(when)
+        hits = self._widening(
             "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
-            "YIELD relationship AS r, score WHERE true", when,
-            q=[float(x) for x in q], kk=limit * 4, g=group)
+            "YIELD relationship AS r, score WITH count(*) AS raw, collect(CASE WHEN "
+            f"r.group_id = $g AND {cond} THEN [elementId(r), r.fact_id, score] END) AS kept "
+            "RETURN raw, kept",
+            limit * 4, lambda kept: len({h[1] for h in kept}) >= limit,
+            q=[float(x) for x in q], g=group, **vparams)
+        if not hits:
+            return []
+        rows = self._q(
+            "UNWIND $hits AS h MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+            f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4._V_RETURN}{n4._V_PROV}, "
+            "score", hits=hits)
         return self._best(rows, limit, cosine=True)
 
     @staticmethod
@@ -390,10 +420,12 @@ class Neo4jBackend:
         return [(r[0], float(r[1])) for r in rows]
 
     def vector_entities(self, group, q, limit, known_at):  # type: ignore[no-untyped-def]
-        rows = self._q(
+        rows = self._widening(
             "CALL db.index.vector.queryNodes('kgmem_entity_name_embedding', $kk, $q) "
-            "YIELD node AS e, score WHERE e.group_id = $g AND e.created_at <= $k "
-            "RETURN e.uuid, score", kk=limit * 4, q=[float(x) for x in q], g=group, k=known_at)
+            "YIELD node AS e, score WITH count(*) AS raw, collect(CASE WHEN e.group_id = $g "
+            "AND e.created_at <= $k THEN [e.uuid, score] END) AS kept RETURN raw, kept",
+            limit * 4, lambda kept: len(kept) >= limit,
+            q=[float(x) for x in q], g=group, k=known_at)
         return [(r[0], _cos(r[1])) for r in rows][:limit]
 
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:

@@ -32,7 +32,6 @@ Timing: ``index_s`` per haystack and ``latency_s`` per question (wall clock arou
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Any
 
 from benchmarks.baselines import RetrievalSystem
 from benchmarks.metrics import aggregate, latency_summary, retrieval_metrics, sessions_from_turns
+from benchmarks.outputs import write_json, write_jsonl
 from benchmarks.task import Question, Ranking, RetrievalTask
 
 # (system, question, ranking) -> (extra per-question metrics, info for the record)
@@ -63,13 +63,8 @@ class RunResult:
         """``<stem>.jsonl`` (one record per question) and ``<stem>.summary.json``."""
         out_dir.mkdir(parents=True, exist_ok=True)
         stem = stem or f"{self.task}__{self.system}"
-        jl = out_dir / f"{stem}.jsonl"
-        with open(jl, "w", encoding="utf-8") as fh:
-            for r in self.records:
-                fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
-        sj = out_dir / f"{stem}.summary.json"
-        sj.write_text(json.dumps(self.summary, indent=1, default=str) + "\n", encoding="utf-8")
-        return jl, sj
+        return (write_jsonl(out_dir / f"{stem}.jsonl", self.records),
+                write_json(out_dir / f"{stem}.summary.json", self.summary, indent=1))
 
 
 def score_ranking(

@@ -43,7 +43,6 @@ extracted but not linked to the subject, under an unmapped predicate, at the wro
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import shutil
@@ -60,6 +59,7 @@ from urllib.parse import unquote
 
 from benchmarks.datasets.timeqa import TimeQADocument, TimeQAQuestion, load_timeqa
 from benchmarks.metrics import exact_match, normalize_answer, token_f1
+from benchmarks.outputs import write_json, write_jsonl
 
 UTC = timezone.utc
 DEFAULT_OUT = Path(__file__).resolve().parent / "out" / "timeqa"
@@ -607,12 +607,8 @@ def write_outputs(
         "summary": out / "summary.json",
         "report": out / "report.md",
     }
-    with paths["questions"].open("w", encoding="utf-8") as fh:
-        for r in res["records"]:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    paths["summary"].write_text(
-        json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    write_jsonl(paths["questions"], res["records"])
+    write_json(paths["summary"], summary)
     head = ["questions", "n", "EM", "F1", "EM (time ignored)", "F1 (time ignored)"]
 
     def row(name: str, b: dict[str, Any]) -> list[Any]:

@@ -26,7 +26,6 @@ Outputs in ``--out``: ``questions.jsonl`` (one line per question and mode), ``st
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.metrics import aggregate, latency_summary, normalize_answer
+from benchmarks.outputs import write_json, write_jsonl
 
 from . import diagnose
 from .generator import generate_scenarios
@@ -492,17 +492,10 @@ def write_outputs(
         "report": out / "report.md",
         "plot": out / "accuracy.png",
     }
-    with paths["questions"].open("w", encoding="utf-8") as fh:
-        for r in result["records"]:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    write_jsonl(paths["questions"], result["records"])
     if result["statements"]:
-        paths["statements"] = out / "statements.jsonl"
-        with paths["statements"].open("w", encoding="utf-8") as fh:
-            for r in result["statements"]:
-                fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
-    paths["summary"].write_text(
-        json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+        paths["statements"] = write_jsonl(out / "statements.jsonl", result["statements"])
+    write_json(paths["summary"], summary)
     plot_category_bars(
         [
             {

@@ -6,6 +6,7 @@ Data is never copied into the repository. It is read at run time from
 
 from __future__ import annotations
 
+import configparser
 import hashlib
 import os
 import re
@@ -27,11 +28,33 @@ class ChecksumMismatchWarning(UserWarning):
 
 
 def default_data_dir() -> Path:
-    """``$KGMEM_BENCH_DATA`` if set, else ``<repo>/../shared/benchmarks/data``."""
+    """``$KGMEM_BENCH_DATA`` if set, else ``<repo>/../shared/benchmarks/data``; for a clone of a
+    local checkout (e.g. CI's ``git clone . /tmp/x``), the same place beside the origin."""
     env = os.environ.get(DATA_ENV_VAR)
     if env:
         return Path(env).expanduser()
-    return REPO_ROOT.parent / "shared" / "benchmarks" / "data"
+    here = REPO_ROOT.parent / "shared" / "benchmarks" / "data"
+    origin = _local_origin(REPO_ROOT)
+    if not here.is_dir() and origin is not None:
+        beside_origin = origin.parent / "shared" / "benchmarks" / "data"
+        if beside_origin.is_dir():
+            return beside_origin
+    return here
+
+
+def _local_origin(repo: Path) -> Path | None:
+    """The checkout this repository was cloned from, when ``origin`` is a local path."""
+    try:
+        config = configparser.ConfigParser(strict=False)
+        config.read(repo / ".git" / "config", encoding="utf-8")
+        url = config.get('remote "origin"', "url", fallback="")
+    except (configparser.Error, OSError):
+        return None
+    if not url or "://" in url or (":" in url and not url.startswith("/")):
+        return None  # a remote URL (https://, ssh://, user@host:path)
+    path = Path(url).expanduser()
+    path = path if path.is_absolute() else (repo / path)
+    return path.resolve() if path.is_dir() else None
 
 
 def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:

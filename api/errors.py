@@ -125,7 +125,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errs = _clean_validation_errors(exc.errors())
-        first = errs[0] if errs else {"loc": [], "msg": "invalid request"}
+        first: dict[str, Any] = errs[0] if errs else {"loc": [], "msg": "invalid request"}
         where = ".".join(str(x) for x in first["loc"])
         return error_json(422, "invalid_input", f"{where}: {first['msg']}" if where
                           else first["msg"], {"errors": errs})

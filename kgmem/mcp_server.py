@@ -14,23 +14,14 @@ import functools
 import threading
 from typing import Any, Literal
 
+from mcp.server.mcpserver import MCPServer as _Server  # mcp >= 2 (pyproject pins it)
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
 from .errors import KgmemError
 from .memory import Memory
 from .settings import Settings, open_memory
 from .timeutil import EPOCH
-
-try:  # mcp >= 2
-    from mcp.server.mcpserver import MCPServer as _Server
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    _MCP2 = True
-except ImportError:  # pragma: no cover - mcp 1.x
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
-
-    _MCP2 = False
 
 INSTRUCTIONS = """\
 A bi-temporal memory. Facts have a valid time (when true in the world) and a transaction
@@ -243,11 +234,7 @@ def run(
         if transport == "stdio":
             server.run("stdio")
         elif transport == "http":
-            if _MCP2:
-                server.run("streamable-http", host=host, port=port)
-            else:  # pragma: no cover - mcp 1.x keeps host/port in settings
-                server.settings.host, server.settings.port = host, port
-                server.run("streamable-http")
+            server.run("streamable-http", host=host, port=port)
         else:
             raise ValueError(f"unknown transport {transport!r} (stdio or http)")
     finally:

@@ -566,8 +566,12 @@ class Memory:
             groups: set[tuple[str, str]] = set()
             reverse: list[ChangeEffect] = []
             for e in effects:
-                restored = e.before if e.before is not None else replace(e.after, believed=False)
-                assert restored is not None
+                if e.before is not None:
+                    restored = e.before
+                elif e.after is not None:  # created by the change: stated no longer
+                    restored = replace(e.after, believed=False)
+                else:  # existed neither before nor after: nothing to restore
+                    continue
                 w.put_lineage(restored)
                 reverse.append(ChangeEffect(e.fact_id, e.after, restored))
                 for lin in (e.before, e.after):

@@ -7,9 +7,11 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 
+from kgmem.retrieve.search import DEFAULT_KINDS
+
 from ..deps import AsOfDep, GroupDep, MemoryDep
 from ..errors import errors
-from ..schemas import ContextResponse, SearchResponse
+from ..schemas import ContextResponse, SearchHit, SearchResponse
 
 router = APIRouter(tags=["retrieval"])
 
@@ -62,10 +64,9 @@ def search(
 ) -> SearchResponse:
     """Keyword + embedding + graph-neighbourhood retrieval over facts, entities and episodes,
     evaluated at (valid_at, known_at)."""
-    extra = {} if kinds is None else {"kinds": kinds}  # None: the library's default kinds
     result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
-                           group=group, **extra)
-    return SearchResponse(query=q, items=_items(result))
+                           kinds=DEFAULT_KINDS if kinds is None else kinds, group=group)
+    return SearchResponse(query=q, items=[SearchHit.model_validate(x) for x in _items(result)])
 
 
 @router.get("/context", response_model=ContextResponse, summary="Prompt context block",

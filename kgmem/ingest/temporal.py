@@ -524,24 +524,25 @@ def _rules(s: str, ref: datetime, prefer: str) -> Core | None:  # noqa: C901 - a
         return _d(y0), _d(y0 + 10), Precision.YEAR
     if m := _R_HOLIDAY.match(s):
         name = m["h"]
+        hday: date | None
         if m["y"]:
-            day = _holiday(name, int(m["y"]))
+            hday = _holiday(name, int(m["y"]))
         else:
             this_year = _holiday(name, ref.year)
             if this_year is None:
                 return None
             q = m["q"]
             if q in ("last", "past", "previous"):
-                day = this_year if this_year < ref.date() else _holiday(name, ref.year - 1)
+                hday = this_year if this_year < ref.date() else _holiday(name, ref.year - 1)
             elif q in ("next", "coming", "upcoming"):
-                day = this_year if this_year > ref.date() else _holiday(name, ref.year + 1)
+                hday = this_year if this_year > ref.date() else _holiday(name, ref.year + 1)
             elif q == "this" or (prefer == "future" and this_year >= ref.date()):
-                day = this_year
+                hday = this_year
             elif prefer == "future":
-                day = _holiday(name, ref.year + 1)
+                hday = _holiday(name, ref.year + 1)
             else:
-                day = this_year if this_year <= ref.date() else _holiday(name, ref.year - 1)
-        return _day_period(day) if day else None
+                hday = this_year if this_year <= ref.date() else _holiday(name, ref.year - 1)
+        return _day_period(hday) if hday else None
     if m := _R_PART_OF.match(s):
         part, rest = m["p"], m["rest"]
         if rest in ("year", "the year"):

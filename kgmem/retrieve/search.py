@@ -277,8 +277,8 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
             if core is not None:  # loose window: the strict reading ranks first
                 c0, c1 = to_micros(core[0]), to_micros(core[1])
                 in_win.sort(key=lambda x: (not c0 <= x[1] < c1, x[1]))
-            for i, t in in_win:
-                tscore[i] = 1.0 if core is None or c0 <= t < c1 else 0.9
+            for i, at in in_win:
+                tscore[i] = 1.0 if core is None or c0 <= at < c1 else 0.9
             for i, _ in mentioned:
                 tscore.setdefault(i, 0.8)
         allowed = set(tscore) if window is not None else None
@@ -433,7 +433,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     if window is not None:
         stamps = backend.episode_stamps(group, [i for k, i in fused if k == "episode"])
         w0, w1 = to_micros(window[0]), to_micros(window[1])
-        span = max(w1 - w0, 3_600_000_000)
+        width = max(w1 - w0, 3_600_000_000)
         for key in list(fused):
             if key[0] != "episode":
                 continue
@@ -443,7 +443,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                     del fused[key]
                     continue
                 ref = stamps[key[1]][1]
-                t = math.exp(-max(w0 - ref, ref - w1, 0) / span)
+                t = math.exp(-max(w0 - ref, ref - w1, 0) / width)
             note(key, "time", t)
             fused[key] *= 0.8 + 0.2 * t
     if "episode" in want and "fact" in want:
@@ -491,13 +491,13 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 )
             )
         else:
-            e: Entity | None = ents.get(ident)
-            if e is None:
+            ent: Entity | None = ents.get(ident)
+            if ent is None:
                 continue
             results.append(
                 SearchResult(
-                    kind="entity", id=ident, text=e.name, score=fused[key], parts=p,
-                    entity_ids=[ident], created_at=e.created_at, entity=e, time_window=tw,
+                    kind="entity", id=ident, text=ent.name, score=fused[key], parts=p,
+                    entity_ids=[ident], created_at=ent.created_at, entity=ent, time_window=tw,
                 )
             )
     return SearchOutcome(

@@ -321,23 +321,24 @@ def _find(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, int]]] |
             p = max(r1.precision, r2.precision, key=_coarseness)
             lead = _RE_RANGE_LEAD.search(text[:a1])
             s0 = lead.start() if lead else a1
-            qt = QueryTime(text[s0:b2], r1.start, end2, p, hard=_is_hard(r1.start, end2, p))
-            return qt, [(s0, b2)]
+            rng = QueryTime(text[s0:b2], r1.start, end2, p, hard=_is_hard(r1.start, end2, p))
+            return rng, [(s0, b2)]
     # else the most specific mention (ties: the first)
     best = min(mentions, key=lambda x: (-_specificity(x[3]), x[1]))
     qt = _from_resolved(best[3], ref, best[0])
     if qt is None:
         return None
-    if qt.precision is Precision.DAY and qt.start is not None and qt.end is not None:
-        span = qt.end - qt.start
-        if _RE_DAYS_AGO.search(best[0]) and span == timedelta(days=1):
-            n = int(_cardinal(_RE_DAYS_AGO.search(best[0]).group(1)) or 0)  # type: ignore[union-attr]
-            loose0 = min(qt.start, ref - timedelta(days=n + 1))
-            loose1 = max(qt.end, ref - timedelta(days=n))
-            qt = replace(qt, start=loose0, end=loose1, core=(qt.start, qt.end))
+    q0, q1 = qt.start, qt.end
+    if qt.precision is Precision.DAY and q0 is not None and q1 is not None:
+        span = q1 - q0
+        if (ago := _RE_DAYS_AGO.search(best[0])) and span == timedelta(days=1):
+            n = int(_cardinal(ago.group(1)) or 0)
+            loose0 = min(q0, ref - timedelta(days=n + 1))
+            loose1 = max(q1, ref - timedelta(days=n))
+            qt = replace(qt, start=loose0, end=loose1, core=(q0, q1))
         elif _RE_WEEKDAY.search(best[0]) and span == timedelta(days=1):
             alts = tuple(
-                (qt.start - timedelta(weeks=w), qt.end - timedelta(weeks=w)) for w in range(1, 5)
+                (q0 - timedelta(weeks=w), q1 - timedelta(weeks=w)) for w in range(1, 5)
             )
             qt = replace(qt, alternatives=alts)
     return qt, [(best[1], best[2])]

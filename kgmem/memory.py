@@ -652,7 +652,7 @@ class Memory:
 
     def _scrub_search_indexes(self) -> None:
         """After an erase: drop erased vectors from any loaded ANN index files too."""
-        for backend in list(getattr(self.store, "_kgmem_search_backends", {}).values()):
+        for backend in list(self.store.search_backends().values()):
             backend.index_pending(256, None)
 
     def erasures(self, group: str = DEFAULT_GROUP) -> list[Erasure]:

@@ -113,9 +113,7 @@ def reindex(memory: Any, embedder: Any = None) -> int:
     view.search_reset_vectors()
     view.search_meta_set("model", emb.name)
     view.search_meta_set("dim", str(int(emb.dim)))
-    cache = getattr(store, "_kgmem_search_backends", None)
-    if cache is not None:
-        cache.clear()
+    store.search_backends().clear()
     import shutil
 
     shutil.rmtree(store.path / "search", ignore_errors=True)

@@ -117,10 +117,7 @@ def get_backend(memory: Any, embedder: Any = None) -> Any:
     emb = resolve_embedder(memory, embedder)
     store = memory.store
     with _LOCK:
-        cache = getattr(store, "_kgmem_search_backends", None)
-        if cache is None:
-            cache = {}
-            store._kgmem_search_backends = cache
+        cache = store.search_backends()
         key = (emb.name, id(emb))
         be = cache.get(key)
         if be is None:

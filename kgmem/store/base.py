@@ -17,7 +17,7 @@ reads them inside the write (after the store's write lock) and refuses to go bac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, MutableMapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -152,11 +152,23 @@ class WriteTx(Protocol):
     def insert_erasure(self, erasure: Erasure) -> None: ...
 
 
+class SearchBackend(Protocol):
+    """A search backend kept beside a store (:mod:`kgmem.retrieve`): asked to, it catches up
+    with the store's writes and erasures (embeds what is new, drops what was erased)."""
+
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
+
+
 class Store(Protocol):
     """A persistent backend."""
 
     def write(self) -> AbstractContextManager[WriteTx]: ...
     def close(self) -> None: ...
+    def search_backends(self) -> MutableMapping[Hashable, SearchBackend]:
+        """The search backends open over this store, keyed by their embedder: the same mapping
+        on every call. :mod:`kgmem.retrieve` keeps them here so that loaded ANN indexes live
+        as long as the store; an erase asks each of them to catch up."""
+        ...
 
     # reads
     def get_entity(self, group: str, entity_id: str) -> Entity | None: ...

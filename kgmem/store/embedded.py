@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import StoreUnavailableError
 from ..model import Change, Entity, Episode, Erasure, FactVersion
 from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_micros
-from .base import ChangeEffect, LineageState, TimeFilter, iter_chunks
+from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter, iter_chunks
 
 SCHEMA_VERSION = "1"
 
@@ -141,6 +141,7 @@ class EmbeddedStore:
         except (OSError, sqlite3.Error) as exc:
             raise StoreUnavailableError(f"cannot open store at {self.path}: {exc}") from exc
         self._lock = threading.RLock()
+        self._search_backends: dict[Hashable, SearchBackend] = {}
         c = self._conn
         c.execute("PRAGMA journal_mode=WAL")
         c.execute("PRAGMA synchronous=FULL")
@@ -166,6 +167,9 @@ class EmbeddedStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def search_backends(self) -> dict[Hashable, SearchBackend]:
+        return self._search_backends
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:

@@ -46,7 +46,7 @@ import os
 import re
 import threading
 import uuid as _uuid
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -58,7 +58,7 @@ from ..errors import StoreUnavailableError
 from ..model import Change, Entity, Episode, Erasure, FactVersion
 from ..names import normalize_name
 from ..timeutil import UTC, Precision, from_micros
-from .base import ChangeEffect, LineageState, TimeFilter
+from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter
 from .neo4j_schema import EMBEDDING_DIM, describe_schema, ensure_schema
 
 __all__ = ["Neo4jStore", "settings_from_env"]
@@ -412,6 +412,7 @@ class Neo4jStore:
         self._sessions_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._closed = False
+        self._search_backends: dict[Hashable, SearchBackend] = {}
 
     # ------------------------------------------------------------------ plumbing
     def _session(self) -> neo4j.Session:
@@ -455,6 +456,9 @@ class Neo4jStore:
             except Exception:  # noqa: BLE001
                 pass
         self.driver.close()
+
+    def search_backends(self) -> dict[Hashable, SearchBackend]:
+        return self._search_backends
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:

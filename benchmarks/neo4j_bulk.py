@@ -14,6 +14,13 @@ fulltext and vector indexes) and the counters and clocks are written
 **It replaces the whole ``neo4j`` database of that server** (``--overwrite`` is required, and the
 home must be given explicitly): never point it at a shared server. Groups with episodes are
 refused (their mentions/provenance rows need the Bolt path).
+
+``--embed hashing`` (or ``minilm``) also writes the search vectors as ``float[]`` columns: every
+entity's ``name_embedding`` and every fact version's ``fact_embedding`` (the properties and
+vector indexes of :mod:`kgmem.store.neo4j_schema`, the vectors ``index_pending`` /
+``db.create.set*VectorProperty`` would write, stored as the same 32-bit floats). Writing 1.23M
+vectors through Cypher ran at ~150-200/s on this machine; here they cost CSV time, and the
+vector indexes are populated when the server starts (timed per index: ``index_online_seconds``).
 """
 
 from __future__ import annotations
@@ -24,15 +31,19 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j_import import ExportState, export_rows, finish_import
+from kgmem.store.neo4j_schema import ensure_schema
 
 REPO = Path(__file__).resolve().parents[1]
 ARRAY_DELIMITER = ";"
@@ -87,23 +98,50 @@ def _field(v: Any) -> str:
     return '"' + str(v).replace('"', '""') + '"'
 
 
+def _vector_field(v: Any) -> str:
+    """A float32 vector as a neo4j-admin ``float[]`` field (zeros written as ``0``: the hashing
+    embedder's vectors are sparse). ``repr`` of a float32 widened to a double parses back to the
+    same float32."""
+    parts = ["0"] * len(v)
+    for i in np.flatnonzero(v):
+        parts[i] = repr(float(v[i]))
+    return ARRAY_DELIMITER.join(parts)
+
+
+def _vectors(embedder: Any, texts: list[str | None]) -> list[str]:
+    """CSV fields of the texts' vectors; a missing text gets no vector (empty field), as
+    ``index_pending`` skips it."""
+    idx = [i for i, t in enumerate(texts) if t is not None]
+    out = [""] * len(texts)
+    if idx:
+        vecs = np.asarray(embedder.embed([texts[i] for i in idx]), dtype=np.float32)
+        for i, v in zip(idx, vecs, strict=True):
+            out[i] = _vector_field(v)
+    return out
+
+
 def _header(cols: list[tuple[str, str]]) -> str:
     return ",".join(f"{p}:{t}" if t else p for p, t in cols)
 
 
 def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportState,
-              batch: int = 20000) -> dict[str, int]:
-    """The groups' rows as neo4j-admin CSV files in ``out``; returns counts per kind."""
+              batch: int = 20000, embedder: Any = None) -> dict[str, int]:
+    """The groups' rows as neo4j-admin CSV files in ``out``; returns counts per kind. With an
+    ``embedder``, entities get a ``name_embedding`` and versions a ``fact_embedding`` column."""
     files: dict[str, Any] = {}
     counts: dict[str, int] = {}
+    vec_col = {"entities": ("name", "name_embedding"), "versions": ("fact", "fact_embedding")}
 
     def sink(kind: str) -> Any:
         if kind not in files:
             f = (out / f"{kind}.csv").open("w", encoding="utf-8", newline="")
+            extra = (f",{vec_col[kind][1]}:float[]" if embedder is not None and kind in vec_col
+                     else "")
             if kind == "versions":
-                f.write(":START_ID(Entity),:END_ID(Entity)," + _header(VERSION_PROPS) + "\n")
+                f.write(":START_ID(Entity),:END_ID(Entity)," + _header(VERSION_PROPS) + extra
+                        + "\n")
             else:
-                f.write(_header(NODES[kind][1]) + "\n")
+                f.write(_header(NODES[kind][1]) + extra + "\n")
             files[kind] = f
         return files[kind]
 
@@ -114,12 +152,17 @@ def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportSta
                                  "(use kgmem.store.neo4j_import.import_embedded)")
             f = sink(kind)
             if kind == "versions":
-                lines = (",".join([_field(r["s"]), _field(r["o"]),
+                lines = [",".join([_field(r["s"]), _field(r["o"]),
                                    *(_field(r["p"].get(p)) for p, _ in VERSION_PROPS)])
-                         for r in rows)
+                         for r in rows]
             else:
                 cols = NODES[kind][1]
-                lines = (",".join(_field(r.get(p)) for p, _ in cols) for r in rows)
+                lines = [",".join(_field(r.get(p)) for p, _ in cols) for r in rows]
+            if embedder is not None and kind in vec_col:
+                text = vec_col[kind][0]
+                vecs = _vectors(embedder, [(r["p"] if kind == "versions" else r).get(text)
+                                           for r in rows])
+                lines = [f"{line},{v}" for line, v in zip(lines, vecs, strict=True)]
             f.write("\n".join(lines) + "\n")
             counts[kind] = counts.get(kind, 0) + len(rows)
     finally:
@@ -166,6 +209,42 @@ def fill_empty_lists(dst: Neo4jStore, groups: list[str]) -> None:
               gs=groups).consume()
 
 
+def create_schema(dst: Neo4jStore, timeout_s: int = 7200, every_s: float = 15
+                  ) -> dict[str, float]:
+    """Create kgmem's constraints and indexes (``ensure_schema``, in a thread) and wait for all
+    of them to be ONLINE, printing the population progress; returns the seconds until each
+    index (by name) was seen ONLINE (polled every ``every_s``)."""
+    done: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            with dst.driver.session(database=dst.database) as s:
+                ensure_schema(s, await_seconds=timeout_s)
+            done.append(None)
+        except BaseException as exc:  # reported by the caller
+            done.append(exc)
+
+    t0 = time.perf_counter()
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    online: dict[str, float] = {}
+    while True:
+        worker.join(timeout=every_s)
+        rows = dst._q("SHOW INDEXES YIELD name, state, populationPercent "
+                      "RETURN name, state, populationPercent")
+        now = time.perf_counter() - t0
+        for name, state, _pct in rows:
+            if state == "ONLINE" and name not in online:
+                online[name] = round(now, 1)
+        if done:
+            if done[0] is not None:
+                raise done[0]
+            return online
+        print(f"  {now:.0f} s, load {os.getloadavg()[0]:.1f}: "
+              + (", ".join(f"{n} {p:.1f}%" for n, st, p in rows if st != "ONLINE")
+                 or "creating"), flush=True)
+
+
 def script(cmd: str) -> float:
     t0 = time.perf_counter()
     subprocess.run(["bash", str(REPO / "scripts" / "neo4j.sh"), cmd], check=True)
@@ -183,6 +262,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--csv-only", action="store_true", help="write the CSVs (to --csv-dir), stop")
     ap.add_argument("--reuse-csv", action="store_true",
                     help="load the CSVs an earlier --csv-only run left in --csv-dir")
+    ap.add_argument("--embed", choices=["hashing", "minilm"], default=None,
+                    help="also write name_embedding / fact_embedding vectors (hashing: the "
+                         "384-dim hashing embedder of the search benchmarks)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/scale/neo4j-bulk.json"))
     args = ap.parse_args(argv)
     home_env = os.environ.get("KGMEM_NEO4J_HOME")
@@ -195,20 +277,34 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     src = EmbeddedStore(args.from_embedded)
     out = args.csv_dir or Path(tempfile.mkdtemp(prefix="kgmem-bulk-"))
     out.mkdir(parents=True, exist_ok=True)
-    res: dict[str, Any] = {"groups": args.group, "loadavg_start": os.getloadavg()}
+    embedder: Any = None
+    if args.embed == "hashing":
+        from kgmem.embed import HashingEmbedder
+
+        embedder = HashingEmbedder(384)
+    elif args.embed == "minilm":
+        from kgmem.embed import get_default_embedder
+
+        embedder = get_default_embedder()
+    res: dict[str, Any] = {"groups": args.group, "loadavg_start": os.getloadavg(),
+                           "embedder": embedder.name if embedder is not None else None}
     state = ExportState()
     t0 = time.perf_counter()
     saved = out / "export.json"
     if args.reuse_csv and saved.is_file():  # CSVs written by an earlier --csv-only run
         d = json.loads(saved.read_text())
+        if d.get("embedder") != res["embedder"]:
+            raise SystemExit(f"--reuse-csv: the CSVs have vectors of {d.get('embedder')}, "
+                             f"not {res['embedder']}")
         res["counts"], res["csv_seconds"] = d["counts"], d["csv_seconds"]
         state.max_ins = d["max_ins"]
         state.last_tx = {g: datetime.fromisoformat(t) for g, t in d["last_tx"].items()}
     else:
-        res["counts"] = write_csv(src, args.group, out, state)
+        res["counts"] = write_csv(src, args.group, out, state, embedder=embedder)
         res["csv_seconds"] = time.perf_counter() - t0
         saved.write_text(json.dumps({
             "counts": res["counts"], "csv_seconds": res["csv_seconds"],
+            "embedder": res["embedder"],
             "max_ins": state.max_ins,
             "last_tx": {g: t.isoformat() for g, t in state.last_tx.items()}}))
     res["csv_bytes"] = sum(p.stat().st_size for p in out.glob("*.csv"))
@@ -220,9 +316,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"neo4j-admin import: {res['admin_import_seconds']:.0f} s", flush=True)
     res["start_seconds"] = script("start")
     t1 = time.perf_counter()
-    dst = Neo4jStore()  # creates kgmem's constraints and indexes
-    dst._q("CALL db.awaitIndexes(7200)")
+    dst = Neo4jStore(ensure_indexes=False)
+    res["index_online_seconds"] = create_schema(dst)  # kgmem's constraints and indexes
     res["schema_and_index_population_seconds"] = time.perf_counter() - t1
+    res["loadavg_after_index_population"] = os.getloadavg()
     finish_import(src, dst, args.group, state)
     t2 = time.perf_counter()
     fill_empty_lists(dst, args.group)

@@ -147,14 +147,20 @@ def embed_all(store: Neo4jStore, group: str, embedder: Any, batch: int = 2000,
     return {**done, "write_seconds": t1 - t0, "await_index_seconds": time.perf_counter() - t1}
 
 
-def search_queries(rng: random.Random, n_people: int, n: int) -> list[str]:
+SEARCH_KINDS = ("lives", "works_at", "knows", "two_people", "employer")
+
+
+def search_queries(rng: random.Random, n_people: int, n: int, with_kind: bool = False
+                   ) -> list[Any]:
+    """``n`` search questions (with ``with_kind``: ``(kind, question)`` pairs)."""
     n_org = max(5, n_people // 20)
-    out = []
+    out: list[Any] = []
     for _ in range(n):
         p, q, o = rng.randrange(n_people), rng.randrange(n_people), rng.randrange(n_org)
-        out.append(rng.choice([
-            f"where does person{p} live", f"who works at org{o}", f"who does person{p} know",
-            f"person{p} and person{q}", f"person{p} employer"]))
+        texts = [f"where does person{p} live", f"who works at org{o}",
+                 f"who does person{p} know", f"person{p} and person{q}", f"person{p} employer"]
+        i = rng.randrange(len(texts))  # = rng.choice(texts): the same questions as before
+        out.append((SEARCH_KINDS[i], texts[i]) if with_kind else texts[i])
     return out
 
 

@@ -39,7 +39,6 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..model import Entity, Episode, FactVersion
-from ..store.base import TimeFilter
 from ..timeutil import from_micros, to_micros
 from .backend import EXACT_WINDOW_MAX
 
@@ -48,6 +47,8 @@ CHUNK_INDEX = "kgmem_chunk_embedding"
 # query takes the k nearest items of all groups and keeps this group's. When other groups crowd
 # those k and the index holds more, k widens (x8) until the group's answer is full, up to this.
 VECTOR_K_MAX = 10_000
+# keyword facts: rows read per fact asked for (a fact can have several visible versions)
+KEYWORD_ROWS_PER_FACT = 4
 AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
 
 
@@ -334,22 +335,31 @@ class Neo4jBackend:
         return {r[0]: (r[1][0] if r[1] else None, r[2][0] if r[2] else None) for r in rows}
 
     # ------------------------------------------------------------------ facts
-    def _versions_where(self, match: str, when: TimeFilter, **params: Any) -> list[list[Any]]:
-        n4 = _ns()
-        cond, vparams = n4._visibility(when)
-        return self._q(
-            f"{match} AND r.group_id = $g AND {cond} "
-            f"WITH r, score MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score",
-            **params, **vparams)
-
     def keyword_facts(self, group, words, limit, when):  # type: ignore[no-untyped-def]
+        """The ``limit`` best facts (one version each) of a fulltext query, in score order.
+
+        The index yields versions by descending score, so the answer is the first ``limit``
+        distinct facts of that stream (each with its first, best-scored, version; ties keep
+        the stream's order). Only the head of the stream is read: ``$n`` rows, x8 while they
+        hold fewer than ``limit`` facts and the stream is longer. A word most facts contain
+        ("works") used to turn every match into a row (version, endpoints, provenance)."""
         q = _lucene(words, "fact")
         if q is None:
             return []
-        rows = self._versions_where(
+        n4 = _ns()
+        cond, vparams = n4._visibility(when)
+        query = (
             "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
-            "YIELD relationship AS r, score WHERE r.fact IS NOT NULL", when, q=q, g=group)
-        return self._best(rows, limit, cosine=False)
+            "YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g "
+            f"AND {cond} WITH r, score "
+            f"MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score LIMIT $n")
+        n = max(1, limit) * KEYWORD_ROWS_PER_FACT
+        while True:
+            rows = self._q(query, q=q, g=group, n=n, **vparams)
+            best = self._best(rows, limit, cosine=False)
+            if len(best) >= limit or len(rows) < n:
+                return best
+            n *= 8
 
     def vector_facts(self, group, q, limit, when):  # type: ignore[no-untyped-def]
         n4 = _ns()

@@ -1,0 +1,79 @@
+"""Neo4j keyword facts read only the head of the fulltext stream (``LIMIT $n``, widening x8):
+the answer must be exactly the one of reading every match (the former query), including which
+version of a fact is kept and the order of tied scores."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+import kgmem.retrieve.neo4j_backend as nb
+from benchmarks.scale import generate
+from kgmem.embed import HashingEmbedder
+from kgmem.memory import Memory
+from kgmem.retrieve.backend import get_backend
+from kgmem.store import neo4j as n4
+from kgmem.store.base import TimeFilter
+from tests.conftest import fresh_group, neo4j_store_or_skip
+
+from .conftest import StepClock
+
+pytestmark = pytest.mark.neo4j
+
+
+def every_match(be: nb.Neo4jBackend, group: str, words: list[str], limit: int,
+                when: TimeFilter) -> list[tuple[str, str, float]]:
+    """The former keyword_facts: every visible match as a row, best version per fact."""
+    cond, vparams = n4._visibility(when)
+    rows = be._q(
+        "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
+        f"YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g AND {cond} "
+        f"WITH r, score MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score",
+        q=nb._lucene(words, "fact"), g=group, **vparams)
+    return [(v.id, v.fact_id, s) for v, s in be._best(rows, limit, cosine=False)]
+
+
+def test_keyword_facts_head_equals_reading_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
+    m.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    group = fresh_group("kwhead")
+    try:
+        rows, _ = generate(400)  # 40 people moving homes and jobs: superseded versions
+        m.assert_facts(rows, group=group, batch_size=200)
+        be = get_backend(m)
+        now = m.now()
+        current = TimeFilter(valid_at=now, known_at=now, any_valid=True)
+        # every version ever known: superseded versions repeat their fact's id in the stream
+        ever = TimeFilter(valid_at=now, known_at=datetime(2000, 1, 1, tzinfo=UTC),
+                          known_to=datetime(2100, 1, 1, tzinfo=UTC), any_valid=True)
+        at_2010 = TimeFilter(valid_at=datetime(2010, 6, 1, tzinfo=UTC), known_at=now)
+        trips: list[int] = []
+        q0 = be._q
+
+        def counting_q(query: str, **params: object) -> list[list[object]]:
+            trips.append(1)
+            return q0(query, **params)
+
+        monkeypatch.setattr(be, "_q", counting_q)
+        widened = False
+        for per_fact in (nb.KEYWORD_ROWS_PER_FACT, 1):
+            monkeypatch.setattr(nb, "KEYWORD_ROWS_PER_FACT", per_fact)
+            for when in (current, ever, at_2010):
+                for words in (["works"], ["works", "person3"], ["person7"], ["nothing"]):
+                    for limit in (1, 3, 10, 40, 500):
+                        expect = every_match(be, group, words, limit, when)
+                        trips.clear()
+                        got = be.keyword_facts(group, words, limit, when)
+                        # same versions in the same order; scores equal up to the drift of
+                        # Lucene's BM25 statistics while other tests write to the server
+                        assert [(v.id, v.fact_id) for v, _ in got] == [e[:2] for e in expect], (
+                            per_fact, when, words, limit)
+                        assert [s for _, s in got] == pytest.approx([e[2] for e in expect],
+                                                                    rel=1e-3)
+                        widened = widened or len(trips) > 1
+                        if words == ["works"] and limit <= 10:
+                            assert len(expect) == limit  # enough matches: the head was cut
+        assert widened  # some answers needed a second, wider read
+    finally:
+        m.erase(whole_group=True, group=group)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgmem.model import Change, Entity, Episode, FactVersion, Path
 from kgmem.names import MAX_CONTENT, MAX_NAME
+from kgmem.retrieve.models import SessionResult
 
 # Hard ceilings baked into the schema; the configured ``max_list`` (settings) may be lower.
 MAX_BULK = 1000
@@ -156,6 +157,13 @@ class SearchResponse(BaseModel):
     query: str
     items: list[SearchHit] = Field(
         description="Ranked results (facts, entities, episodes), best first."
+    )
+
+
+class SessionsResponse(BaseModel):
+    query: str
+    items: list[SessionResult] = Field(
+        description="Sessions (runs of episodes at most 30 minutes apart), best first."
     )
 
 

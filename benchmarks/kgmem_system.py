@@ -23,8 +23,8 @@ Stores (``store=``):
 
 Turns of one session that carry the same time (LoCoMo dates sessions, not turns) are spread
 ``TURN_SPACING`` apart in their spoken order, so kgmem's conversation context (the turns just
-before and after a match, ``search(neighbours=...)``) follows the dialogue. The session ranking
-sums the scores of each session's best ``SESSION_TOP`` turns among the results.
+before and after a match, ``search(neighbours=...)``) follows the dialogue. Sessions are ranked
+by kgmem itself (:func:`kgmem.retrieve.sessions.rank_sessions` on the same search).
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ KGMEM_ROOT = Path(kgmem.__file__).resolve().parent
 # Modules that only run at query time: editing them does not change a replayed store.
 QUERY_TIME_CODE = frozenset({
     "retrieve/search.py", "retrieve/fuse.py", "retrieve/context.py", "retrieve/bench.py",
+    "retrieve/sessions.py",
     "cli.py", "demo.py", "mcp_server.py",
 })
 MARKER = "replay.json"
-SESSION_TOP = 3  # chosen on LoCoMo conversation 0 (the dev set) only
 TURN_SPACING = timedelta(seconds=1)
 
 
@@ -278,15 +278,16 @@ class KgmemSystem:
                                    known_at=known, reference_time=asked, group=self._group)
 
     def rank(self, question: Question, k: int) -> Ranking:
-        from kgmem.retrieve import search
+        from kgmem.retrieve.search import run_search
+        from kgmem.retrieve.sessions import rank_sessions
 
         assert self._m is not None and self._end is not None
         asked, known = self.times(question)
-        results = search(self._m, question.question, known_at=known, group=self._group,
-                         reference_time=asked, limit=max(k, self.limit), kinds=self.kinds)
+        outcome = run_search(self._m, question.question, known_at=known, group=self._group,
+                             reference_time=asked, limit=max(k, self.limit), kinds=self.kinds)
+        results = outcome.results
         turns: list[str] = []
         seen: set[str] = set()
-        by_session: dict[str, list[float]] = {}
         for r in results:
             # a fact stands for the one episode that states it best for this query (search
             # puts it first), not for every turn that ever repeated it
@@ -296,11 +297,12 @@ class KgmemSystem:
                 if tid is not None and tid not in seen:
                     seen.add(tid)
                     turns.append(tid)
-                    sid = self._session_of.get(tid)
-                    if sid is not None:
-                        by_session.setdefault(sid, []).append(r.score)
-        # a session scores the sum of its best SESSION_TOP turn scores (results come best
-        # first): several matching turns beat a single one
-        score = {s: sum(v[:SESSION_TOP]) for s, v in by_session.items()}
-        sessions = sorted(score, key=lambda s: -score[s])
+        # kgmem's own session ranking (kgmem.retrieve.sessions), each session mapped to the
+        # dataset's session of its first matching turn
+        sessions: list[str] = []
+        for s in rank_sessions(self._m, outcome, self._group, limit=max(k, 50)):
+            sid = next((self._session_of[t] for e in s.episode_ids
+                        if (t := self._turn_of.get(e)) in self._session_of), None)
+            if sid is not None and sid not in sessions:
+                sessions.append(sid)
         return Ranking(turn_ids=turns, session_ids=sessions, info={"results": len(results)})

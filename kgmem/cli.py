@@ -359,6 +359,27 @@ def search(
 
 
 @app.command()
+def sessions(
+    query: str,
+    limit: Annotated[int, typer.Option()] = 10,
+    valid_at: Annotated[str | None, typer.Option("--valid-at")] = None,
+    known_at: Annotated[str | None, typer.Option("--known-at")] = None,
+) -> None:
+    """The sittings of a conversation (episodes at most 30 min apart) that best answer QUERY."""
+    m = _memory()
+    out = _run(lambda: m.search_sessions(query, valid_at=valid_at, known_at=known_at,
+                                         limit=limit, group=state.group))
+    if state.json:
+        _emit(out)
+        return
+    t = Table("score", "from", "to", "episodes", "matched")
+    for s in out:
+        t.add_row(f"{s.score:.3f}", format_with_precision(s.start, None),
+                  format_with_precision(s.end, None), str(s.episodes), str(len(s.episode_ids)))
+    console.print(t)
+
+
+@app.command()
 def context(
     query: str,
     budget: Annotated[int, typer.Option("--budget", help="token budget")] = 800,

@@ -142,15 +142,20 @@ def create_server(
         valid_at: str | None = None,
         known_at: str | None = None,
         budget_tokens: int = 1000,
-        mode: Literal["context", "search"] = "context",
+        mode: Literal["context", "search", "sessions"] = "context",
         limit: int = 10,
         group: str | None = None,
     ) -> dict[str, Any]:
         """What the memory holds that is relevant to the query, as of valid_at/known_at
         (default now). mode=context: a compact, dated prompt block within budget_tokens;
-        mode=search: ranked facts, entities and episodes."""
+        mode=search: ranked facts, entities and episodes; mode=sessions: the sittings of the
+        conversation (episodes at most 30 min apart) most likely to hold the answer."""
         m = lazy.get()
         g = group or default_group
+        if mode == "sessions":
+            found = _call(m.search_sessions, query, valid_at=valid_at, known_at=known_at,
+                          limit=limit, group=g)
+            return {"sessions": _json(found)}
         ctx_fn, search_fn = _retrieval(m)
         if mode == "context" and ctx_fn is not None:
             block = _call(ctx_fn, query, budget_tokens=budget_tokens, valid_at=valid_at,

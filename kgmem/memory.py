@@ -908,6 +908,22 @@ class Memory:
         return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
                       kinds=tuple(kinds), group=group, reference_time=reference_time)
 
+    def search_sessions(
+        self,
+        query: str,
+        valid_at: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        limit: int = 10,
+        group: str = DEFAULT_GROUP,
+        reference_time: TimeLike | None = None,
+    ) -> list[Any]:
+        """The sittings (runs of episodes at most 30 min apart) most likely to hold the
+        answer, best first; see kgmem.retrieve.sessions."""
+        from .retrieve import search_sessions
+
+        return search_sessions(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
+                               group=group, reference_time=reference_time)
+
     def context(
         self,
         query: str,

@@ -11,7 +11,7 @@ from kgmem.retrieve.search import DEFAULT_KINDS
 
 from ..deps import AsOfDep, GroupDep, MemoryDep
 from ..errors import errors
-from ..schemas import ContextResponse, SearchHit, SearchResponse
+from ..schemas import ContextResponse, SearchHit, SearchResponse, SessionsResponse
 
 router = APIRouter(tags=["retrieval"])
 
@@ -67,6 +67,22 @@ def search(
     result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
                            kinds=DEFAULT_KINDS if kinds is None else kinds, group=group)
     return SearchResponse(query=q, items=[SearchHit.model_validate(x) for x in _items(result)])
+
+
+@router.get("/search/sessions", response_model=SessionsResponse, summary="Session search")
+def search_sessions(
+    q: Q,
+    memory: MemoryDep,
+    group: GroupDep,
+    at: AsOfDep,
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> SessionsResponse:
+    """The sittings of the conversation (runs of episodes at most 30 minutes apart) most
+    likely to hold the answer, best first: the session's best search hits fused with how much
+    of the query it covers, evaluated at (valid_at, known_at)."""
+    result = memory.search_sessions(q, valid_at=at.valid_at, known_at=at.known_at,
+                                    limit=limit, group=group)
+    return SessionsResponse(query=q, items=result)
 
 
 @router.get("/context", response_model=ContextResponse, summary="Prompt context block",

@@ -5,6 +5,8 @@ Public API (all take the :class:`kgmem.Memory` first)::
     search(memory, query, valid_at=None, known_at=None, limit=10,
            kinds=("facts", "entities", "episodes"), group="default", reference_time=None,
            *, embedder=None, diversity=None, auto_index=True) -> list[SearchResult]
+    search_sessions(memory, query, valid_at=None, known_at=None, limit=10, group="default",
+                    reference_time=None) -> list[SessionResult]   # which sittings hold it
     context(memory, query, budget_tokens=1000, valid_at=None, known_at=None,
             group="default", reference_time=None, *, embedder=None) -> ContextBlock
     index_pending(memory, *, embedder=None) -> int      # embed everything not yet indexed
@@ -22,13 +24,16 @@ from __future__ import annotations
 from typing import Any
 
 from .context import context
-from .models import ContextBlock, ScoreParts, SearchResult, TimeWindow
+from .models import ContextBlock, ScoreParts, SearchResult, SessionParts, SessionResult, TimeWindow
 from .search import search
+from .sessions import search_sessions
 
 __all__ = [
     "ContextBlock",
     "ScoreParts",
     "SearchResult",
+    "SessionParts",
+    "SessionResult",
     "TimeWindow",
     "context",
     "flush",
@@ -38,6 +43,7 @@ __all__ = [
     "index_pending",
     "reindex",
     "search",
+    "search_sessions",
     "warm",
 ]
 

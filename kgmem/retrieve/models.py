@@ -75,6 +75,34 @@ class SearchResult(_Model):
     time_window: TimeWindow | None = None
 
 
+class SessionParts(_Model):
+    """The two signals behind a session's fused score (``None`` = that signal did not find it).
+
+    ``episodes``: sum of the fused search scores of the session's best 3 hits (a fact counts
+    for the episode it came from); ``keyword``: summed IDF (over sessions) of the query's
+    content words said anywhere in the session, each word once; ``*_rank``: 1-based rank of
+    the session on that signal.
+    """
+
+    episodes: float | None = None
+    keyword: float | None = None
+    episodes_rank: int | None = None
+    keyword_rank: int | None = None
+
+
+class SessionResult(_Model):
+    """A session (a run of episodes at most ``session_gap`` apart). ``id`` is its start
+    (ISO 8601, UTC); ``episode_ids``: its episodes that matched, best first."""
+
+    id: str
+    start: datetime
+    end: datetime
+    score: float
+    episodes: int  # episodes in the session, visible at known_at
+    episode_ids: list[str] = Field(default_factory=list)
+    parts: SessionParts = Field(default_factory=SessionParts)
+
+
 class ContextBlock(_Model):
     """A prompt-ready memory block. ``tokens`` is counted with the offline MiniLM WordPiece
     tokenizer (:func:`kgmem.embed.tokens.count_tokens`) and is always ``<= budget_tokens``."""

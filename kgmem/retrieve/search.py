@@ -88,6 +88,8 @@ class SearchOutcome:
     matched_entities: list[str] = field(default_factory=list)
     facts: dict[str, FactVersion] = field(default_factory=dict)
     episodes: dict[str, Episode] = field(default_factory=dict)
+    terms: list[str] = field(default_factory=list)  # the query's content words (keyword side)
+    ref_max: datetime | None = None  # episodes said after this are out (valid_at given)
 
 
 def _kinds(kinds: Iterable[str] | str) -> set[str]:
@@ -509,6 +511,8 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
         matched_entities=matched,
         facts=facts,
         episodes=episodes,
+        terms=words,
+        ref_max=ref_max,
     )
 
 

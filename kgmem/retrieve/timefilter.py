@@ -361,15 +361,11 @@ def _specificity(r: ResolvedTime) -> int:
     return _RANK[r.precision]
 
 
-def session_window(
-    ref: SessionRef, times_micros: list[int], gap: timedelta
-) -> tuple[datetime, datetime] | None:
-    """The window of the referenced sessions, sessions being runs of episodes whose reference
-    times are at most ``gap`` apart. ``None`` when the sessions do not exist."""
-    from ..timeutil import from_micros
-
+def session_bounds(times_micros: list[int], gap: timedelta) -> list[tuple[int, int]]:
+    """Sessions as ``(first, last)`` reference times (epoch micros) of runs of episodes whose
+    sorted reference times ``times_micros`` are at most ``gap`` apart."""
     if not times_micros:
-        return None
+        return []
     g = int(gap.total_seconds() * 1_000_000)
     sessions: list[tuple[int, int]] = []
     s0 = prev = times_micros[0]
@@ -379,6 +375,19 @@ def session_window(
             s0 = t
         prev = t
     sessions.append((s0, prev))
+    return sessions
+
+
+def session_window(
+    ref: SessionRef, times_micros: list[int], gap: timedelta
+) -> tuple[datetime, datetime] | None:
+    """The window of the referenced sessions, sessions being runs of episodes whose reference
+    times are at most ``gap`` apart. ``None`` when the sessions do not exist."""
+    from ..timeutil import from_micros
+
+    sessions = session_bounds(times_micros, gap)
+    if not sessions:
+        return None
     n = len(sessions)
     if ref.ago is not None:
         i = n - ref.ago

@@ -178,3 +178,17 @@ def test_search_and_context(seeded: Seeded) -> None:
     r = c.get("/v1/context", params={"q": "Where does Alice live?", "budget_tokens": 300})
     assert r.status_code == 200, r.text
     assert "Denver" in r.json()["context"]
+
+
+def test_session_search(seeded: Seeded) -> None:
+    c = _client(seeded)
+    r = c.get("/v1/search/sessions", params={"q": "Where did Alice move?"})
+    assert r.status_code == 200, r.text
+    items = r.json()["items"]
+    assert [i["episode_ids"] for i in items] == [[seeded.episode_id]]
+    assert items[0]["start"].startswith("2021-01-05") and items[0]["episodes"] == 1
+    assert set(items[0]["parts"]) == {"episodes", "keyword", "episodes_rank", "keyword_rank"}
+    # the episode was said in 2021: asking about the world of 2020 finds no session
+    r = c.get("/v1/search/sessions", params={"q": "Where did Alice move?", "valid_at": "2020"})
+    assert r.status_code == 200 and r.json()["items"] == []
+    assert c.get("/v1/search/sessions", params={"q": "x", "limit": 0}).status_code == 422

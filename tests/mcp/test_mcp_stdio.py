@@ -93,6 +93,8 @@ async def _session_run(tmp_path: Path) -> dict[str, Any]:
                     "query": "Where does Alice live?", "budget_tokens": 300}))
                 out["recall_search"] = _structured(await call("recall", {
                     "query": "Where does Alice live?", "mode": "search"}))
+                out["recall_sessions"] = _structured(await call("recall", {
+                    "query": "Where did Alice move?", "mode": "sessions"}))
                 out["bad_time"] = _error_text(await call("facts_as_of", {"valid_at": "nope"}))
                 out["missing"] = _error_text(await call("history", {"entity_or_fact": "Nobody"}))
     return out
@@ -127,6 +129,9 @@ def test_mcp_tools_over_stdio(tmp_path: Path) -> None:
     recalled = json.dumps(out["recall"]) + json.dumps(out["recall_search"])
     assert "Denver" in recalled
     assert "Oslo" not in recalled  # another group
+    sessions = out["recall_sessions"]["sessions"]
+    assert [x["episode_ids"] for x in sessions] == [[ep["id"]]]
+    assert sessions[0]["start"].startswith("2021-01-05")
 
     assert "invalid_time" in out["bad_time"]
     assert "not_found" in out["missing"]

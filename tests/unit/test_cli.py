@@ -55,3 +55,17 @@ def test_paths_and_changes_commands(tmp_path: Path) -> None:
     assert code == 0 and "Bob -> Acme -> Carol" in out
     code, out = cli(tmp_path, "--json", "changes", "--since", "2000-01-01")
     assert code == 0 and len(json.loads(out)) == 2
+
+
+def test_sessions_command_ranks_the_sittings_of_the_demo(tmp_path: Path) -> None:
+    assert cli(tmp_path, "ingest", str(DEMO))[0] == 0
+    code, out = cli(tmp_path, "--json", "sessions", "Denver", "--limit", "3")
+    assert code == 0, out
+    found = json.loads(out)
+    assert 1 <= len(found) <= 3
+    assert all(s["episode_ids"] and s["start"] <= s["end"] for s in found)
+    # the human table, and a clear error for a bad limit
+    code, out = cli(tmp_path, "sessions", "Denver")
+    assert code == 0 and "episodes" in out
+    code, out = cli(tmp_path, "sessions", "Denver", "--limit", "0")
+    assert code == 2 and "limit" in out

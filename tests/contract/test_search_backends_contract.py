@@ -4,7 +4,7 @@ to catch up. The same tests run on the embedded store and on Neo4j."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 import pytest
 
@@ -26,8 +26,10 @@ class _Probe:
         return 0
 
 
-def test_search_backends_is_one_mapping_that_search_caches_into(make_memory) -> None:  # type: ignore[no-untyped-def]
-    m: Memory = make_memory(extractor=None)
+def test_search_backends_is_one_mapping_that_search_caches_into(
+    make_memory: Callable[..., Memory],
+) -> None:
+    m = make_memory(extractor=None)
     registry = m.store.search_backends()
     assert m.store.search_backends() is registry  # the same mapping on every call
     emb, other = HashingEmbedder(384), HashingEmbedder(384)  # 384: Neo4j's vector indexes
@@ -42,8 +44,10 @@ def test_search_backends_is_one_mapping_that_search_caches_into(make_memory) -> 
             registry.pop((e.name, id(e)), None)
 
 
-def test_erase_asks_every_registered_backend_to_catch_up(make_memory) -> None:  # type: ignore[no-untyped-def]
-    m: Memory = make_memory(extractor=None)
+def test_erase_asks_every_registered_backend_to_catch_up(
+    make_memory: Callable[..., Memory],
+) -> None:
+    m = make_memory(extractor=None)
     group = fresh_group()
     ep = m.add_episode("Maya moved to Denver.", reference_time="2023-03-01", group=group)
     m.assert_fact("Maya", "LIVES_IN", "Denver", group=group)
@@ -59,7 +63,7 @@ def test_erase_asks_every_registered_backend_to_catch_up(make_memory) -> None:  
         assert [len(p.calls) for p in probes] == [2, 2]
         m.erase(whole_group=True, group=group)
         assert [len(p.calls) for p in probes] == [3, 3]
-        # a failed erase (nothing of that name) writes nothing and refreshes nothing
+        # a failed erase (no entity of that name) refreshes nothing
         before = [len(p.calls) for p in probes]
         with pytest.raises(NotFoundError):
             m.erase(entity="Nobody", group=group)

@@ -2,8 +2,11 @@
 
 Uses the store's indexes (kgmem/store/neo4j_schema.py):
 
-* fulltext ``episode_content`` (Episodic.content), ``edge_name_and_fact`` (RELATES_TO.fact),
-  ``node_name_and_summary`` (Entity.name) -- Lucene, OR of quoted words;
+* fulltext ``kgmem_episode_tokens`` (Episodic.kgmem_tokens: the embedded store's FTS5 tokens
+  of ``"speaker: content"``, whitespace analyzer), scored as FTS5 scores them (see
+  :meth:`Neo4jBackend._episode_boosts`; ties: oldest first, as FTS5's insertion order), and
+  graphiti's ``edge_name_and_fact`` (RELATES_TO.fact), ``node_name_and_summary``
+  (Entity.name) -- Lucene, OR of quoted words;
 * vector ``kgmem_entity_name_embedding`` (Entity.name_embedding) and ``kgmem_fact_embedding``
   (RELATES_TO.fact_embedding), 384-dim cosine;
 
@@ -28,6 +31,7 @@ Neo4j's vector scores are ``(1 + cos) / 2``; they are mapped back to cosine here
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import uuid
@@ -39,8 +43,11 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..model import Entity, Episode, FactVersion
+from ..store.base import episode_keyword_text
+from ..store.fts_tokens import fts5_tokens, fts5_tokens_many
+from ..store.neo4j_schema import EPISODE_TOKENS
 from ..timeutil import from_micros, to_micros
-from .backend import EXACT_WINDOW_MAX
+from .backend import DF_MAX, EXACT_WINDOW_MAX
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
 # Neo4j 5.26's vector indexes are shared by every group and cannot filter inside the index: a
@@ -63,6 +70,32 @@ def _lucene(words: list[str], field: str) -> str | None:
     if not words:
         return None
     return f"{field}:(" + " OR ".join(f'"{n4._lucene_escape(w)}"' for w in words) + ")"
+
+
+def _lucene_phrases(phrases: list[str]) -> str | None:
+    """``kgmem_tokens:("p1" OR "p2" ...)`` over already quoted token phrases."""
+    return f"{EPISODE_TOKENS}:(" + " OR ".join(phrases) + ")" if phrases else None
+
+
+def fts5_idf(n_docs: int, df: int) -> float:
+    """SQLite FTS5's bm25() idf: ``log((N - n + 0.5) / (n + 0.5))``, 1e-6 when not positive
+    (a word in half the rows or more weighs next to nothing)."""
+    idf = math.log((n_docs - df + 0.5) / (df + 0.5)) if n_docs > 0 else 0.0
+    return idf if idf > 0 else 1e-6
+
+
+def fts5_bm25(tokens: list[str], phrases: Sequence[tuple[list[str], float]],
+              avgdl: float) -> float:
+    """SQLite FTS5's bm25() (k1 = 1.2, b = 0.75, sign flipped: higher is better) of a row of
+    ``tokens`` for phrases ``(phrase tokens, idf)``; FTS5's own arithmetic, term by term."""
+    k1, b = 1.2, 0.75
+    norm = k1 * (1.0 - b + b * len(tokens) / avgdl) if avgdl > 0 else k1
+    score = 0.0
+    for ph, idf in phrases:
+        n = len(ph)
+        tf = sum(1 for i in range(len(tokens) - n + 1) if tokens[i:i + n] == ph)
+        score += idf * (tf * (k1 + 1.0)) / (tf + norm)
+    return score
 
 
 def _cos(neo_score: float) -> float:
@@ -177,6 +210,12 @@ class Neo4jBackend:
                 if not rows:  # nothing new (or only episodes whose chunks failed to write)
                     break
                 seen_eps.update(r[0] for r in rows)
+                # episodes written by graphiti (or bulk tools) have no keyword tokens yet
+                toks = fts5_tokens_many([episode_keyword_text(r[2] or "", r[3]) for r in rows])
+                self._w(
+                    "UNWIND $rows AS x MATCH (e:Episodic {uuid: x[0]}) "
+                    f"WHERE e.{EPISODE_TOKENS} IS NULL SET e.{EPISODE_TOKENS} = x[1]",
+                    rows=[[r[0], " ".join(t)] for r, t in zip(rows, toks)])
                 texts, meta, times = [], [], []
                 for uid, group, content, speaker, ref in rows:
                     for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):
@@ -247,16 +286,54 @@ class Neo4jBackend:
             k=known_at, rmax=ref_max, n=limit)
         return [(r[0], _us(r[1])) for r in rows]
 
+    def _episode_phrases(self, group: str, phrases: dict[str, str]
+                         ) -> tuple[dict[str, tuple[list[str], float]], float]:
+        """The words worth matching with their FTS5 idf over the group, and the group's
+        average episode length in tokens: FTS5's statistics with the group as the store.
+
+        Like on the embedded store (backend.DF_MAX), words in too many episodes are left out
+        (the rarest word always kept); words no episode of the group has too."""
+        rows = self._q(
+            "CALL () { MATCH (e:Episodic) WHERE e.group_id = $g "
+            f"AND e.{EPISODE_TOKENS} IS NOT NULL RETURN count(e) AS n, "
+            f"sum(CASE e.{EPISODE_TOKENS} WHEN '' THEN 0 "
+            f"ELSE size(split(e.{EPISODE_TOKENS}, ' ')) END) AS total }} "
+            "UNWIND $qs AS q CALL (q) { "
+            "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', q[1]) YIELD node "
+            "WHERE node.group_id = $g RETURN count(node) AS df } "
+            "RETURN q[0], n, total, df",
+            g=group, qs=[[w, f"{EPISODE_TOKENS}:{p}"] for w, p in phrases.items()])
+        if not rows:
+            return {}, 0.0
+        n, total = int(rows[0][1]), int(rows[0][2] or 0)
+        dfs = {w: int(df) for w, _, _, df in rows if df > 0}
+        keep = [w for w in dfs if dfs[w] <= DF_MAX]
+        if dfs and not keep:
+            keep = [min(dfs, key=lambda x: dfs[x])]
+        out = {w: (fts5_tokens(w), fts5_idf(n, dfs[w])) for w in phrases if w in keep}
+        return out, (total / n if n else 0.0)
+
     def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
-        q = _lucene(words, "content")
+        """BM25 as the embedded store's FTS5 computes it (same tokens, idf and lengths over
+        the group): Lucene finds the episodes that have a word, kgmem scores them."""
+        phrases = {w: p for w in words if (p := _ns().token_phrase(w)) is not None}
+        if not phrases:
+            return []
+        scored, avgdl = self._episode_phrases(group, phrases)
+        q = _lucene_phrases([phrases[w] for w in scored])
         if q is None:
             return []
         rows = self._q(
-            "CALL db.index.fulltext.queryNodes('episode_content', $q) YIELD node AS e, score "
-            f"WHERE {self._ep_filter()} RETURN e.uuid, score ORDER BY score DESC LIMIT $n",
+            "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node AS e "
+            f"WHERE {self._ep_filter()} RETURN e.uuid, e.{EPISODE_TOKENS} "
+            "ORDER BY e.created_at, e.valid_at, e.uuid",
             q=q, g=group, k=known_at, rmax=ref_max, w0=window[0] if window else None,
-            w1=window[1] if window else None, n=limit)
-        return [(r[0], float(r[1])) for r in rows]
+            w1=window[1] if window else None)
+        ph = [scored[w] for w in words if w in scored]
+        # stable sort: ties stay oldest first, as FTS5 returns them (insertion order)
+        hits = sorted(((r[0], fts5_bm25((r[1] or "").split(), ph, avgdl)) for r in rows),
+                      key=lambda x: -x[1])
+        return hits[:limit]
 
     def _widening(self, query: str, k0: int, full: Callable[[list[Any]], bool],
                   **params: Any) -> list[Any]:

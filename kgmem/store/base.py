@@ -201,6 +201,12 @@ class Store(Protocol):
     def counts(self, group: str | None = None) -> dict[str, int]: ...
 
 
+def episode_keyword_text(content: str, speaker: str | None) -> str:
+    """The text an episode is keyword-indexed under on every store: ``"speaker: content"``
+    (the speaker's name is searchable), or the content alone without a speaker."""
+    return content if not speaker else f"{speaker}: {content}"
+
+
 def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for i in range(0, len(seq), size):
         yield seq[i : i + size]

@@ -20,7 +20,14 @@ from typing import Any
 from ..errors import StoreUnavailableError
 from ..model import Change, Entity, Episode, Erasure, FactVersion
 from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_micros
-from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter, iter_chunks
+from .base import (
+    ChangeEffect,
+    LineageState,
+    SearchBackend,
+    TimeFilter,
+    episode_keyword_text,
+    iter_chunks,
+)
 
 SCHEMA_VERSION = "1"
 
@@ -558,7 +565,7 @@ class _WriteTx:
                 content_hash,
             ),
         )
-        text = episode.content if not episode.speaker else f"{episode.speaker}: {episode.content}"
+        text = episode_keyword_text(episode.content, episode.speaker)
         self.c.execute(
             "INSERT INTO episodes_fts(content, episode_id, group_id) VALUES(?,?,?)",
             (text, episode.id, episode.group),

@@ -4,7 +4,8 @@ Graph layout (graphiti-core's vocabulary, kgmem extras as additional properties/
 
 * ``(:Entity {uuid, name, group_id, summary, created_at, norm_name, aliases})``
 * ``(:Episodic {uuid, name, content, source, source_description, valid_at, created_at,
-  group_id, speaker, content_hash, entity_edges})``; ``valid_at`` is kgmem's reference time
+  group_id, speaker, content_hash, entity_edges, kgmem_tokens})``; ``valid_at`` is kgmem's
+  reference time, ``kgmem_tokens`` the keyword-indexed FTS5 tokens of ``"speaker: content"``
 * one ``(:Entity)-[:RELATES_TO {uuid, name, fact, episodes, valid_at, invalid_at, created_at,
   expired_at, group_id, fact_id, valid_precision, invalid_precision, stated_invalid_at,
   change_id, reason, caused_by, ins_seq}]->(:Entity)`` per fact *version* (``uuid`` is the
@@ -58,8 +59,9 @@ from ..errors import StoreUnavailableError
 from ..model import Change, Entity, Episode, Erasure, FactVersion
 from ..names import normalize_name
 from ..timeutil import UTC, Precision, from_micros
-from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter
-from .neo4j_schema import EMBEDDING_DIM, describe_schema, ensure_schema
+from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter, episode_keyword_text
+from .fts_tokens import fts5_tokens, token_text
+from .neo4j_schema import EMBEDDING_DIM, EPISODE_TOKENS, describe_schema, ensure_schema
 
 __all__ = ["Neo4jStore", "settings_from_env"]
 
@@ -329,13 +331,19 @@ def _lucene_escape(term: str) -> str:
     return re.sub(r'([+\-&|!(){}\[\]^"~*?:\\/])', r"\\\1", term)
 
 
-def _fulltext_query(text: str, group: str) -> str | None:
-    """Lucene query over ``content`` (OR of the words, like the embedded FTS5 query)."""
-    words = re.findall(r"\w+", text.lower())[:64]
-    if not words:
+def token_phrase(word: str) -> str | None:
+    """``word`` as a Lucene phrase over kgmem's episode tokens (its FTS5 tokens, quoted, as
+    FTS5 reads a quoted word), or None when it has no tokens."""
+    toks = fts5_tokens(word)
+    return f'"{_lucene_escape(" ".join(toks))}"' if toks else None
+
+
+def _fulltext_query(text: str) -> str | None:
+    """Lucene query over kgmem's episode tokens (OR of the words, like the embedded FTS5 query)."""
+    phrases = [p for p in map(token_phrase, re.findall(r"\w+", text.lower())[:64]) if p]
+    if not phrases:
         return None
-    terms = " OR ".join(f'"{_lucene_escape(w)}"' for w in words)
-    return f'content:({terms}) AND group_id:"{_lucene_escape(group)}"'
+    return f"{EPISODE_TOKENS}:(" + " OR ".join(phrases) + ")"
 
 
 # ---------------------------------------------------------------------------------- store
@@ -658,12 +666,13 @@ class Neo4jStore:
         return dict(zip(("entities", "episodes", "lineages", "versions", "changes"), row))
 
     def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
-        """Episode ids ranked by Lucene relevance (graphiti's ``episode_content`` index)."""
-        lucene = _fulltext_query(query, group)
+        """Episode ids ranked by Lucene BM25 (kgmem's ``kgmem_episode_tokens`` index: the
+        embedded store's FTS5 tokens, speaker included)."""
+        lucene = _fulltext_query(query)
         if lucene is None:
             return []
         rows = self._q(
-            "CALL db.index.fulltext.queryNodes('episode_content', $q) YIELD node, score "
+            "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node, score "
             "WHERE node.group_id = $g RETURN node.uuid, score ORDER BY score DESC, node.uuid "
             "LIMIT $limit",
             q=lucene,
@@ -816,7 +825,7 @@ class _WriteTx:
         self._run(
             "CREATE (e:Episodic {uuid: $id, group_id: $g, name: $name, content: $content, "
             "source: $source, source_description: $sd, speaker: $speaker, valid_at: $ref, "
-            "created_at: $t, content_hash: $h, entity_edges: []})",
+            "created_at: $t, content_hash: $h, entity_edges: [], kgmem_tokens: $tokens})",
             id=episode.id,
             g=episode.group,
             name=f"{episode.source} {episode.reference_time.date().isoformat()}",
@@ -827,6 +836,7 @@ class _WriteTx:
             ref=episode.reference_time,
             t=episode.created_at,
             h=content_hash,
+            tokens=token_text(episode_keyword_text(episode.content, episode.speaker)),
         )
 
     def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:

@@ -27,7 +27,9 @@ from datetime import datetime
 from typing import Any
 
 from ..timeutil import from_micros, opt_from_micros
+from .base import episode_keyword_text
 from .embedded import EmbeddedStore
+from .fts_tokens import token_text
 from .neo4j import Neo4jStore
 
 BATCH = 5000
@@ -143,6 +145,7 @@ def export_rows(
                     "valid_at": from_micros(r[6]),
                     "created_at": from_micros(r[7]),
                     "content_hash": r[8],
+                    "kgmem_tokens": token_text(episode_keyword_text(r[2], r[5])),
                     "entity_edges": [],
                     "name": f"{r[3]} {from_micros(r[6]).date().isoformat()}",
                 }.items()

@@ -20,6 +20,8 @@ from neo4j.exceptions import ClientError
 log = logging.getLogger(__name__)
 
 EMBEDDING_DIM = 384  # all-MiniLM-L6-v2 (kgmem.embed)
+# Episodic property: the FTS5 tokens of base.episode_keyword_text(content, speaker), spaced
+EPISODE_TOKENS = "kgmem_tokens"
 
 # (name, label or rel type, property, is_relationship)
 UNIQUE: list[tuple[str, str, str, bool]] = [
@@ -71,6 +73,12 @@ INDEXES: list[str] = [
     "FOR (n:Entity) ON EACH [n.name, n.summary, n.group_id]",
     "CREATE FULLTEXT INDEX edge_name_and_fact IF NOT EXISTS "
     "FOR ()-[e:RELATES_TO]-() ON EACH [e.name, e.fact, e.group_id]",
+    # kgmem's own episode keyword index: the embedded store's FTS5 tokens of "speaker:
+    # content" (fts_tokens, base.episode_keyword_text) indexed as they are, so both stores
+    # match the same words and see the same lengths; graphiti's indexes stay as graphiti made them
+    "CREATE FULLTEXT INDEX kgmem_episode_tokens IF NOT EXISTS "
+    f"FOR (e:Episodic) ON EACH [e.{EPISODE_TOKENS}] OPTIONS {{indexConfig: {{"
+    "`fulltext.analyzer`: 'whitespace'}}",
     # vector (graphiti-core itself brute-forces cosine; these serve kgmem's vector search)
     "CREATE VECTOR INDEX kgmem_entity_name_embedding IF NOT EXISTS "
     "FOR (n:Entity) ON (n.name_embedding) OPTIONS {indexConfig: {"
@@ -143,8 +151,44 @@ def ensure_schema(session: Session, await_seconds: int = 300) -> list[str]:
     session.run(
         "MERGE (m:KgmemMeta {key: 'schema_version'}) ON CREATE SET m.value = $v", v=SCHEMA_VERSION
     ).consume()
+    _backfill_once(session)
     session.run("CALL db.awaitIndexes($s)", s=await_seconds).consume()
     return notes
+
+
+def backfill_episode_tokens(session: Session, group: str | None = None,
+                            batch: int = 2000) -> int:
+    """Give episodes without keyword tokens theirs (written before the index existed, or by
+    graphiti / bulk tools); returns how many. Idempotent."""
+    from .base import episode_keyword_text
+    from .fts_tokens import fts5_tokens_many
+
+    done = 0
+    while True:
+        rows = session.run(
+            f"MATCH (e:Episodic) WHERE e.{EPISODE_TOKENS} IS NULL AND e.content IS NOT NULL "
+            "AND ($g IS NULL OR e.group_id = $g) RETURN e.uuid, e.content, e.speaker LIMIT $n",
+            g=group, n=batch,
+        ).values()
+        if not rows:
+            return done
+        toks = fts5_tokens_many([episode_keyword_text(r[1], r[2]) for r in rows])
+        session.run(
+            "UNWIND $rows AS x MATCH (e:Episodic {uuid: x[0]}) "
+            f"SET e.{EPISODE_TOKENS} = x[1]",
+            rows=[[r[0], " ".join(t)] for r, t in zip(rows, toks)],
+        ).consume()
+        done += len(rows)
+        if len(rows) < batch:
+            return done
+
+
+def _backfill_once(session: Session) -> None:
+    """Once per database: tokens for the episodes stored before kgmem_episode_tokens."""
+    if session.run("MATCH (m:KgmemMeta {key: 'episode_tokens'}) RETURN m.value").values():
+        return
+    backfill_episode_tokens(session)
+    session.run("MERGE (m:KgmemMeta {key: 'episode_tokens'}) SET m.value = 'done'").consume()
 
 
 SCHEMA_VERSION = "1"

@@ -61,7 +61,13 @@ from ..names import normalize_name
 from ..timeutil import UTC, Precision, from_micros
 from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter, episode_keyword_text
 from .fts_tokens import fts5_tokens, token_text
-from .neo4j_schema import EMBEDDING_DIM, EPISODE_TOKENS, describe_schema, ensure_schema
+from .neo4j_schema import (
+    EMBEDDING_DIM,
+    EPISODE_TOKENS,
+    backfill_episode_tokens,
+    describe_schema,
+    ensure_schema,
+)
 
 __all__ = ["Neo4jStore", "settings_from_env"]
 
@@ -667,10 +673,13 @@ class Neo4jStore:
 
     def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
         """Episode ids ranked by Lucene BM25 (kgmem's ``kgmem_episode_tokens`` index: the
-        embedded store's FTS5 tokens, speaker included)."""
+        embedded store's FTS5 tokens, speaker included). Episodes of the group written
+        without tokens (by graphiti) get theirs first."""
         lucene = _fulltext_query(query)
         if lucene is None:
             return []
+        with self.driver.session(database=self.database) as s:
+            backfill_episode_tokens(s, group)
         rows = self._q(
             "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node, score "
             "WHERE node.group_id = $g RETURN node.uuid, score ORDER BY score DESC, node.uuid "

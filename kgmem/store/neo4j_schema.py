@@ -165,9 +165,10 @@ def backfill_episode_tokens(session: Session, group: str | None = None,
 
     done = 0
     while True:
+        in_group = "" if group is None else "AND e.group_id = $g "  # (group index)
         rows = session.run(
             f"MATCH (e:Episodic) WHERE e.{EPISODE_TOKENS} IS NULL AND e.content IS NOT NULL "
-            "AND ($g IS NULL OR e.group_id = $g) RETURN e.uuid, e.content, e.speaker LIMIT $n",
+            f"{in_group}RETURN e.uuid, e.content, e.speaker LIMIT $n",
             g=group, n=batch,
         ).values()
         if not rows:

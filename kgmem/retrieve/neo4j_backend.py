@@ -13,8 +13,8 @@ Uses the store's indexes (kgmem/store/neo4j_schema.py):
 and adds its own (created here, ``IF NOT EXISTS``):
 
 * ``(:Episodic)-[:KGMEM_CHUNK]->(:KgmemChunk {episode_uuid, group_id, chunk, start, end,
-  embedding})`` with vector index ``kgmem_chunk_embedding``: episodes embedded in windows like
-  on the embedded store (never truncated);
+  embedding, model})`` with vector index ``kgmem_chunk_embedding``: episodes embedded in
+  windows like on the embedded store (never truncated), by the embedder named ``model``;
 * ``(:Episodic)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid, group_id, start, end})`` with
   range index ``kgmem_episode_time``: periods an episode mentions ("yesterday").
 
@@ -56,6 +56,12 @@ CHUNK_INDEX = "kgmem_chunk_embedding"
 VECTOR_K_MAX = 10_000
 # keyword facts: rows read per fact asked for (a fact can have several visible versions)
 KEYWORD_ROWS_PER_FACT = 4
+# Chunks record the embedder that made them (``model``): processes with different 384-dim
+# embedders on one server (a test suite's hashing embedder next to a MiniLM benchmark) each
+# embed and query their own chunks of the same episodes, instead of one embedding everyone's
+# pending episodes for all. Chunks written before the stamp (no model) count for any embedder.
+_MODEL_OK = "(c.model = $model OR c.model IS NULL)"
+_MY_CHUNK = f"MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk) WHERE {_MODEL_OK}"
 AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
 
 
@@ -203,9 +209,9 @@ class Neo4jBackend:
                 done += len(rows)
             while max_items is None or done < max_items:
                 rows = self._q(
-                    "MATCH (e:Episodic) WHERE NOT (e)-[:KGMEM_CHUNK]->() "
+                    f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }} "
                     "RETURN e.uuid, e.group_id, e.content, e.speaker, e.valid_at LIMIT $n",
-                    n=batch_size)
+                    n=batch_size, model=self.embedder.name)
                 rows = [r for r in rows if r[0] not in seen_eps]
                 if not rows:  # nothing new (or only episodes whose chunks failed to write)
                     break
@@ -228,24 +234,30 @@ class Neo4jBackend:
                 vecs = self.embedder.embed(texts)
                 chunks = [
                     {"ep": m[0], "g": m[1], "i": m[2], "a": m[3], "b": m[4],
-                     "id": str(uuid.uuid4()), "v": v.tolist()}
+                     "id": str(uuid.uuid4()), "v": v.tolist(), "m": self.embedder.name}
                     for m, v in zip(meta, vecs)
                 ]
                 # MATCH the episode in the same statement: an episode erased meanwhile gets no
                 # chunks (nothing of it is resurrected)
                 self._w(
                     "UNWIND $chunks AS x MATCH (e:Episodic {uuid: x.ep}) "
-                    "WHERE NOT EXISTS { MATCH (e)-[:KGMEM_CHUNK]->(:KgmemChunk {chunk: x.i}) } "
+                    "WHERE NOT EXISTS { MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {chunk: x.i}) "
+                    "WHERE c.model = x.m OR c.model IS NULL } "
                     "CREATE (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {uuid: x.id, episode_uuid: x.ep, "
-                    "group_id: x.g, chunk: x.i, start: x.a, end: x.b}) "
+                    "group_id: x.g, chunk: x.i, start: x.a, end: x.b, model: x.m}) "
                     "WITH c, x CALL db.create.setNodeVectorProperty(c, 'embedding', x.v)",
                     chunks=chunks)
                 if times:
+                    by_ep: dict[str, list[dict[str, Any]]] = {}
+                    for t in times:
+                        by_ep.setdefault(t["ep"], []).append(t)
+                    # once per episode, not again for each embedder's chunks
                     self._w(
-                        "UNWIND $times AS x MATCH (e:Episodic {uuid: x.ep}) "
+                        "UNWIND $eps AS ts MATCH (e:Episodic {uuid: ts[0].ep}) "
+                        "WHERE NOT (e)-[:KGMEM_TIME]->() UNWIND ts AS x "
                         "CREATE (e)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid: x.ep, "
                         "group_id: x.g, start: x.s, end: x.e})",
-                        times=times)
+                        eps=list(by_ep.values()))
                 done += len(rows)
             # chunks / time mentions of erased episodes
             self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c) DETACH DELETE c")
@@ -355,19 +367,20 @@ class Neo4jBackend:
         if allowed is not None and len(allowed) <= EXACT_WINDOW_MAX:
             rows = self._q(
                 "UNWIND $ids AS id MATCH (c:KgmemChunk {episode_uuid: id}) "
+                f"WHERE {_MODEL_OK} "
                 "RETURN c.episode_uuid, vector.similarity.cosine(c.embedding, $q), c.start, c.end",
-                ids=sorted(allowed), q=qv)
+                ids=sorted(allowed), q=qv, model=self.embedder.name)
         else:
             rows = self._widening(
                 f"CALL db.index.vector.queryNodes('{CHUNK_INDEX}', $kk, $q) YIELD node AS c, score "
                 "OPTIONAL MATCH (e:Episodic {uuid: c.episode_uuid}) WHERE c.group_id = $g "
-                "AND e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax) "
+                f"AND {_MODEL_OK} AND e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax) "
                 "WITH count(*) AS raw, collect(CASE WHEN e IS NOT NULL "
                 "THEN [c.episode_uuid, score, c.start, c.end] END) AS kept RETURN raw, kept",
                 limit * 4 if allowed is None else limit * 40,
                 lambda kept: len({r[0] for r in kept if allowed is None or r[0] in allowed})
                 >= limit,
-                q=qv, g=group, k=known_at, rmax=ref_max)
+                q=qv, g=group, k=known_at, rmax=ref_max, model=self.embedder.name)
         best: dict[str, tuple[float, tuple[int, int]]] = {}
         for eid, score, a, b in rows:
             if allowed is not None and eid not in allowed:

@@ -48,3 +48,42 @@ def test_small_group_finds_its_items_under_a_crowd_of_other_groups() -> None:
     finally:
         m.erase(whole_group=True, group=small)
         m.erase(whole_group=True, group=crowd)
+
+
+class _Negated(HashingEmbedder):
+    """Another 384-dim embedder (its own name): every vector points the other way."""
+
+    def __init__(self) -> None:
+        super().__init__(384)
+        self.name = "negated-hashing-384"
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        return -super().embed(texts)
+
+
+def test_another_embedder_on_the_server_does_not_replace_a_groups_vectors() -> None:
+    """Two processes with different 384-dim embedders share the server (a test suite next to a
+    MiniLM benchmark): whichever indexes pending episodes first, each searches with vectors of
+    its own embedder (chunks record their model), never the other's."""
+    store = neo4j_store_or_skip()
+    mine = Memory(store=store, clock=StepClock(), extractor=None)
+    mine.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    other = Memory(store=store, clock=StepClock(), extractor=None)
+    other.embedder = _Negated()  # type: ignore[attr-defined]
+    g = fresh_group("vmodel")
+    try:
+        near = mine.add_episode(QUERY, "2023-05-02", group=g)
+        far = mine.add_episode("a recipe for lemon cake with blueberries", "2023-05-03", group=g)
+        index_pending(other)  # the other process embeds everyone's pending episodes first
+        index_pending(mine)
+        q = mine.embedder.embed([QUERY])[0]  # type: ignore[attr-defined]
+        got = get_backend(mine).vector_episodes(g, q, 2, mine.now(), None, None)
+        assert [e for e, _, _ in got] == [near.id, far.id]
+        assert got[0][1] > 0.9  # its own vector (the other embedder's would be about -1)
+        window = get_backend(mine).vector_episodes(g, q, 2, mine.now(), None, {near.id, far.id})
+        assert [e for e, _, _ in window] == [near.id, far.id]
+        theirs = get_backend(other).vector_episodes(
+            g, other.embedder.embed([QUERY])[0], 2, mine.now(), None, None)  # type: ignore[attr-defined]
+        assert [e for e, _, _ in theirs] == [near.id, far.id]
+    finally:
+        mine.erase(whole_group=True, group=g)

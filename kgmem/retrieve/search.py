@@ -60,7 +60,7 @@ from .backend import get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
 from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
-from .timefilter import parse_query_time, session_window
+from .timefilter import event_reading, parse_query_time, session_window
 
 DEFAULT_KINDS = ("facts", "entities", "episodes")
 SESSION_GAP = timedelta(minutes=30)
@@ -206,7 +206,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
 
     # ---------------------------------------------------------------- time in the query
     pq = parse_query_time(query, asking)
-    qt = pq.time
+    qt = event_reading(query, pq.time)
     window: tuple[datetime, datetime] | None = None
     hard = False
     no_such_session = False

@@ -208,6 +208,29 @@ def _is_hard(start: datetime, end: datetime, precision: Precision) -> bool:
     return precision in (Precision.DAY, Precision.INSTANT)
 
 
+# A question about an event names the day it happened; people tell of it then or in the days
+# after ("I just got accepted!" four days later). A question about the conversation ("what did
+# we discuss on May 8th", "what did Ana say on ...") names the day it was said.
+EVENT_MENTION_LAG = timedelta(days=7)
+_ABOUT_CONVERSATION = re.compile(
+    r"\b(?:we|us|our|discuss\w*|chat\w*|talk\w*|tell|told|say|said|says|mention\w*|"
+    r"conversations?|sessions?|spoke|speak\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def event_reading(query: str, qt: QueryTime | None) -> QueryTime | None:
+    """``qt`` as the time of an event when ``query`` asks about one rather than about the
+    conversation: a hard day-precise window then also admits episodes said up to
+    ``EVENT_MENTION_LAG`` after it, the named days ranking first (``core``). Other readings
+    are returned unchanged."""
+    if (qt is None or not qt.hard or qt.session is not None or qt.start is None
+            or qt.end is None or qt.precision is not Precision.DAY
+            or _ABOUT_CONVERSATION.search(query)):
+        return qt
+    return replace(qt, end=qt.end + EVENT_MENTION_LAG, core=qt.core or (qt.start, qt.end))
+
+
 def _from_resolved(r: ResolvedTime, ref: datetime, text: str) -> QueryTime | None:
     start, end, p = r.start, r.end, r.precision
     if r.relation == "since":

@@ -113,3 +113,25 @@ def test_bad_input_is_refused(smem):
         with pytest.raises(InvalidInputError):
             search_sessions(m, "bicycle", group=g, limit=bad)
     assert search_sessions(m, "bicycle", group=g + "-empty") == []
+
+
+def test_an_event_told_days_after_it_happened_is_found_by_its_date(smem):
+    m, g = smem
+    m.add_episode("Lunch was great today.", at("2023-05-23T12:00:00"), speaker="Gina", group=g)
+    told = m.add_episode("I just got accepted for a fashion internship!",
+                         at("2023-05-27T19:00:00"), speaker="Gina", group=g)
+    m.add_episode("The fashion internship starts next month.", at("2023-06-20T19:00:00"),
+                  speaker="Gina", group=g)
+    index_pending(m)
+    from kgmem.retrieve import search
+
+    got = search(m, "What fashion internship did Gina get accepted for on May 23, 2023?",
+                 group=g, kinds=("episodes",))
+    assert told.id in [r.id for r in got]
+    assert got[0].time_window is not None and got[0].time_window.hard
+    # a month later is outside the event's week: still filtered out
+    assert all(r.reference_time < at("2023-06-01T00:00:00") for r in got)
+    # asked about the conversation, the date is the day it was said: only that day's turn
+    said = search(m, "What did Gina say about the internship on May 23, 2023?", group=g,
+                  kinds=("episodes",))
+    assert told.id not in [r.id for r in said]

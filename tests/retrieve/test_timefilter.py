@@ -6,7 +6,13 @@ from datetime import timedelta
 
 import pytest
 
-from kgmem.retrieve.timefilter import SessionRef, parse_query_time, session_window
+from kgmem.retrieve.timefilter import (
+    EVENT_MENTION_LAG,
+    SessionRef,
+    event_reading,
+    parse_query_time,
+    session_window,
+)
 from kgmem.timeutil import Precision, to_micros
 
 from .conftest import at
@@ -101,3 +107,27 @@ def test_no_time(query):
 def test_content_is_the_query_without_the_time():
     pq = parse_query_time("What activity did Melanie discuss on July 3rd?", ASK)
     assert pq.content == "What activity did Melanie discuss on"
+
+
+ASKED = at("2023-10-01T12:00:00")
+
+
+def test_an_event_day_also_admits_the_week_after_it_with_the_day_itself_first():
+    q = "What did Gina get accepted for on May 23, 2023?"
+    qt = event_reading(q, parse_query_time(q, ASKED).time)
+    assert qt is not None and qt.hard
+    assert qt.window == (at("2023-05-23T00:00:00"), at("2023-05-24T00:00:00") + EVENT_MENTION_LAG)
+    assert qt.core == (at("2023-05-23T00:00:00"), at("2023-05-24T00:00:00"))
+
+
+@pytest.mark.parametrize("query", [
+    "What did we discuss on May 23, 2023?",        # about the conversation: said that day
+    "What did Ana say on May 23?",
+    "What was mentioned on May 23rd?",
+    "What did Gina do in May 2023?",               # month: a boost already, not a filter
+    "What did we talk about in our last session?",  # a session reference
+    "Where does Gina live?",                        # no time at all
+])
+def test_other_readings_are_unchanged(query):
+    qt = parse_query_time(query, ASKED).time
+    assert event_reading(query, qt) == qt

@@ -457,16 +457,24 @@ class Neo4jBackend:
         hits = self._widening(
             "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
             "YIELD relationship AS r, score WITH count(*) AS raw, collect(CASE WHEN "
-            f"r.group_id = $g AND {cond} THEN [elementId(r), r.fact_id, score] END) AS kept "
-            "RETURN raw, kept",
+            f"r.group_id = $g AND {cond} THEN [elementId(r), r.fact_id, score, "
+            "coalesce(r.fact_id, r.uuid)] END) AS kept RETURN raw, kept",
             limit * 4, lambda kept: len({h[1] for h in kept}) >= limit,
             q=[float(x) for x in q], g=group, **vparams)
         if not hits:
             return []
+        # Read (version, endpoints, provenance) only for the hits _best can return: per fact
+        # (h[3], the FactVersion.fact_id) its first best-scored hit, then the `limit` best facts
+        # -- _best's own choice, made on the hits instead of on every hit's full row.
+        top: dict[str, list[Any]] = {}
+        for h in hits:
+            if h[3] not in top or _cos(h[2]) > _cos(top[h[3]][2]):
+                top[h[3]] = h
+        keep = sorted(top.values(), key=lambda h: -_cos(h[2]))[:limit]
         rows = self._q(
             "UNWIND $hits AS h MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
             f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4._V_RETURN}{n4._V_PROV}, "
-            "score", hits=hits)
+            "score", hits=keep)
         return self._best(rows, limit, cosine=True)
 
     @staticmethod

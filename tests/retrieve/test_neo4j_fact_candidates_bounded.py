@@ -1,6 +1,7 @@
-"""Neo4j keyword facts read only the head of the fulltext stream (``LIMIT $n``, widening x8):
-the answer must be exactly the one of reading every match (the former query), including which
-version of a fact is kept and the order of tied scores."""
+"""Neo4j fact candidates read only what can be returned: keyword facts the head of the
+fulltext stream (``LIMIT $n``, widening x8), vector facts the full rows of the hits ``_best``
+keeps. The answers must be exactly those of the former queries (every match / every hit as a
+full row), including which version of a fact is kept and the order of tied scores."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import kgmem.retrieve.neo4j_backend as nb
 from benchmarks.scale import generate
 from kgmem.embed import HashingEmbedder
 from kgmem.memory import Memory
+from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from kgmem.store import neo4j as n4
 from kgmem.store.base import TimeFilter
@@ -32,6 +34,25 @@ def every_match(be: nb.Neo4jBackend, group: str, words: list[str], limit: int,
         f"WITH r, score MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score",
         q=nb._lucene(words, "fact"), g=group, **vparams)
     return [(v.id, v.fact_id, s) for v, s in be._best(rows, limit, cosine=False)]
+
+
+def every_hit(be: nb.Neo4jBackend, group: str, q: list[float], limit: int,
+              when: TimeFilter) -> list[tuple[str, str, float]]:
+    """The former vector_facts: every hit of the group read as a full row, then _best."""
+    cond, vparams = n4._visibility(when)
+    hits = be._widening(
+        "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
+        "YIELD relationship AS r, score WITH count(*) AS raw, collect(CASE WHEN "
+        f"r.group_id = $g AND {cond} THEN [elementId(r), r.fact_id, score] END) AS kept "
+        "RETURN raw, kept",
+        limit * 4, lambda kept: len({h[1] for h in kept}) >= limit, q=q, g=group, **vparams)
+    if not hits:
+        return []
+    rows = be._q(
+        "UNWIND $hits AS h MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+        f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4._V_RETURN}{n4._V_PROV}, "
+        "score", hits=hits)
+    return [(v.id, v.fact_id, s) for v, s in be._best(rows, limit, cosine=True)]
 
 
 def test_keyword_facts_head_equals_reading_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,5 +96,36 @@ def test_keyword_facts_head_equals_reading_every_match(monkeypatch: pytest.Monke
                         if words == ["works"] and limit <= 10:
                             assert len(expect) == limit  # enough matches: the head was cut
         assert widened  # some answers needed a second, wider read
+    finally:
+        m.erase(whole_group=True, group=group)
+
+
+def test_vector_facts_read_only_kept_hits_same_answer() -> None:
+    m = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
+    m.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    group = fresh_group("vhead")
+    try:
+        rows, _ = generate(300)
+        m.assert_facts(rows, group=group, batch_size=150)
+        index_pending(m)
+        be = get_backend(m)
+        now = m.now()
+        whens = (TimeFilter(valid_at=now, known_at=now, any_valid=True),
+                 TimeFilter(valid_at=now, known_at=datetime(2000, 1, 1, tzinfo=UTC),
+                            known_to=datetime(2100, 1, 1, tzinfo=UTC), any_valid=True),
+                 TimeFilter(valid_at=datetime(2010, 6, 1, tzinfo=UTC), known_at=now))
+        checked = 0
+        for text in ("person3 works at org2", "who does person7 know", "lives in place1"):
+            q = [float(x) for x in m.embedder.embed([text])[0]]  # type: ignore[attr-defined]
+            for when in whens:
+                for limit in (1, 3, 10, 40):
+                    expect = every_hit(be, group, q, limit, when)
+                    got = [(v.id, v.fact_id, s) for v, s in be.vector_facts(group, q, limit,
+                                                                             when)]
+                    if got != expect:  # other tests write to the shared index meanwhile
+                        expect = every_hit(be, group, q, limit, when)
+                    assert got == expect, (text, when, limit)
+                    checked += len(got)
+        assert checked > 100
     finally:
         m.erase(whole_group=True, group=group)

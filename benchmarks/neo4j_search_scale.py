@@ -232,7 +232,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     res["queries"] = rows
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"search-{args.label}.json"
-    path.write_text(json.dumps(res, indent=1, default=str))
+    # the summary readable, one line per query (the traces make the file big)
+    summary = json.dumps({k: v for k, v in res.items() if k != "queries"}, indent=1, default=str)
+    path.write_text(summary[:-2] + ',\n "queries": [\n'
+                    + ",\n".join(json.dumps(r, default=str) for r in rows) + "\n ]\n}\n")
     console.print(f"wrote {path}")
     store.close()
     return res

@@ -16,6 +16,9 @@ result_consumed_after``), the query embedding, and the rest (Python: fusion, sco
 table shows where the time goes on average and in the slowest 5%. The slowest queries are
 re-run once to tell an inherent cost from a stall (GC, the other jobs on the machine).
 
+``--k-sweep`` also times the bare vector index queries for k = 10, 40, 120, 480 (server time):
+each query searches every Lucene segment of the index with k candidates.
+
 Writes ``search-<label>.json`` (summary + per-query breakdown and the result ids, to compare
 two backends for identical results) into ``--out``.
 """
@@ -148,6 +151,31 @@ def breakdown(details: list[dict[str, Any]]) -> dict[str, float]:
     return {k: round(v, 2) for k, v in out.items()}
 
 
+def k_sweep(store: Neo4jStore, emb: Any, n_people: int, ks: tuple[int, ...] = (10, 40, 120, 480),
+            n: int = 30) -> dict[str, Any]:
+    """Server time of the bare vector index queries for several k (each index query searches
+    every Lucene segment of the index with k candidates)."""
+    rng = random.Random(5)
+    texts = [f"who works at org{rng.randrange(max(5, n_people // 20))}" for _ in range(n)] + [
+        f"where does person{rng.randrange(n_people)} live" for _ in range(n)]
+    vecs = [[float(x) for x in v] for v in emb.embed(texts)]
+    out: dict[str, Any] = {"loadavg": os.getloadavg()}
+    with store.driver.session(database=store.database) as s:
+        for index, kind in (("kgmem_fact_embedding", "Relationships"),
+                            ("kgmem_entity_name_embedding", "Nodes")):
+            for k in ks:
+                server = []
+                for q in vecs:
+                    summary = s.run(f"CALL db.index.vector.query{kind}($i, $k, $q) YIELD score "
+                                    "RETURN count(*)", i=index, k=k, q=q).consume()
+                    server.append(float((summary.result_available_after or 0)
+                                        + (summary.result_consumed_after or 0)))
+                out[f"{index} k={k}"] = {"server_p50_ms": float(np.percentile(server, 50)),
+                                         "server_p95_ms": float(np.percentile(server, 95))}
+    out["loadavg_end"] = os.getloadavg()
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -159,6 +187,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--rerun-slowest", type=int, default=10)
     ap.add_argument("--seed", type=int, default=31, help="31: neo4j_scale --search's questions")
     ap.add_argument("--label", default="run")
+    ap.add_argument("--k-sweep", action="store_true",
+                    help="also time the bare vector index queries for k = 10, 40, 120, 480")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/scale"))
     args = ap.parse_args(argv)
     console = Console()
@@ -206,6 +236,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         again.append({"query": r["query"], "first_ms": r["total_ms"], "again_ms": round(ms, 2),
                       "again_methods_ms": detail["methods_ms"]})
     res["slowest_rerun"] = again
+    if args.k_sweep:
+        res["vector_k_sweep"] = k_sweep(store, emb, n_people)
     res["loadavg_end"] = os.getloadavg()
 
     t = Table(title=f"search on {group} ({args.queries} queries, label {args.label})")
@@ -227,6 +259,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for a in again:
         console.print(f"  {a['query']!r}: {a['first_ms']:.0f} ms, again {a['again_ms']:.0f} ms",
                       markup=False, highlight=False)
+    for name, p in res.get("vector_k_sweep", {}).items():
+        if name.startswith("kgmem_"):
+            console.print(f"  {name}: server p50 {p['server_p50_ms']:.0f} ms, "
+                          f"p95 {p['server_p95_ms']:.0f} ms")
     console.print(f"load average: start {res['loadavg_start']}, "
                   f"after the queries {res['loadavg_after_queries']}")
     res["queries"] = rows

@@ -18,7 +18,7 @@ refused (their mentions/provenance rows need the Bolt path).
 ``--embed hashing`` (or ``minilm``) also writes the search vectors as ``float[]`` columns: every
 entity's ``name_embedding`` and every fact version's ``fact_embedding`` (the properties and
 vector indexes of :mod:`kgmem.store.neo4j_schema`, the vectors ``index_pending`` /
-``db.create.set*VectorProperty`` would write, stored as the same 32-bit floats). Writing 1.23M
+``db.create.set*VectorProperty`` would write: the embedder's float32 values). Writing 1.23M
 vectors through Cypher ran at ~150-200/s on this machine; here they cost CSV time, and the
 vector indexes are populated when the server starts (timed per index: ``index_online_seconds``).
 """

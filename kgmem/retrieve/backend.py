@@ -103,6 +103,10 @@ class Backend(Protocol):
         ref_max: datetime | None,
     ) -> dict[str, tuple[str | None, str | None]]: ...
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]: ...
+    def episodes_saying(
+        self, group: str, word: str, limit: int, known_at: datetime,
+        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
+    ) -> list[tuple[str, int]]: ...
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...
 
 
@@ -270,6 +274,13 @@ class EmbeddedBackend:
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         return self.view.episode_stamps(group, ids)
+
+    def episodes_saying(
+        self, group: str, word: str, limit: int, known_at: datetime,
+        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
+    ) -> list[tuple[str, int]]:
+        return self.view.episodes_saying(group, fts_match([word]), limit, known_at, ref_max,
+                                         window)
 
     def episode_neighbours(
         self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,

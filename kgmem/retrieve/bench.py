@@ -3,6 +3,7 @@
     python -m kgmem.retrieve.bench locomo --conv 0            # turn recall_any@10 + latency
     python -m kgmem.retrieve.bench zyphra [--logs 26,28]      # time_qs: hits@10/min(10,|gold|)
     python -m kgmem.retrieve.bench synthetic --facts 100000   # latency on a large store
+    python -m kgmem.retrieve.bench chat --sittings 10000      # search vs search_sessions
 
 Metrics are named as in docs/BENCHMARKS.md. Episodes are ingested with extraction off
 (``Memory(path, extractor=None)``); the asking time is the day after the last session
@@ -318,6 +319,65 @@ def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 
     }
 
 
+CHAT_WORDS = ("hiking pottery camping painting guitar piano soccer cooking baking garden dog cat "
+              "lake beach mountain museum concert book movie school work job trip city paris "
+              "tokyo berlin").split()
+
+
+def chat(sittings: int, embedder: str = "hashing", queries: int = 60, path: str | None = None,
+         reuse: bool = False, per: int = 10) -> dict[str, Any]:
+    """One group of ``sittings`` x ``per`` chat turns (a minute apart; sittings 2-48 h apart):
+    latency of ``search(limit=100, kinds=episodes)`` and of ``search_sessions`` on the same
+    queries, interleaved."""
+    from ..memory import Memory
+    from . import index_pending, search, search_sessions
+
+    rng = random.Random(7)
+    base = Path(path or tempfile.mkdtemp(prefix="kgmem-chat-"))
+    m = Memory(base, extractor=None)
+    m.embedder = _embedder(embedder)
+    t = datetime(2015, 1, 1, tzinfo=UTC)
+    t0 = time.perf_counter()
+    batch: list[dict[str, Any]] = []
+    if not reuse:
+        for s in range(sittings):
+            t += timedelta(hours=rng.randint(2, 48))
+            for i in range(per):
+                w = rng.sample(CHAT_WORDS, 3)
+                batch.append({"content": f"I went {w[0]} near the {w[1]}, then we talked about "
+                              f"{w[2]} ({s}-{i}).", "reference_time": t + timedelta(minutes=i),
+                              "speaker": rng.choice(["Ana", "Ben", "Cara", "Dev"])})
+            if len(batch) >= 5000 or s == sittings - 1:
+                m.add_episodes(batch)
+                batch = []
+    t_load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    index_pending(m, batch_size=2048)
+    t_index = time.perf_counter() - t0
+    qs = [f"when did we talk about {a} and {b}?" for a, b in
+          (rng.sample(CHAT_WORDS, 2) for _ in range(queries))]
+    search(m, qs[0], limit=100, kinds=("episodes",))  # loads the ANN index
+    plain, sess = [], []
+    for q in qs:
+        t1 = time.perf_counter()
+        search(m, q, limit=100, kinds=("episodes",))
+        t2 = time.perf_counter()
+        search_sessions(m, q, limit=10)
+        sess.append(time.perf_counter() - t2)
+        plain.append(t2 - t1)
+    m.close()
+    return {
+        "benchmark": f"chat: {sittings} sittings x {per} turns in one group",
+        "embedder": embedder, "load_s": round(t_load, 1), "index_s": round(t_index, 1),
+        "queries": len(qs),
+        "search_p50_ms": round(1000 * statistics.median(plain), 1),
+        "search_p95_ms": round(1000 * _pct(plain, 95), 1),
+        "search_sessions_p50_ms": round(1000 * statistics.median(sess), 1),
+        "search_sessions_p95_ms": round(1000 * _pct(sess, 95), 1),
+        "path": str(base),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m kgmem.retrieve.bench")
     ap.add_argument("--data", help=f"benchmark data folder (default: $KGMEM_BENCH_DATA or "
@@ -338,8 +398,16 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--path")
     c.add_argument("--reuse", action="store_true",
                    help="query the store already at --path (built by an earlier run)")
+    d = sub.add_parser("chat")
+    d.add_argument("--sittings", type=int, default=10_000)
+    d.add_argument("--embedder", default="hashing", choices=["minilm", "hashing"])
+    d.add_argument("--queries", type=int, default=60)
+    d.add_argument("--path")
+    d.add_argument("--reuse", action="store_true", help="query the store already at --path")
     args = ap.parse_args(argv)
-    if args.cmd == "locomo":
+    if args.cmd == "chat":
+        res = chat(args.sittings, args.embedder, args.queries, args.path, reuse=args.reuse)
+    elif args.cmd == "locomo":
         res = locomo(args.conv, args.embedder, out=args.out, data=args.data)
     elif args.cmd == "zyphra":
         logs = [int(x) for x in args.logs.split(",") if x.strip()] or None

@@ -92,7 +92,8 @@ class SessionParts(_Model):
 
 class SessionResult(_Model):
     """A session (a run of episodes at most ``session_gap`` apart). ``id`` is its start
-    (ISO 8601, UTC); ``episode_ids``: its episodes that matched, best first."""
+    (ISO 8601, UTC); ``episode_ids``: its episodes among the search hits, best first, then
+    episodes that only said words of the query."""
 
     id: str
     start: datetime

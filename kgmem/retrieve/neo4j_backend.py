@@ -249,8 +249,8 @@ class Neo4jBackend:
                     chunks=chunks)
                 if times:
                     by_ep: dict[str, list[dict[str, Any]]] = {}
-                    for t in times:
-                        by_ep.setdefault(t["ep"], []).append(t)
+                    for stamp in times:
+                        by_ep.setdefault(stamp["ep"], []).append(stamp)
                     # once per episode, not again for each embedder's chunks
                     self._w(
                         "UNWIND $eps AS ts MATCH (e:Episodic {uuid: ts[0].ep}) "
@@ -396,6 +396,17 @@ class Neo4jBackend:
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
                        + n4._EPISODE_RETURN, ids=list(dict.fromkeys(ids)), g=group)
         return {r[0]: n4._episode(r) for r in rows}
+
+    def episodes_saying(
+        self, group: str, word: str, limit: int, known_at: datetime,
+        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
+    ) -> list[tuple[str, int]]:
+        """(id, reference time in micros) of up to ``limit`` visible episodes saying ``word``
+        (the keyword side's matching, then their times)."""
+        ids = [i for i, _ in self.keyword_episodes(group, [word], limit, known_at, ref_max,
+                                                   window)]
+        stamps = self.episode_stamps(group, ids)
+        return [(i, stamps[i][1]) for i in ids if i in stamps]
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "

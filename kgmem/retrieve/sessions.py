@@ -102,15 +102,13 @@ def rank_sessions(
 
     tw = outcome.time_window
     window = (tw.start, tw.end) if tw is not None and tw.hard and tw.start and tw.end else None
-    said: dict[str, list[str]] = {}
+    # which sessions say each content word (membership only, capped)
+    said: dict[str, list[tuple[str, int]]] = {}
     for word in outcome.terms:
-        ids = [i for i, _ in backend.keyword_episodes(
-            group, [word], TERM_CAP, K, outcome.ref_max, window)]
-        if 0 < len(ids) < TERM_CAP:
-            said[word] = ids
-
-    stamps = backend.episode_stamps(
-        group, list(dict.fromkeys([*hits, *(i for v in said.values() for i in v)])))
+        found = backend.episodes_saying(group, word, TERM_CAP, K, outcome.ref_max, window)
+        if 0 < len(found) < TERM_CAP:
+            said[word] = found
+    stamps = backend.episode_stamps(group, list(hits))
 
     def sess(eid: str) -> int | None:
         st = stamps.get(eid)
@@ -129,10 +127,10 @@ def rank_sessions(
 
     n = len(bounds)
     coverage: dict[int, float] = {}
-    for ids in said.values():
+    for found in said.values():
         where: dict[int, str] = {}
-        for eid in ids:
-            s = sess(eid)
+        for eid, ref in found:
+            s = session_of(ref)
             if s is not None:
                 where.setdefault(s, eid)
         df = len(where)

@@ -579,6 +579,29 @@ class EmbeddedSearchMixin:
                 out[i] = (prev, nxt)
         return out
 
+    def episodes_saying(
+        self,
+        group: str,
+        match: str,
+        limit: int,
+        known_at: datetime | None = None,
+        ref_max: datetime | None = None,
+        window: tuple[datetime, datetime] | None = None,
+    ) -> list[tuple[str, int]]:
+        """(id, reference time in micros) of up to ``limit`` visible episodes matching the FTS5
+        expression ``match``, unranked (membership only: no BM25 to compute)."""
+        if not match:
+            return []
+        sql = (
+            "SELECT e.id, e.reference_time FROM episodes_fts f JOIN episodes e "
+            "ON e.id = f.episode_id WHERE episodes_fts MATCH ? AND f.group_id=?"
+        )
+        params: list[Any] = [match, group]
+        sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+        sql += " LIMIT ?"
+        params.append(limit)
+        return [(r[0], int(r[1])) for r in self._sq(sql, params)]
+
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """id -> (created_at, reference_time) in micros (cheap visibility checks)."""
         out: dict[str, tuple[int, int]] = {}

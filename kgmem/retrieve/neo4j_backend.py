@@ -62,7 +62,8 @@ KEYWORD_ROWS_PER_FACT = 4
 # pending episodes for all. Chunks written before the stamp (no model) count for any embedder.
 _MODEL_OK = "(c.model = $model OR c.model IS NULL)"
 _MY_CHUNK = f"MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk) WHERE {_MODEL_OK}"
-AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
+AUTO_INDEX_EVERY_S = 2.0
+AVGDL_SAMPLE = 10_000  # episodes read for a group's average length in keyword scoring  # search-time catch-up at most this often (it scans for work)
 
 
 def _ns() -> Any:
@@ -99,7 +100,8 @@ def fts5_bm25(tokens: list[str], phrases: Sequence[tuple[list[str], float]],
     score = 0.0
     for ph, idf in phrases:
         n = len(ph)
-        tf = sum(1 for i in range(len(tokens) - n + 1) if tokens[i:i + n] == ph)
+        tf = tokens.count(ph[0]) if n == 1 else sum(
+            1 for i in range(len(tokens) - n + 1) if tokens[i:i + n] == ph)
         score += idf * (tf * (k1 + 1.0)) / (tf + norm)
     return score
 
@@ -304,26 +306,29 @@ class Neo4jBackend:
         average episode length in tokens: FTS5's statistics with the group as the store.
 
         Like on the embedded store (backend.DF_MAX), words in too many episodes are left out
-        (the rarest word always kept); words no episode of the group has too."""
+        (the rarest word always kept); words no episode of the group has too. The average
+        length is exact up to ``AVGDL_SAMPLE`` episodes, over that many of them beyond."""
         rows = self._q(
+            "CALL () { MATCH (e:Episodic) WHERE e.group_id = $g RETURN count(e) AS n } "
             "CALL () { MATCH (e:Episodic) WHERE e.group_id = $g "
-            f"AND e.{EPISODE_TOKENS} IS NOT NULL RETURN count(e) AS n, "
+            f"AND e.{EPISODE_TOKENS} IS NOT NULL WITH e LIMIT $sample RETURN count(e) AS m, "
             f"sum(CASE e.{EPISODE_TOKENS} WHEN '' THEN 0 "
             f"ELSE size(split(e.{EPISODE_TOKENS}, ' ')) END) AS total }} "
             "UNWIND $qs AS q CALL (q) { "
             "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', q[1]) YIELD node "
             "WHERE node.group_id = $g RETURN count(node) AS df } "
-            "RETURN q[0], n, total, df",
-            g=group, qs=[[w, f"{EPISODE_TOKENS}:{p}"] for w, p in phrases.items()])
+            "RETURN q[0], n, m, total, df",
+            g=group, sample=AVGDL_SAMPLE,
+            qs=[[w, f"{EPISODE_TOKENS}:{p}"] for w, p in phrases.items()])
         if not rows:
             return {}, 0.0
-        n, total = int(rows[0][1]), int(rows[0][2] or 0)
-        dfs = {w: int(df) for w, _, _, df in rows if df > 0}
+        n, m, total = int(rows[0][1]), int(rows[0][2]), int(rows[0][3] or 0)
+        dfs = {w: int(df) for w, _, _, _, df in rows if df > 0}
         keep = [w for w in dfs if dfs[w] <= DF_MAX]
         if dfs and not keep:
             keep = [min(dfs, key=lambda x: dfs[x])]
         out = {w: (fts5_tokens(w), fts5_idf(n, dfs[w])) for w in phrases if w in keep}
-        return out, (total / n if n else 0.0)
+        return out, (total / m if m else 0.0)
 
     def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
         """BM25 as the embedded store's FTS5 computes it (same tokens, idf and lengths over

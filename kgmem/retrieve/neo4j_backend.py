@@ -62,8 +62,8 @@ KEYWORD_ROWS_PER_FACT = 4
 # pending episodes for all. Chunks written before the stamp (no model) count for any embedder.
 _MODEL_OK = "(c.model = $model OR c.model IS NULL)"
 _MY_CHUNK = f"MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk) WHERE {_MODEL_OK}"
-AUTO_INDEX_EVERY_S = 2.0
-AVGDL_SAMPLE = 10_000  # episodes read for a group's average length in keyword scoring  # search-time catch-up at most this often (it scans for work)
+AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
+AVGDL_SAMPLE = 10_000  # episodes read for a group's average length in keyword scoring
 
 
 def _ns() -> Any:

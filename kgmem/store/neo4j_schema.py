@@ -164,15 +164,18 @@ def backfill_episode_tokens(session: Session, group: str | None = None,
     from .fts_tokens import fts5_tokens_many
 
     done = 0
+    last = ""  # a uuid cursor (constraint index order): one pass, not a rescan per batch
     while True:
-        in_group = "" if group is None else "AND e.group_id = $g "  # (group index)
+        where = "e.group_id = $g" if group is not None else "e.uuid > $last"
+        order = "" if group is not None else " ORDER BY e.uuid"
         rows = session.run(
-            f"MATCH (e:Episodic) WHERE e.{EPISODE_TOKENS} IS NULL AND e.content IS NOT NULL "
-            f"{in_group}RETURN e.uuid, e.content, e.speaker LIMIT $n",
-            g=group, n=batch,
+            f"MATCH (e:Episodic) WHERE {where} AND e.{EPISODE_TOKENS} IS NULL "
+            f"AND e.content IS NOT NULL RETURN e.uuid, e.content, e.speaker{order} LIMIT $n",
+            g=group, n=batch, last=last,
         ).values()
         if not rows:
             return done
+        last = rows[-1][0]
         toks = fts5_tokens_many([episode_keyword_text(r[1], r[2]) for r in rows])
         session.run(
             "UNWIND $rows AS x MATCH (e:Episodic {uuid: x[0]}) "

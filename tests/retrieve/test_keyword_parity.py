@@ -151,3 +151,28 @@ def test_episodes_written_without_tokens_are_found_after_indexing() -> None:
         assert uid in {i for i, _ in hits} and len(hits) == 2
     finally:
         m.erase(whole_group=True, group=g)
+
+
+@pytest.mark.neo4j
+def test_database_wide_backfill_gives_every_episode_its_tokens() -> None:
+    """The once-per-database backfill (ensure_schema) walks all episodes without tokens in
+    uuid order and gives each the FTS5 tokens of its "speaker: content"."""
+    from kgmem.store.neo4j_schema import backfill_episode_tokens
+
+    store = neo4j_store_or_skip()
+    g = fresh_group("kwbackfill")
+    ids = [str(uuid.uuid4()) for _ in range(5)]
+    try:
+        for i, uid in enumerate(ids):
+            store._q(
+                "CREATE (:Episodic {uuid: $u, group_id: $g, content: $c, speaker: $s, "
+                "valid_at: datetime(), created_at: datetime()})",
+                u=uid, g=g, c=f"Running races number {i}", s="Maya" if i % 2 else None)
+        with store.driver.session(database=store.database) as s:
+            assert backfill_episode_tokens(s, batch=2) >= 5
+        got = dict(store._q("MATCH (e:Episodic) WHERE e.group_id = $g "
+                            "RETURN e.uuid, e.kgmem_tokens", g=g))
+        assert got == {uid: ("maya " if i % 2 else "") + f"run race number {i}"
+                       for i, uid in enumerate(ids)}
+    finally:
+        store._q("MATCH (e:Episodic) WHERE e.group_id = $g DETACH DELETE e", g=g)

@@ -279,8 +279,8 @@ class Neo4jBackend:
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
         rows = self._q(
             "MATCH (e:Episodic) WHERE e.group_id = $g AND e.created_at <= $k "
-            "RETURN e.valid_at ORDER BY e.valid_at", g=group, k=known_at)
-        return [_us(r[0]) for r in rows]
+            f"RETURN {_ns()._micros('e.valid_at')} AS t ORDER BY t", g=group, k=known_at)
+        return [int(r[0]) for r in rows]
 
     def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
         rows = self._q(
@@ -414,10 +414,11 @@ class Neo4jBackend:
         return [(i, stamps[i][1]) for i in ids if i in stamps]
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        n4 = _ns()
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
-                       "RETURN e.uuid, e.created_at, e.valid_at", ids=list(dict.fromkeys(ids)),
-                       g=group)
-        return {r[0]: (_us(r[1]), _us(r[2])) for r in rows}
+                       f"RETURN e.uuid, {n4._micros('e.created_at')}, {n4._micros('e.valid_at')}",
+                       ids=list(dict.fromkeys(ids)), g=group)
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
     def episode_neighbours(
         self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,

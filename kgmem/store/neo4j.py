@@ -288,7 +288,7 @@ _FIND_ENTITIES = (
 
 _EPISODE_RETURN = (
     "RETURN e.uuid, e.group_id, e.content, e.source, e.source_description, e.speaker, "
-    "e.valid_at, e.created_at"
+    f"{_micros('e.valid_at')}, {_micros('e.created_at')}"
 )
 
 

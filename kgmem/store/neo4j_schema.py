@@ -48,6 +48,9 @@ INDEXES: list[str] = [
     "CREATE INDEX entity_group_id IF NOT EXISTS FOR (n:Entity) ON (n.group_id)",
     "CREATE INDEX kgmem_entity_group_norm IF NOT EXISTS FOR (n:Entity) ON (n.group_id, n.norm_name)",
     "CREATE INDEX episode_group_id IF NOT EXISTS FOR (n:Episodic) ON (n.group_id)",
+    # a group's episodes by time: sessions, neighbours, time windows (seek, not group scan)
+    "CREATE INDEX kgmem_episode_group_time IF NOT EXISTS "
+    "FOR (n:Episodic) ON (n.group_id, n.valid_at)",
     "CREATE INDEX kgmem_episode_group_hash IF NOT EXISTS "
     "FOR (n:Episodic) ON (n.group_id, n.content_hash)",
     # kgmem bookkeeping

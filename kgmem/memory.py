@@ -397,9 +397,12 @@ class Memory:
         s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred)
         o = self._resolve_entity(w, group, a["o_name"], now, "object", pred)
         lins = w.lineages_for(group, s.id, pred)  # read once: duplicate check and _recompute
-        same = [lin.fact_id for lin in lins
-                if lin.believed and lin.object_id == o.id and lin.valid_at == start
-                and lin.stated_invalid_at == end]
+        pair = list(lins)
+        if self.vocabulary.get(pred).symmetric:  # "Bob married Alice" = "Alice married Bob"
+            pair += [lin for lin in w.lineages_for(group, o.id, pred) if lin.object_id == s.id]
+        same = [lin.fact_id for lin in pair
+                if lin.believed and {lin.subject_id, lin.object_id} == {s.id, o.id}
+                and lin.valid_at == start and lin.stated_invalid_at == end]
         if same:
             if ep is not None:
                 for fid in same:
@@ -423,7 +426,8 @@ class Memory:
         if ep is not None:
             w.add_provenance(lin.fact_id, ep.id)
             w.add_mentions(ep.id, [s.id, o.id])
-        self._recompute(w, group, s.id, pred, change, a["reason"] or "asserted", [*lins, lin])
+        self._recompute(w, group, s.id, pred, change, a["reason"] or "asserted", [*lins, lin],
+                        parties=(o.id,))
         w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
         return lin.fact_id
 
@@ -523,7 +527,8 @@ class Memory:
                 reason=reason,
             )
             w.put_lineage(new)
-            self._recompute(w, group, lin.subject_id, lin.predicate, change, reason)
+            self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
+                            parties=(lin.object_id, new.object_id))
             w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
         return change
 
@@ -564,6 +569,7 @@ class Memory:
                 reason=f"undo of {change.kind} {change_id}",
             )
             groups: set[tuple[str, str]] = set()
+            objects: dict[tuple[str, str], set[str]] = {}
             reverse: list[ChangeEffect] = []
             for e in effects:
                 if e.before is not None:
@@ -577,8 +583,11 @@ class Memory:
                 for lin in (e.before, e.after):
                     if lin is not None:
                         groups.add((lin.subject_id, lin.predicate))
+                        objects.setdefault((lin.subject_id, lin.predicate), set()).add(
+                            lin.object_id)
             for subject_id, pred in sorted(groups):
-                self._recompute(w, group, subject_id, pred, undo, undo.reason)
+                self._recompute(w, group, subject_id, pred, undo, undo.reason,
+                                parties=objects.get((subject_id, pred), ()))
             w.insert_change(undo, reverse)
             w.mark_undone(change_id, undo.id)
         return undo
@@ -643,7 +652,17 @@ class Memory:
             for subject_id, pred in sorted({(x.subject_id, x.predicate) for x in lineages}):
                 if ent is not None and subject_id == ent.id:
                     continue
-                self._recompute(w, group, subject_id, pred, change, "neighbour of erased fact")
+                others = {x.object_id for x in lineages if x.subject_id == subject_id
+                          and x.predicate == pred and (ent is None or x.object_id != ent.id)}
+                self._recompute(w, group, subject_id, pred, change, "neighbour of erased fact",
+                                parties=others)
+            if ent is not None:  # the other side of the erased entity's symmetric relations
+                for x in lineages:
+                    spec = self.vocabulary.get(x.predicate)
+                    if (spec.symmetric and spec.functional and x.subject_id == ent.id
+                            and x.object_id != ent.id):
+                        self._recompute(w, group, x.object_id, x.predicate, change,
+                                        "neighbour of erased fact")
             w.insert_change(change, [])
             er = Erasure(id=er_id, group=group, kind=kind, created_at=now, counts=counts)
             w.insert_erasure(er)
@@ -667,24 +686,30 @@ class Memory:
         change: Change,
         reason: str,
         lins: list[LineageState] | None = None,
+        parties: Iterable[str] = (),
     ) -> None:
         """Bring the current versions of one (subject, predicate) in line with the rules.
 
         ``lins``: the pair's lineages as the caller already read (and changed) them in this
-        transaction; read from the store when not given."""
-        if lins is None:
-            lins = w.lineages_for(group, subject_id, predicate)
-        believed = [
-            timeline.Stated(
-                lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq
-            )
-            for lin in lins
-            if lin.believed
-        ]
-        if self.vocabulary.is_functional(predicate):
-            eff = timeline.functional_timeline(believed)
+        transaction; read from the store when not given. ``parties``: other entities whose
+        relations of a symmetric functional predicate changed (the objects, old and new)."""
+        spec = self.vocabulary.get(predicate)
+        if spec.symmetric and spec.functional:
+            lins, eff = self._symmetric_effective(w, group, predicate, {subject_id, *parties})
         else:
-            eff = timeline.multi_timeline(believed)
+            if lins is None:
+                lins = w.lineages_for(group, subject_id, predicate)
+            believed = [
+                timeline.Stated(
+                    lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq
+                )
+                for lin in lins
+                if lin.believed
+            ]
+            if spec.functional:
+                eff = timeline.functional_timeline(believed)
+            else:
+                eff = timeline.multi_timeline(believed)
         current = w.current_versions([lin.fact_id for lin in lins])
         by_id = {lin.fact_id: lin for lin in lins}
         now = change.created_at
@@ -728,7 +753,7 @@ class Memory:
                     fact_id=lin.fact_id,
                     group=group,
                     subject="",
-                    subject_id=subject_id,
+                    subject_id=lin.subject_id,
                     predicate=predicate,
                     object="",
                     object_id=lin.object_id,
@@ -744,6 +769,29 @@ class Memory:
                     caused_by=e.caused_by,
                 )
             )
+
+    @staticmethod
+    def _symmetric_effective(
+        w: WriteTx, group: str, predicate: str, changed: set[str]
+    ) -> tuple[list[LineageState], dict[str, timeline.Effective]]:
+        """The lineages touching the ``changed`` parties (whose timelines may have moved) and
+        their effective intervals (:func:`kgmem.timeline.symmetric_timeline`), read with every
+        relation of each party they touch so that both sides' timelines are complete."""
+        touching = {p: w.lineages_touching(group, p, predicate) for p in sorted(changed)}
+        affected = {lin.fact_id: lin for ls in touching.values() for lin in ls}
+        for lin in list(affected.values()):
+            for p in (lin.subject_id, lin.object_id):
+                if p not in touching:
+                    touching[p] = w.lineages_touching(group, p, predicate)
+        every = {lin.fact_id: lin for ls in touching.values() for lin in ls}
+        believed = [
+            (lin.subject_id, lin.object_id, timeline.Stated(
+                lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq))
+            for lin in every.values() if lin.believed
+        ]
+        eff = timeline.symmetric_timeline(believed)
+        lins = sorted(affected.values(), key=lambda lin: lin.seq)
+        return lins, {f: e for f, e in eff.items() if f in affected}
 
     @staticmethod
     def _end_precision(

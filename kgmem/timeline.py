@@ -15,12 +15,18 @@
   retracted, and leaves a gap after an explicit end.
 
 * Multi-valued predicates: each believed assertion holds exactly over its stated interval.
+
+* Symmetric functional predicates (MARRIED_TO, DATING): each party has one value at a time,
+  whichever side stated the relation. Every party's believed relations form a functional
+  timeline as above (the other party as the value), and a relation holds where it holds in
+  both of its parties' timelines: "Bob married Carol in 2022" ends "Alice married Bob" in 2022
+  even when Alice's side told it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from .errors import InvalidIntervalError
@@ -133,6 +139,28 @@ def functional_timeline(believed: Sequence[Stated]) -> dict[str, Effective]:
 def multi_timeline(believed: Sequence[Stated]) -> dict[str, Effective]:
     """Multi-valued predicates: each believed assertion holds over its stated interval."""
     return {s.fact_id: Effective(s.start, s.stated_end) for s in believed}
+
+
+def symmetric_timeline(believed: Sequence[tuple[str, str, Stated]]) -> dict[str, Effective]:
+    """Effective intervals of the believed relations ``(party_a, party_b, stated)`` of one
+    symmetric functional predicate: the intersection of the relation's intervals in both
+    parties' functional timelines. A party's timeline is only right when every relation
+    touching it is given."""
+    by_party: dict[str, list[Stated]] = {}
+    for a, b, st in believed:
+        by_party.setdefault(a, []).append(replace(st, object_id=b))
+        by_party.setdefault(b, []).append(replace(st, object_id=a))
+    per = {party: functional_timeline(items) for party, items in by_party.items()}
+    out: dict[str, Effective] = {}
+    for a, b, st in believed:
+        ea, eb = per[a][st.fact_id], per[b][st.fact_id]
+        if ea.empty or eb.empty:
+            out[st.fact_id] = ea if ea.empty else eb
+            continue
+        # both start at the stated start; the earlier end wins (None = open)
+        out[st.fact_id] = min((ea, eb), key=lambda e: (e.end is None, e.end or _MIN,
+                                                        e.caused_by is None))
+    return out
 
 
 def holder_at(believed: Sequence[Stated], at_valid: datetime) -> Stated | None:

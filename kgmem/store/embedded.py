@@ -599,6 +599,18 @@ class _WriteTx:
         ).fetchall()
         return [self._lineage(r) for r in rows]
 
+    def lineages_touching(
+        self, group: str, entity_id: str, predicate: str
+    ) -> list[LineageState]:
+        rows = self.c.execute(
+            f"SELECT {self._LINEAGE_COLS} FROM lineages WHERE group_id=? AND predicate=? "
+            "AND subject_id=? UNION "
+            f"SELECT {self._LINEAGE_COLS} FROM lineages WHERE group_id=? AND predicate=? "
+            "AND object_id=? ORDER BY seq",
+            (group, predicate, entity_id, group, predicate, entity_id),
+        ).fetchall()
+        return [self._lineage(r) for r in rows]
+
     def put_lineage(self, s: LineageState) -> None:
         self.c.execute(
             f"INSERT OR REPLACE INTO lineages({self._LINEAGE_COLS}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",

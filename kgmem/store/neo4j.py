@@ -873,6 +873,18 @@ class _WriteTx:
         )
         return [_lineage(r) for r in rows]
 
+    def lineages_touching(
+        self, group: str, entity_id: str, predicate: str
+    ) -> list[LineageState]:
+        rows = self._run(
+            "CALL { MATCH (l:KgmemLineage {group_id: $g, subject_id: $e, predicate: $p}) "
+            "RETURN l UNION MATCH (l:KgmemLineage {object_id: $e}) "
+            "WHERE l.group_id = $g AND l.predicate = $p RETURN l } "
+            + _LINEAGE_RETURN + " ORDER BY l.seq",
+            g=group, e=entity_id, p=predicate,
+        )
+        return [_lineage(r) for r in rows]
+
     def put_lineage(self, s: LineageState) -> None:
         self._run(
             "MERGE (l:KgmemLineage {fact_id: $f}) SET l.group_id = $g, l.subject_id = $s, "

@@ -324,3 +324,69 @@ def test_symmetric_predicates_answer_from_either_side(make_memory, clock) -> Non
     assert [f.subject for f in m.facts("Alice", "MARRIED_TO", "Bob", group=g)] == ["Bob"]
     assert m.facts("Alice", "WORKS_AT", group=g) == []
     assert m.facts("Alice", "MARRIED_TO", limit=0, group=g) == []
+
+
+def test_a_symmetric_relation_told_from_both_sides_is_one_fact(make_memory, clock) -> None:
+    m, g = make_memory(clock=clock), fresh_group()
+    a = m.assert_fact("Alice", "MARRIED_TO", "Bob", valid_at="2019", group=g)
+    clock.advance(days=1)
+    b = m.assert_fact("Bob", "MARRIED_TO", "Alice", valid_at="2019", group=g)
+    assert b.fact_id == a.fact_id
+    for who in ("Alice", "Bob"):
+        assert [(f.subject, f.object) for f in m.facts(who, "MARRIED_TO", group=g)] == [
+            ("Alice", "Bob")]
+    # a different interval is a different statement (a separate lineage), as for any predicate
+    c = m.assert_fact("Bob", "FRIEND_OF", "Alice", valid_at="2010", group=g)
+    d = m.assert_fact("Alice", "FRIEND_OF", "Bob", valid_at="2010", group=g)
+    e = m.assert_fact("Alice", "FRIEND_OF", "Bob", valid_at="2012", group=g)
+    assert c.fact_id == d.fact_id != e.fact_id
+
+
+def test_a_new_spouse_ends_the_old_marriage_on_both_sides(make_memory, clock) -> None:
+    """Symmetric functional predicates: a party has one value at a time whichever side told
+    the relation, so Bob marrying Carol ends Alice's marriage to Bob, said from Alice's side."""
+    m, g = make_memory(clock=clock), fresh_group()
+    m.assert_fact("Alice", "MARRIED_TO", "Bob", valid_at="2019-06-01", group=g)
+    clock.advance(days=1)
+    before_carol = clock.t
+    clock.advance(days=1)
+    carol = m.assert_fact("Carol", "MARRIED_TO", "Bob", valid_at="2022-03-01", group=g)
+    clock.advance(days=1)
+
+    def spouses(who: str, **at: object) -> list[tuple[str, str, datetime, datetime | None]]:
+        return sorted((f.subject, f.object, f.valid_at, f.invalid_at)
+                      for f in m.facts(who, "MARRIED_TO", group=g, **at))  # type: ignore[arg-type]
+
+    alice_bob = ("Alice", "Bob", utc(2019, 6, 1), utc(2022, 3, 1))
+    assert spouses("Alice") == []  # now: Bob is married to Carol
+    assert spouses("Alice", valid_at="2020-01-01") == [alice_bob]
+    assert spouses("Bob") == [("Carol", "Bob", utc(2022, 3, 1), None)]
+    assert spouses("Bob", valid_at="2020-01-01") == [alice_bob]
+    # what we believed before Carol was told: still open-ended
+    assert spouses("Alice", known_at=before_carol) == [
+        ("Alice", "Bob", utc(2019, 6, 1), None)]
+    # the closed version says why
+    closed = [v for v in m.history("Alice", group=g) if v.invalid_at is not None]
+    assert closed and closed[-1].caused_by == carol.fact_id
+    # retracting the new marriage re-opens the old one; undoing the retraction closes it again
+    r = m.retract(carol.fact_id, group=g)
+    assert spouses("Alice") == [("Alice", "Bob", utc(2019, 6, 1), None)]
+    m.undo(r.id, group=g)
+    assert spouses("Alice") == []
+    # a correction that moves the new marriage to someone else frees Bob again
+    m.correct(carol.fact_id, object="Dan", group=g)
+    assert spouses("Alice") == [("Alice", "Bob", utc(2019, 6, 1), None)]
+    assert spouses("Dan") == [("Carol", "Dan", utc(2022, 3, 1), None)]
+
+
+def test_erasing_a_spouse_reopens_the_other_side(make_memory, clock) -> None:
+    m, g = make_memory(clock=clock), fresh_group()
+    m.assert_fact("Alice", "MARRIED_TO", "Bob", valid_at="2019", group=g)
+    clock.advance(days=1)
+    m.assert_fact("Carol", "MARRIED_TO", "Alice", valid_at="2021", group=g)
+    clock.advance(days=1)
+    assert [f.object for f in m.facts("Bob", "MARRIED_TO", group=g)] == []
+    m.erase(entity="Carol", group=g)
+    clock.advance(days=1)
+    assert [(f.subject, f.object, f.invalid_at) for f in m.facts("Bob", "MARRIED_TO", group=g)
+            ] == [("Alice", "Bob", None)]

@@ -478,18 +478,35 @@ class EmbeddedSearchMixin:
         """BM25 over episodes (the store's ``episodes_fts``), visibility-filtered:
         ``created_at <= known_at``, ``reference_time <= ref_max``, reference time in
         ``window`` (closed-open)."""
+        rows = self._episodes_matching(group, match, limit, known_at, ref_max, window, True)
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def _episodes_matching(
+        self,
+        group: str,
+        match: str,
+        limit: int,
+        known_at: datetime | None,
+        ref_max: datetime | None,
+        window: tuple[datetime, datetime] | None,
+        ranked: bool,
+    ) -> list[Any]:
+        """(id, bm25 score) best first when ``ranked``, else (id, reference time), unordered."""
         if not match:
             return []
         sql = (
             "SELECT e.id, f.score FROM (SELECT episode_id, bm25(episodes_fts) AS score "
             "FROM episodes_fts WHERE episodes_fts MATCH ? AND group_id=?) f "
             "JOIN episodes e ON e.id = f.episode_id WHERE 1=1"
+            if ranked else
+            "SELECT e.id, e.reference_time FROM episodes_fts f JOIN episodes e "
+            "ON e.id = f.episode_id WHERE episodes_fts MATCH ? AND f.group_id=?"
         )
         params: list[Any] = [match, group]
         sql, params = _episode_filters(sql, params, known_at, ref_max, window)
-        sql += " ORDER BY f.score LIMIT ?"
+        sql += " ORDER BY f.score LIMIT ?" if ranked else " LIMIT ?"
         params.append(limit)
-        return [(r[0], -float(r[1])) for r in self._sq(sql, params)]
+        return list(self._sq(sql, params))
 
     # ------------------------------------------------------------------ episodes by time
     def episodes_in_window(
@@ -590,17 +607,8 @@ class EmbeddedSearchMixin:
     ) -> list[tuple[str, int]]:
         """(id, reference time in micros) of up to ``limit`` visible episodes matching the FTS5
         expression ``match``, unranked (membership only: no BM25 to compute)."""
-        if not match:
-            return []
-        sql = (
-            "SELECT e.id, e.reference_time FROM episodes_fts f JOIN episodes e "
-            "ON e.id = f.episode_id WHERE episodes_fts MATCH ? AND f.group_id=?"
-        )
-        params: list[Any] = [match, group]
-        sql, params = _episode_filters(sql, params, known_at, ref_max, window)
-        sql += " LIMIT ?"
-        params.append(limit)
-        return [(r[0], int(r[1])) for r in self._sq(sql, params)]
+        rows = self._episodes_matching(group, match, limit, known_at, ref_max, window, False)
+        return [(r[0], int(r[1])) for r in rows]
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """id -> (created_at, reference_time) in micros (cheap visibility checks)."""

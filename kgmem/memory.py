@@ -657,12 +657,13 @@ class Memory:
                 self._recompute(w, group, subject_id, pred, change, "neighbour of erased fact",
                                 parties=others)
             if ent is not None:  # the other side of the erased entity's symmetric relations
-                for x in lineages:
-                    spec = self.vocabulary.get(x.predicate)
-                    if (spec.symmetric and spec.functional and x.subject_id == ent.id
-                            and x.object_id != ent.id):
-                        self._recompute(w, group, x.object_id, x.predicate, change,
-                                        "neighbour of erased fact")
+                for party, pred in sorted({
+                    (x.object_id, x.predicate) for x in lineages
+                    if x.subject_id == ent.id and x.object_id != ent.id
+                    and self.vocabulary.get(x.predicate).symmetric
+                    and self.vocabulary.is_functional(x.predicate)
+                }):
+                    self._recompute(w, group, party, pred, change, "neighbour of erased fact")
             w.insert_change(change, [])
             er = Erasure(id=er_id, group=group, kind=kind, created_at=now, counts=counts)
             w.insert_erasure(er)

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..timeutil import from_micros
+from ..timeutil import from_micros, to_micros
 from .backend import get_backend
 from .fuse import rrf
 from .models import SessionParts, SessionResult
@@ -95,10 +95,14 @@ def rank_sessions(
 
     # search hits, each standing for one episode (a fact for its best source episode)
     hits: dict[str, float] = {}  # each episode once, at its best (first) hit
+    refs: dict[str, int] = {}  # reference times the search already read
     for r in outcome.results:
         eid = r.id if r.kind == "episode" else (r.episode_ids[0] if r.episode_ids else None)
         if eid is not None:
             hits.setdefault(eid, r.score)
+        if r.kind == "episode" and r.reference_time is not None:
+            refs[r.id] = to_micros(r.reference_time)
+    refs.update((i, to_micros(ep.reference_time)) for i, ep in outcome.episodes.items())
 
     tw = outcome.time_window
     window = (tw.start, tw.end) if tw is not None and tw.hard and tw.start and tw.end else None
@@ -108,11 +112,13 @@ def rank_sessions(
         found = backend.episodes_saying(group, word, TERM_CAP, K, outcome.ref_max, window)
         if 0 < len(found) < TERM_CAP:
             said[word] = found
-    stamps = backend.episode_stamps(group, list(hits))
+    missing = [e for e in hits if e not in refs]  # source episodes of facts, mostly
+    if missing:
+        refs.update((i, st[1]) for i, st in backend.episode_stamps(group, missing).items())
 
     def sess(eid: str) -> int | None:
-        st = stamps.get(eid)
-        return None if st is None else session_of(st[1])
+        ref = refs.get(eid)
+        return None if ref is None else session_of(ref)
 
     scores: dict[int, list[float]] = {}
     members: dict[int, list[str]] = {}

@@ -407,11 +407,16 @@ class Neo4jBackend:
         ref_max: datetime | None, window: tuple[datetime, datetime] | None,
     ) -> list[tuple[str, int]]:
         """(id, reference time in micros) of up to ``limit`` visible episodes saying ``word``
-        (the keyword side's matching, then their times)."""
-        ids = [i for i, _ in self.keyword_episodes(group, [word], limit, known_at, ref_max,
-                                                   window)]
-        stamps = self.episode_stamps(group, ids)
-        return [(i, stamps[i][1]) for i in ids if i in stamps]
+        (the keyword side's token index), unranked: membership only, no BM25 to compute."""
+        phrase = _ns().token_phrase(word)
+        if phrase is None:
+            return []
+        rows = self._q(
+            "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node AS e "
+            f"WHERE {self._ep_filter()} RETURN e.uuid, {_ns()._micros('e.valid_at')} LIMIT $n",
+            q=_lucene_phrases([phrase]), g=group, k=known_at, rmax=ref_max,
+            w0=window[0] if window else None, w1=window[1] if window else None, n=limit)
+        return [(r[0], int(r[1])) for r in rows]
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         n4 = _ns()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.locomo_baselines import parse_index_set
+from benchmarks.metrics import mean_metrics
 
 METRICS = ("session.recall_any@5", "session.recall_any@10", "session.recall_all@10",
            "turn.recall_any@10", "turn.recall_all@10")
@@ -38,11 +39,9 @@ def find(root: Path, evidence: str, system: str) -> Path | None:
 
 def rows(records: list[dict[str, Any]], haystacks: set[str]) -> tuple[int, list[str]]:
     chosen = [r for r in records if r["haystack_id"] in haystacks]
-    out = []
-    for m in METRICS:
-        vals = [r["metrics"][m] for r in chosen if r["metrics"].get(m) is not None]
-        out.append(f"{100 * sum(vals) / len(vals):.1f}%" if vals else "-")
-    return len(chosen), out
+    means = mean_metrics(r["metrics"] for r in chosen)
+    return len(chosen), [f"{100 * means[m]['mean']:.1f}%" if m in means else "-"
+                         for m in METRICS]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -258,6 +258,35 @@ def _subrange_month(y: int, m: int, part: str) -> Core:
     return _d(y, m, 21), _month_start(y, m, 1), Precision.MONTH
 
 
+# ordinals arrive normalised: "2nd" -> "2"
+_WEEK_ORDINAL = {"first": 0, "second": 1, "third": 2, "fourth": 3, "1": 0, "2": 1, "3": 2, "4": 3}
+
+
+def _weeks_of(m: re.Match[str], ref: datetime, prefer: str) -> Core | None:
+    """"the last week of August 2023" (its last 7 days), "the first two weeks of May", "the
+    second week of June" (days 8-14), "the last 3 days of March": DAY precision."""
+    rest = m["rest"]
+    if rest in ("month", "the month"):
+        inner: Core | None = _month_period(ref.year, ref.month)
+    else:
+        inner = _core(rest, ref, prefer)
+    if inner is None or inner[2] is not Precision.MONTH or inner[1] is None:
+        return None
+    s0, e0 = inner[0], inner[1]
+    n = _num(m["n"]) if m["n"] else 1
+    if not n or n < 1:
+        return None
+    days = n * (7 if m["u"].startswith("week") else 1)
+    if m["o"] in ("last", "final"):
+        return max(s0, e0 - timedelta(days=days)), e0, Precision.DAY
+    start = s0 + timedelta(days=7 * _WEEK_ORDINAL[m["o"]]) if m["u"].startswith("week") else s0
+    if m["n"] is None and _WEEK_ORDINAL.get(m["o"], 0) > 0 and not m["u"].startswith("week"):
+        return None  # "the second day of May" is a date the general parsers handle
+    if start >= e0:
+        return None
+    return start, min(e0, start + timedelta(days=days)), Precision.DAY
+
+
 def _subrange_year(y: int, part: str, of_form: bool) -> Core:
     """early/mid/late YEAR -> YEAR precision; the beginning/middle/end of YEAR -> MONTH."""
     if of_form:
@@ -316,6 +345,10 @@ _R_PART_OF = re.compile(
     r"^(?:the\s+)?(?P<p>beginning|start|middle|end)\s+of\s+(?:the\s+)?(?P<rest>.+)$"
 )
 _R_EARLY = re.compile(r"^(?P<p>early|mid|late)[\s-]+(?:in\s+)?(?P<rest>.+)$")
+_R_WEEKS_OF = re.compile(
+    rf"^(?:the\s+)?(?P<o>first|second|third|fourth|[1-4]|last|final)\s+(?:(?P<n>{_NUM_RE})\s+)?"
+    r"(?P<u>weeks?|days?)\s+of\s+(?:the\s+)?(?P<rest>.+)$"
+)
 _R_AGO = re.compile(rf"^(?P<n>{_NUM_RE})(?:\s+and a half)?\s+(?P<u>{_UNIT_RE})\s+(?:ago|back|earlier)$")
 _R_IN_FUTURE = re.compile(rf"^(?:in\s+)(?P<n>{_NUM_RE})\s+(?P<u>{_UNIT_RE})(?:\s+time)?$")
 _R_FROM_NOW = re.compile(rf"^(?P<n>{_NUM_RE})\s+(?P<u>{_UNIT_RE})\s+from now$")
@@ -558,6 +591,8 @@ def _rules(s: str, ref: datetime, prefer: str) -> Core | None:  # noqa: C901 - a
         if p0 is Precision.MONTH:
             return _subrange_month(s0.year, s0.month, part)
         return None
+    if m := _R_WEEKS_OF.match(s):
+        return _weeks_of(m, ref, prefer)
     if m := _R_EARLY.match(s):
         part, rest = m["p"], m["rest"]
         inner = _core(rest, ref, prefer)
@@ -803,7 +838,9 @@ _FIND_RE = re.compile(
     # relational/compound prefixes are captured as part of the expression
     r"(?:(?:ever since|since|until|till|from|starting)\s+)?"
     r"(?:"
-    rf"(?:the\s+)?(?:beginning|start|middle|end)\s+of\s+(?:(?:last|this|next)\s+(?:year|month)|the\s+(?:year|month)|{_MONTH_RE}(?:\s+(?:1[89]|20)\d\d)?|(?:1[89]|20)\d\d)"
+    rf"(?:the\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th|last|final)\s+(?:{_NUMW}\s+)?(?:weeks?|days?)\s+of\s+"
+    rf"(?:(?:last|this|next)\s+month|the\s+month|{_MONTH_RE}(?:,?\s+(?:1[89]|20)\d\d)?)"
+    rf"|(?:the\s+)?(?:beginning|start|middle|end)\s+of\s+(?:(?:last|this|next)\s+(?:year|month)|the\s+(?:year|month)|{_MONTH_RE}(?:\s+(?:1[89]|20)\d\d)?|(?:1[89]|20)\d\d)"
     rf"|(?:early|mid|late)[\s-]+(?:(?:1[89]|20)\d\d|{_MONTH_RE}|(?:last|this|next)\s+(?:year|month))"
     rf"|(?:last|this|next|past|coming)\s+(?:{_MONTH_RE}|{_WEEKDAY_RE}|{_SEASON_RE}|year|month|week|weekend|decade)\b"
     rf"|(?:the\s+)?(?:{_SEASON_RE})\s+(?:of\s+)?(?:(?:1[89]|20)\d\d|(?:last|this|next)\s+year)"

@@ -226,6 +226,15 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 if backend.episodes_in_window(group, alt, 1, K, ref_max):
                     window = alt
                     break
+        if (
+            window is not None and hard and qt.session is None and terms(pq.content)
+            and not backend.episodes_in_window(group, window, 1, K, ref_max)
+            and not backend.episodes_mentioning_window(group, window, 1, K, ref_max)
+        ):
+            # nothing was said in (or about) that window: a question with content ("where was
+            # James on July 12?") ranks by content with the time as a boost instead of coming
+            # back empty; a content-free one ("what did we discuss on May 8th?") stays empty
+            hard = False
         tw = TimeWindow(
             text=qt.text,
             start=window[0] if window else None,

@@ -102,12 +102,12 @@ _RE_S_NUM = re.compile(rf"\b(?:in\s+|during\s+)?{_SESSION}\s+(?:number\s+|no\.?\
 
 _RE_LAST_N = re.compile(
     rf"\b(?:(?:over|in|during|for|within|from)\s+)?(?:the\s+|these\s+)?(?:last|past|previous)\s+"
-    rf"({_NUM_WORD})\s+(days?|weeks?|months?|years?)\b",
+    rf"({_NUM_WORD})\s+(days?|weeks?|months?|years?)\b(?!\s+of\b)",
     re.I,
 )
 _RE_ROLLING_WEEK = re.compile(
     r"\b(?:(?:over|in|during|for|within|from)\s+)?(?:this|the)\s+(?:last|past|previous)\s+"
-    r"(week|month|year)\b",
+    r"(week|month|year)\b(?!\s+of\b)",
     re.I,
 )
 _RE_EARLIER = re.compile(
@@ -265,7 +265,48 @@ def parse_query_time(query: str, reference_time: datetime) -> ParsedQuery:
     return out
 
 
+_RE_YEAR_IN = re.compile(r"\b(?:19|20)\d\d\b")
+
+
 def _find(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, int]]] | None:
+    return _anchored(text, ref) or _find_plain(text, ref)
+
+
+def _anchored(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, int]]] | None:
+    """A relative time next to a dated day ("last weekend before April 10, 2023", "last Friday
+    on 23 January, 2022", "last week, as mentioned on November 6, 2023") is read relative to
+    that day, not to the asking time. The window spans both (the relative period and the day,
+    which is often when it was said); the dated day ranks first (``core``)."""
+    if not _RE_YEAR_IN.search(text):
+        return None
+    try:
+        mentions = find_time_expressions(text, ref, nlp=False)
+    except Exception:  # a resolver hiccup must not fail a search
+        return None
+    days = [
+        x for x in mentions
+        if x[3].relation == "at" and x[3].precision is Precision.DAY and x[3].end is not None
+        and x[3].end - x[3].start == timedelta(days=1) and _RE_YEAR_IN.search(x[0])
+    ]
+    if len(days) != 1:
+        return None
+    _, a, b, day = days[0]
+    assert day.end is not None
+    inner = _find_plain(text[:a] + " " * (b - a) + text[b:], day.start + timedelta(hours=12))
+    if inner is None:
+        return None
+    qt, spans = inner
+    if qt.session is not None or qt.window is None or not qt.hard:
+        return None
+    assert qt.start is not None and qt.end is not None
+    spans = sorted([*spans, (a, b)])
+    return QueryTime(
+        text[spans[0][0]:spans[-1][1]], min(qt.start, day.start), max(qt.end, day.end),
+        Precision.DAY, hard=True, core=(day.start, day.end),
+    ), spans
+
+
+def _find_plain(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, int]]] | None:
     # 1. sessions
     if m := _RE_S_RANGE.search(text) or _RE_S_RANGE_ORD.search(text):
         a, b = int(m.group(1)), int(m.group(2))

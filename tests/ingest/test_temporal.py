@@ -111,3 +111,28 @@ def test_find_time_expressions_with_spacy() -> None:
     assert month and month[0].start == datetime(2023, 5, 1, tzinfo=UTC)
     for t, s, e, _r in found:
         assert text[s:e] == t
+
+
+@pytest.mark.parametrize(
+    "expr, start, end",
+    [
+        ("the last week of August 2023", "2023-08-25", "2023-09-01"),
+        ("the last two weeks of August 2023", "2023-08-18", "2023-09-01"),
+        ("the first week of April", "2023-04-01", "2023-04-08"),
+        ("the 2nd week of April", "2023-04-08", "2023-04-15"),
+        ("the last 3 days of March", "2023-03-29", "2023-04-01"),
+        ("the final week of the month", "2023-05-25", "2023-06-01"),
+    ],
+)
+def test_weeks_and_days_of_a_month_are_day_precise(expr: str, start: str, end: str) -> None:
+    r = resolve_time(expr, REF)
+    assert r is not None
+    assert (r.start, r.end) == (datetime.fromisoformat(start).replace(tzinfo=UTC),
+                                datetime.fromisoformat(end).replace(tzinfo=UTC))
+    assert r.precision is Precision.DAY
+
+
+def test_a_week_of_a_month_is_found_whole_in_text() -> None:
+    found = find_time_expressions("Where was Dave in the last two weeks of August 2023?", REF,
+                                  nlp=False)
+    assert [f[0] for f in found] == ["the last two weeks of August 2023"]

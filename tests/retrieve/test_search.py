@@ -204,3 +204,20 @@ def test_model_mismatch_is_an_error_and_reindex_fixes_it(mem):
         search(mem, "violin", embedder=other)
     reindex(mem, other)
     assert _ids(search(mem, "violin", embedder=other))
+
+
+def test_a_day_nothing_was_said_on_boosts_instead_of_emptying_a_content_question(mem):
+    eps = _days(mem)
+    res = search(mem, "was the pottery teacher sick on June 3rd?",
+                 kinds=("episodes",), reference_time="2023-10-22")
+    assert eps["may9"].id in _ids(res)  # before: nothing at all
+    assert res[0].time_window is not None and not res[0].time_window.hard
+    assert res[0].time_window.start == at("2023-06-03T00:00:00")
+    assert all(r.parts.time is not None and r.parts.time < 1.0 for r in res)
+    # a question about nothing but that day has nothing to rank: it stays empty
+    assert search(mem, "What did we discuss on June 3rd?", kinds=("episodes",),
+                  reference_time="2023-10-22") == []
+    # a day something was said on still filters hard
+    res = search(mem, "was the pottery teacher sick on May 9th?",
+                 kinds=("episodes",), reference_time="2023-10-22")
+    assert _ids(res) == [eps["may9"].id] and res[0].time_window.hard

@@ -131,3 +131,34 @@ def test_an_event_day_also_admits_the_week_after_it_with_the_day_itself_first():
 def test_other_readings_are_unchanged(query):
     qt = parse_query_time(query, ASKED).time
     assert event_reading(query, qt) == qt
+
+
+@pytest.mark.parametrize(
+    "query, start, end, core",
+    [
+        # the weekend before a Monday, up to that Monday (said then)
+        ("What did Maria do last weekend before April 10, 2023?", "2023-04-08", "2023-04-11",
+         "2023-04-10"),
+        # 2022-01-23 is a Sunday: the Friday before it
+        ("What did we finish last Friday on 23 January, 2022?", "2022-01-21", "2022-01-24",
+         "2022-01-23"),
+        ("What was Tim's issue last week, as mentioned on November 6, 2023?", "2023-10-30",
+         "2023-11-07", "2023-11-06"),
+        ("What did we say yesterday, on 5 June 2022?", "2022-06-04", "2022-06-06", "2022-06-05"),
+    ],
+)
+def test_a_relative_time_next_to_a_dated_day_is_read_from_that_day(query, start, end, core):
+    qt = parse_query_time(query, ASK).time
+    assert qt is not None and qt.hard and qt.precision is Precision.DAY
+    assert (qt.start, qt.end) == (at(start), at(end))
+    assert qt.core == (at(core), at(core) + timedelta(days=1))
+
+
+def test_a_week_of_a_named_month_is_not_a_rolling_window():
+    pq = parse_query_time("Where was Calvin in the last week of October 2023?", ASK)
+    assert pq.time is not None and pq.time.hard
+    assert (pq.time.start, pq.time.end) == (at("2023-10-25"), at("2023-11-01"))
+    assert pq.content == "Where was Calvin in"
+    # the rolling reading still holds without a month
+    qt = parse_query_time("Where was Calvin during the last week?", ASK).time
+    assert qt is not None and qt.start == at("2023-10-15")

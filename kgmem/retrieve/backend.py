@@ -104,9 +104,9 @@ class Backend(Protocol):
     ) -> dict[str, tuple[str | None, str | None]]: ...
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]: ...
     def episodes_saying(
-        self, group: str, word: str, limit: int, known_at: datetime,
+        self, group: str, words: Sequence[str], limit: int, known_at: datetime,
         ref_max: datetime | None, window: tuple[datetime, datetime] | None,
-    ) -> list[tuple[str, int]]: ...
+    ) -> dict[str, list[tuple[str, int]]]: ...
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...
 
 
@@ -276,11 +276,15 @@ class EmbeddedBackend:
         return self.view.episode_stamps(group, ids)
 
     def episodes_saying(
-        self, group: str, word: str, limit: int, known_at: datetime,
+        self, group: str, words: Sequence[str], limit: int, known_at: datetime,
         ref_max: datetime | None, window: tuple[datetime, datetime] | None,
-    ) -> list[tuple[str, int]]:
-        return self.view.episodes_saying(group, fts_match([word]), limit, known_at, ref_max,
-                                         window)
+    ) -> dict[str, list[tuple[str, int]]]:
+        """For each word, (id, reference time in micros) of up to ``limit`` visible episodes
+        saying it, unranked (membership only)."""
+        return {
+            w: self.view.episodes_saying(group, fts_match([w]), limit, known_at, ref_max, window)
+            for w in dict.fromkeys(words)
+        }
 
     def episode_neighbours(
         self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,

@@ -403,20 +403,32 @@ class Neo4jBackend:
         return {r[0]: n4._episode(r) for r in rows}
 
     def episodes_saying(
-        self, group: str, word: str, limit: int, known_at: datetime,
+        self, group: str, words: Sequence[str], limit: int, known_at: datetime,
         ref_max: datetime | None, window: tuple[datetime, datetime] | None,
-    ) -> list[tuple[str, int]]:
-        """(id, reference time in micros) of up to ``limit`` visible episodes saying ``word``
-        (the keyword side's token index), unranked: membership only, no BM25 to compute."""
-        phrase = _ns().token_phrase(word)
-        if phrase is None:
-            return []
+    ) -> dict[str, list[tuple[str, int]]]:
+        """For each word, (id, reference time in micros) of up to ``limit`` visible episodes
+        saying it (the keyword side's token index), unranked: membership only, no BM25 to
+        compute. All words in one round trip."""
+        n4 = _ns()
+        items = []
+        out: dict[str, list[tuple[str, int]]] = {}
+        for w in dict.fromkeys(words):
+            out[w] = []
+            phrase = n4.token_phrase(w)
+            if phrase is not None:
+                items.append({"w": w, "q": _lucene_phrases([phrase])})
+        if not items:
+            return out
         rows = self._q(
-            "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node AS e "
-            f"WHERE {self._ep_filter()} RETURN e.uuid, {_ns()._micros('e.valid_at')} LIMIT $n",
-            q=_lucene_phrases([phrase]), g=group, k=known_at, rmax=ref_max,
+            "UNWIND $items AS item CALL (item) { "
+            "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', item.q) YIELD node AS e "
+            f"WHERE {self._ep_filter()} RETURN e.uuid AS id, {n4._micros('e.valid_at')} AS t "
+            "LIMIT $n } RETURN item.w, collect([id, t])",
+            items=items, g=group, k=known_at, rmax=ref_max,
             w0=window[0] if window else None, w1=window[1] if window else None, n=limit)
-        return [(r[0], int(r[1])) for r in rows]
+        for w, found in rows:
+            out[w] = [(i, int(t)) for i, t in found]
+        return out
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         n4 = _ns()

@@ -107,11 +107,13 @@ def rank_sessions(
     tw = outcome.time_window
     window = (tw.start, tw.end) if tw is not None and tw.hard and tw.start and tw.end else None
     # which sessions say each content word (membership only, capped)
-    said: dict[str, list[tuple[str, int]]] = {}
-    for word in outcome.terms:
-        found = backend.episodes_saying(group, word, TERM_CAP, K, outcome.ref_max, window)
-        if 0 < len(found) < TERM_CAP:
-            said[word] = found
+    said = {
+        word: found
+        for word, found in backend.episodes_saying(
+            group, outcome.terms, TERM_CAP, K, outcome.ref_max, window
+        ).items()
+        if 0 < len(found) < TERM_CAP
+    }
     missing = [e for e in hits if e not in refs]  # source episodes of facts, mostly
     if missing:
         refs.update((i, st[1]) for i, st in backend.episode_stamps(group, missing).items())

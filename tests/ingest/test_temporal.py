@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.extraction.temporal_cases import CASES, Case
 from benchmarks.extraction.temporal_eval import expected_of, hit, ours
@@ -136,3 +138,36 @@ def test_a_week_of_a_month_is_found_whole_in_text() -> None:
     found = find_time_expressions("Where was Dave in the last two weeks of August 2023?", REF,
                                   nlp=False)
     assert [f[0] for f in found] == ["the last two weeks of August 2023"]
+
+
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December"]
+
+
+@given(
+    year=st.integers(1990, 2030), month=st.integers(1, 12),
+    which=st.sampled_from(["first", "second", "third", "fourth", "last", "final"]),
+    n=st.integers(1, 3), unit=st.sampled_from(["week", "day"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_part_of_a_month_stays_inside_that_month(year, month, which, n, unit):
+    """Reference model: the month is [first day, first day of the next month); the first N
+    units start on the 1st (the k-th week on day 7(k-1)+1), the last N units end with the month;
+    a window never leaves the month and is never longer than N units."""
+    plural = unit + ("s" if n > 1 else "")
+    count = "" if n == 1 else f"{n} "
+    if which not in ("first", "last", "final") and unit == "day":
+        return  # "the second day of May" is a date, not a span
+    r = resolve_time(f"the {which} {count}{plural} of {_MONTHS[month - 1]} {year}", REF)
+    assert r is not None and r.precision is Precision.DAY and r.end is not None
+    m0 = datetime(year, month, 1, tzinfo=UTC)
+    m1 = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    span = timedelta(days=n * (7 if unit == "week" else 1))
+    assert m0 <= r.start < r.end <= m1
+    assert r.end - r.start <= span
+    if which in ("last", "final"):
+        assert r.end == m1 and r.start == max(m0, m1 - span)
+    else:
+        k = {"first": 0, "second": 1, "third": 2, "fourth": 3}[which]
+        assert r.start == m0 + timedelta(days=7 * k if unit == "week" else 0)
+        assert r.end == min(m1, r.start + span)

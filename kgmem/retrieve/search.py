@@ -211,6 +211,19 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     hard = False
     no_such_session = False
     tw: TimeWindow | None = None
+    fetched: dict[tuple[datetime, datetime], tuple[list[tuple[str, int]], list[tuple[str, int]]]] = {}
+
+    def window_episodes(
+        w: tuple[datetime, datetime],
+    ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+        """Episodes said in ``w`` and episodes mentioning a time in it (read once)."""
+        if w not in fetched:
+            fetched[w] = (
+                backend.episodes_in_window(group, w, WINDOW_CAP, K, ref_max),
+                backend.episodes_mentioning_window(group, w, WINDOW_CAP, K, ref_max),
+            )
+        return fetched[w]
+
     if qt is not None:
         if qt.session is not None:
             window = session_window(qt.session, backend.episode_times(group, K), session_gap)
@@ -226,15 +239,14 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 if backend.episodes_in_window(group, alt, 1, K, ref_max):
                     window = alt
                     break
-        if (
-            window is not None and hard and qt.session is None and terms(pq.content)
-            and not backend.episodes_in_window(group, window, 1, K, ref_max)
-            and not backend.episodes_mentioning_window(group, window, 1, K, ref_max)
-        ):
-            # nothing was said in (or about) that window: a question with content ("where was
-            # James on July 12?") ranks by content with the time as a boost instead of coming
-            # back empty; a content-free one ("what did we discuss on May 8th?") stays empty
-            hard = False
+        if window is not None and hard and qt.session is None and terms(pq.content):
+            said_then = window_episodes(window)
+            if not said_then[0] and not said_then[1]:
+                # nothing was said in (or about) that window: a question with content ("where
+                # was James on July 12?") ranks by content with the time as a boost instead of
+                # coming back empty; a content-free one ("what did we discuss on May 8th?")
+                # stays empty
+                hard = False
         tw = TimeWindow(
             text=qt.text,
             start=window[0] if window else None,
@@ -282,8 +294,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
         in_win: list[tuple[str, int]] = []
         mentioned: list[tuple[str, int]] = []
         if window is not None:
-            in_win = backend.episodes_in_window(group, window, WINDOW_CAP, K, ref_max)
-            mentioned = backend.episodes_mentioning_window(group, window, WINDOW_CAP, K, ref_max)
+            in_win, mentioned = (list(x) for x in window_episodes(window))
             core = qt.core if qt is not None else None
             if core is not None:  # loose window: the strict reading ranks first
                 c0, c1 = to_micros(core[0]), to_micros(core[1])

@@ -211,11 +211,10 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     hard = False
     no_such_session = False
     tw: TimeWindow | None = None
-    fetched: dict[tuple[datetime, datetime], tuple[list[tuple[str, int]], list[tuple[str, int]]]] = {}
+    Said = list[tuple[str, int]]  # (episode id, reference time in micros)
+    fetched: dict[tuple[datetime, datetime], tuple[Said, Said]] = {}
 
-    def window_episodes(
-        w: tuple[datetime, datetime],
-    ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    def window_episodes(w: tuple[datetime, datetime]) -> tuple[Said, Said]:
         """Episodes said in ``w`` and episodes mentioning a time in it (read once)."""
         if w not in fetched:
             fetched[w] = (

@@ -616,7 +616,9 @@ class EmbeddedSearchMixin:
         for chunk in iter_chunks(list(dict.fromkeys(ids)), 400):
             marks = ",".join("?" * len(chunk))
             for r in self._sq(
-                f"SELECT id, created_at, reference_time FROM episodes WHERE group_id=? "
+                # "+group_id": with a long id list SQLite (no ANALYZE stats) would scan the
+                # whole group through (group_id, reference_time) instead of seeking each id
+                f"SELECT id, created_at, reference_time FROM episodes WHERE +group_id=? "
                 f"AND id IN ({marks})",
                 [group, *chunk],
             ):
@@ -629,7 +631,7 @@ class EmbeddedSearchMixin:
         for chunk in iter_chunks(list(dict.fromkeys(ids)), 400):
             marks = ",".join("?" * len(chunk))
             for r in self._sq(
-                emb._EPISODE_SELECT + f" WHERE group_id=? AND id IN ({marks})", [group, *chunk]
+                emb._EPISODE_SELECT + f" WHERE +group_id=? AND id IN ({marks})", [group, *chunk]
             ):
                 out[r[0]] = emb._episode(r)
         return out

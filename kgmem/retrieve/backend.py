@@ -29,6 +29,10 @@ EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
 # almost no BM25 weight, and scoring every row that has it is what makes FTS slow at 1M rows);
 # the vector side still sees the whole query. The rarest word is always kept.
 DF_MAX = 5000
+# When every word left is that common (a one-word query such as "live" over 1M facts), BM25
+# still cannot tell the matches apart and ranking all of them costs ~350 ms: only the newest
+# COMMON_POOL matches are scored (~9 ms).
+COMMON_POOL = 1000
 _DF_TTL_S = 300.0
 _LOCK = threading.Lock()
 
@@ -183,15 +187,17 @@ class EmbeddedBackend:
                 self._scrubbed_seq = top
         return n
 
-    def _prune(self, table: str, words: list[str]) -> str:
-        """FTS match for ``words`` without the ones too common to be worth scoring."""
+    def _prune(self, table: str, words: list[str]) -> tuple[str, int | None]:
+        """FTS match for ``words`` without the ones too common to be worth scoring, and the
+        pool of newest matches to score instead of all of them (``None``: score all) when
+        even the words kept are that common."""
         import time as _time
 
-        if len(words) <= 1:
-            return fts_match(words)
+        if not words:
+            return "", None
         now = _time.monotonic()
         dfs: list[tuple[int, str]] = []
-        for w in words:
+        for w in dict.fromkeys(words):
             hit = self._df.get((table, w))
             if hit is None or now - hit[0] > _DF_TTL_S:
                 hit = (now, self.view.keyword_doc_freq(table, w))
@@ -201,8 +207,8 @@ class EmbeddedBackend:
             dfs.append((hit[1], w))
         keep = [w for df, w in dfs if df <= DF_MAX]
         if not keep:
-            keep = [min(dfs)[1]]
-        return fts_match(keep)
+            return fts_match([min(dfs)[1]]), COMMON_POOL
+        return fts_match(keep), None
 
     # ------------------------------------------------------------------ episodes
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
@@ -215,8 +221,9 @@ class EmbeddedBackend:
         return self.view.episodes_mentioning_window(group, window, limit, known_at, ref_max)
 
     def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
+        match, newest = self._prune("episodes_fts", words)
         return self.view.keyword_episodes_filtered(
-            group, self._prune("episodes_fts", words), limit, known_at, ref_max, window
+            group, match, limit, known_at, ref_max, window, newest=newest
         )
 
     def vector_episodes(
@@ -298,7 +305,8 @@ class EmbeddedBackend:
     def keyword_facts(
         self, group: str, words: list[str], limit: int, when: TimeFilter
     ) -> list[tuple[FactVersion, float]]:
-        hits = self.view.keyword_facts(group, self._prune("facts_fts", words), limit * 3)
+        match, newest = self._prune("facts_fts", words)
+        hits = self.view.keyword_facts(group, match, limit * 3, newest=newest)
         return self._visible_fact_hits(group, [(t, f, s) for t, f, s in hits], when, limit)
 
     def vector_facts(
@@ -368,9 +376,8 @@ class EmbeddedBackend:
     def keyword_entities(
         self, group: str, words: list[str], limit: int, known_at: datetime
     ) -> list[tuple[str, float]]:
-        hits = self.view.keyword_entities(
-            group, self._prune("entities_fts", words), limit * 2, known_at
-        )
+        match, newest = self._prune("entities_fts", words)
+        hits = self.view.keyword_entities(group, match, limit * 2, known_at, newest=newest)
         best: dict[str, float] = {}
         for _, eid, s in hits:
             best[eid] = max(best.get(eid, -1e9), s)

@@ -434,10 +434,20 @@ class EmbeddedSearchMixin:
         phrase = '"' + word.replace('"', '""') + '"'
         return int(self._sq(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (phrase,))[0][0])
 
-    def keyword_facts(self, group: str, match: str, limit: int) -> list[tuple[str, str, float]]:
-        """BM25 over fact texts: ``(text_row_id, fact_id, score)`` best first."""
+    def keyword_facts(
+        self, group: str, match: str, limit: int, newest: int | None = None
+    ) -> list[tuple[str, str, float]]:
+        """BM25 over fact texts: ``(text_row_id, fact_id, score)`` best first; with ``newest``
+        only that many of the group's newest matches are scored (see :func:`_best_of`)."""
         if not match:
             return []
+        if newest is not None:
+            return _best_of(self._sq(
+                "SELECT t.id, t.fact_id, bm25(facts_fts) FROM facts_fts JOIN search_fact_texts t "
+                "ON t.id = facts_fts.rowid WHERE facts_fts MATCH ? AND t.group_id=? "
+                "ORDER BY facts_fts.rowid DESC LIMIT ?",
+                (match, group, max(newest, limit)),
+            ), limit)
         rows = self._sq(
             "SELECT t.id, t.fact_id, f.score FROM (SELECT rowid AS rid, bm25(facts_fts) AS score "
             "FROM facts_fts WHERE facts_fts MATCH ?) f JOIN search_fact_texts t ON t.id = f.rid "
@@ -447,21 +457,35 @@ class EmbeddedSearchMixin:
         return [(str(r[0]), r[1], -float(r[2])) for r in rows]
 
     def keyword_entities(
-        self, group: str, match: str, limit: int, known_at: datetime | None = None
+        self, group: str, match: str, limit: int, known_at: datetime | None = None,
+        newest: int | None = None,
     ) -> list[tuple[str, str, float]]:
-        """BM25 over entity names and aliases: ``(name_row_id, entity_id, score)``."""
+        """BM25 over entity names and aliases: ``(name_row_id, entity_id, score)``; with
+        ``newest`` only that many of the newest matches are scored."""
         if not match:
             return []
-        sql = (
-            "SELECT n.id, n.entity_id, f.score FROM (SELECT rowid AS rid, "
-            "bm25(entities_fts) AS score FROM entities_fts WHERE entities_fts MATCH ?) f "
-            "JOIN search_entity_names n ON n.id = f.rid JOIN entities e ON e.id = n.entity_id "
-            "WHERE n.group_id=?"
-        )
+        if newest is not None:
+            sql = (
+                "SELECT n.id, n.entity_id, bm25(entities_fts) FROM entities_fts "
+                "JOIN search_entity_names n ON n.id = entities_fts.rowid "
+                "JOIN entities e ON e.id = n.entity_id "
+                "WHERE entities_fts MATCH ? AND n.group_id=?"
+            )
+        else:
+            sql = (
+                "SELECT n.id, n.entity_id, f.score FROM (SELECT rowid AS rid, "
+                "bm25(entities_fts) AS score FROM entities_fts WHERE entities_fts MATCH ?) f "
+                "JOIN search_entity_names n ON n.id = f.rid JOIN entities e ON e.id = n.entity_id "
+                "WHERE n.group_id=?"
+            )
         params: list[Any] = [match, group]
         if known_at is not None:
             sql += " AND e.created_at <= ?"
             params.append(to_micros(known_at))
+        if newest is not None:
+            sql += " ORDER BY entities_fts.rowid DESC LIMIT ?"
+            params.append(max(newest, limit))
+            return _best_of(self._sq(sql, params), limit)
         sql += " ORDER BY f.score LIMIT ?"
         params.append(limit)
         return [(str(r[0]), r[1], -float(r[2])) for r in self._sq(sql, params)]
@@ -474,10 +498,24 @@ class EmbeddedSearchMixin:
         known_at: datetime | None = None,
         ref_max: datetime | None = None,
         window: tuple[datetime, datetime] | None = None,
+        newest: int | None = None,
     ) -> list[tuple[str, float]]:
         """BM25 over episodes (the store's ``episodes_fts``), visibility-filtered:
         ``created_at <= known_at``, ``reference_time <= ref_max``, reference time in
-        ``window`` (closed-open)."""
+        ``window`` (closed-open); with ``newest`` only that many of the newest visible
+        matches are scored."""
+        if newest is not None and match:
+            sql = (
+                "SELECT e.id, bm25(episodes_fts) FROM episodes_fts JOIN episodes e "
+                "ON e.id = episodes_fts.episode_id WHERE episodes_fts MATCH ? "
+                "AND episodes_fts.group_id=?"
+            )
+            params: list[Any] = [match, group]
+            sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+            sql += " ORDER BY episodes_fts.rowid DESC LIMIT ?"
+            params.append(max(newest, limit))
+            return [(i, s) for _, i, s in _best_of([(None, *r) for r in self._sq(sql, params)],
+                                                    limit)]
         rows = self._episodes_matching(group, match, limit, known_at, ref_max, window, True)
         return [(r[0], -float(r[1])) for r in rows]
 
@@ -735,6 +773,14 @@ def search_view(store: Any) -> EmbeddedSearchMixin:
         view = SearchView(store)
         store._kgmem_search_view = view
     return view
+
+
+def _best_of(rows: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, Any, float]]:
+    """``(row id, item, -bm25)`` of the ``limit`` best-scored rows ``(row id, item, bm25)``:
+    a query whose words all match more than ``DF_MAX`` rows scores only its newest matches
+    (:data:`kgmem.retrieve.backend.COMMON_POOL`), ranked here."""
+    best = sorted(rows, key=lambda r: float(r[2]))[:limit]
+    return [(None if r[0] is None else str(r[0]), r[1], -float(r[2])) for r in best]
 
 
 def _episode_filters(

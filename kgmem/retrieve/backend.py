@@ -11,6 +11,7 @@ one, else :func:`kgmem.embed.get_default_embedder` (offline MiniLM).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -33,6 +34,7 @@ DF_MAX = 5000
 # still cannot tell the matches apart and ranking all of them costs ~350 ms: only the newest
 # COMMON_POOL matches are scored (~9 ms).
 COMMON_POOL = 1000
+TIMES_CACHED_GROUPS = 64  # groups whose episode times the embedded backend keeps in memory
 _DF_TTL_S = 300.0
 _LOCK = threading.Lock()
 
@@ -170,6 +172,11 @@ class EmbeddedBackend:
         self._df: dict[tuple[str, str], tuple[float, int]] = {}
         self._scrubbed_seq = -1
         self._index_lock = threading.Lock()
+        # group -> (database change stamp, reference times, created_at), both by reference time
+        self._times: OrderedDict[str, tuple[tuple[int, int], np.ndarray, np.ndarray]] = (
+            OrderedDict()
+        )
+        self._times_lock = threading.Lock()
 
     # ------------------------------------------------------------------ indexing
     def auto_index(self) -> int:
@@ -212,7 +219,23 @@ class EmbeddedBackend:
 
     # ------------------------------------------------------------------ episodes
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
-        return self.view.episode_times(group, known_at)
+        """Reference times of the episodes stored by ``known_at``, ascending. The group's
+        times are read once and kept until the database changes (any write, by this process
+        or another), so session boundaries cost no full scan per query."""
+        stamp = self.view.change_stamp()
+        with self._times_lock:
+            hit = self._times.get(group)
+            if hit is not None and hit[0] == stamp:
+                self._times.move_to_end(group)
+        if hit is None or hit[0] != stamp:
+            rows = np.asarray(self.view.episode_time_rows(group), dtype=np.int64).reshape(-1, 2)
+            hit = (stamp, rows[:, 0].copy(), rows[:, 1].copy())
+            with self._times_lock:
+                self._times[group] = hit
+                while len(self._times) > TIMES_CACHED_GROUPS:
+                    self._times.popitem(last=False)
+        ref, created = hit[1], hit[2]
+        return ref[created <= to_micros(known_at)].tolist()  # type: ignore[no-any-return]
 
     def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
         return self.view.episodes_in_window(group, window, limit, known_at, ref_max)

@@ -35,6 +35,8 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from ..ingest.temporal import ResolvedTime, find_time_expressions, resolve_time
 from ..timeutil import UTC, Precision, to_utc
 
@@ -430,16 +432,11 @@ def session_bounds(times_micros: list[int], gap: timedelta) -> list[tuple[int, i
     sorted reference times ``times_micros`` are at most ``gap`` apart."""
     if not times_micros:
         return []
-    g = int(gap.total_seconds() * 1_000_000)
-    sessions: list[tuple[int, int]] = []
-    s0 = prev = times_micros[0]
-    for t in times_micros[1:]:
-        if t - prev > g:
-            sessions.append((s0, prev))
-            s0 = t
-        prev = t
-    sessions.append((s0, prev))
-    return sessions
+    t = np.asarray(times_micros, dtype=np.int64)
+    cut = np.flatnonzero(np.diff(t) > int(gap.total_seconds() * 1_000_000))
+    firsts = t[np.concatenate(([0], cut + 1))].tolist()
+    lasts = t[np.concatenate((cut, [len(t) - 1]))].tolist()
+    return list(zip(firsts, lasts))
 
 
 def session_window(

@@ -587,6 +587,20 @@ class EmbeddedSearchMixin:
         params.append(limit)
         return [(r[0], int(r[1])) for r in self._sq(sql, params)]
 
+    def change_stamp(self) -> tuple[int, int]:
+        """Changes when anything was written to the database since the last call: by another
+        connection (``PRAGMA data_version``) or by this one (``total_changes``)."""
+        with self._lock:
+            dv = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            return dv, int(self._conn.total_changes)
+
+    def episode_time_rows(self, group: str) -> list[tuple[int, int]]:
+        """``(reference_time, created_at)`` micros of all the group's episodes, by reference
+        time."""
+        return self._sq(
+            "SELECT reference_time, created_at FROM episodes WHERE group_id=? "
+            "ORDER BY reference_time", (group,))
+
     def episode_times(self, group: str, known_at: datetime | None = None) -> list[int]:
         """Reference times (micros, ascending) of the group's episodes stored by ``known_at``
         (for session boundaries)."""

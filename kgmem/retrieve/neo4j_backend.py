@@ -47,7 +47,7 @@ from ..store.base import episode_keyword_text
 from ..store.fts_tokens import fts5_tokens, fts5_tokens_many
 from ..store.neo4j_schema import EPISODE_TOKENS
 from ..timeutil import from_micros, to_micros
-from .backend import DF_MAX, EXACT_WINDOW_MAX
+from .backend import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
 # Neo4j 5.26's vector indexes are shared by every group and cannot filter inside the index: a
@@ -301,13 +301,15 @@ class Neo4jBackend:
         return [(r[0], _us(r[1])) for r in rows]
 
     def _episode_phrases(self, group: str, phrases: dict[str, str]
-                         ) -> tuple[dict[str, tuple[list[str], float]], float]:
-        """The words worth matching with their FTS5 idf over the group, and the group's
-        average episode length in tokens: FTS5's statistics with the group as the store.
+                         ) -> tuple[dict[str, tuple[list[str], float]], float, bool]:
+        """The words worth matching with their FTS5 idf over the group, the group's average
+        episode length in tokens (FTS5's statistics with the group as the store), and whether
+        even the words kept are too common to rank every match.
 
         Like on the embedded store (backend.DF_MAX), words in too many episodes are left out
-        (the rarest word always kept); words no episode of the group has too. The average
-        length is exact up to ``AVGDL_SAMPLE`` episodes, over that many of them beyond."""
+        (the rarest word always kept; if it is that common too, only the newest
+        ``COMMON_POOL`` matches are scored); words no episode of the group has too. The
+        average length is exact up to ``AVGDL_SAMPLE`` episodes, over that many beyond."""
         rows = self._q(
             "CALL () { MATCH (e:Episodic) WHERE e.group_id = $g RETURN count(e) AS n } "
             "CALL () { MATCH (e:Episodic) WHERE e.group_id = $g "
@@ -321,14 +323,15 @@ class Neo4jBackend:
             g=group, sample=AVGDL_SAMPLE,
             qs=[[w, f"{EPISODE_TOKENS}:{p}"] for w, p in phrases.items()])
         if not rows:
-            return {}, 0.0
+            return {}, 0.0, False
         n, m, total = int(rows[0][1]), int(rows[0][2]), int(rows[0][3] or 0)
         dfs = {w: int(df) for w, _, _, _, df in rows if df > 0}
         keep = [w for w in dfs if dfs[w] <= DF_MAX]
-        if dfs and not keep:
+        common = bool(dfs) and not keep
+        if common:
             keep = [min(dfs, key=lambda x: dfs[x])]
         out = {w: (fts5_tokens(w), fts5_idf(n, dfs[w])) for w in phrases if w in keep}
-        return out, (total / m if m else 0.0)
+        return out, (total / m if m else 0.0), common
 
     def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
         """BM25 as the embedded store's FTS5 computes it (same tokens, idf and lengths over
@@ -336,17 +339,22 @@ class Neo4jBackend:
         phrases = {w: p for w in words if (p := _ns().token_phrase(w)) is not None}
         if not phrases:
             return []
-        scored, avgdl = self._episode_phrases(group, phrases)
+        scored, avgdl, common = self._episode_phrases(group, phrases)
         q = _lucene_phrases([phrases[w] for w in scored])
         if q is None:
             return []
+        # all words too common: the newest matches only (as the embedded store does), else
+        # every match, oldest first as FTS5 returns them
+        order = ("ORDER BY e.created_at DESC, e.valid_at DESC, e.uuid DESC LIMIT $pool"
+                 if common else "ORDER BY e.created_at, e.valid_at, e.uuid")
         rows = self._q(
             "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node AS e "
-            f"WHERE {self._ep_filter()} RETURN e.uuid, e.{EPISODE_TOKENS} "
-            "ORDER BY e.created_at, e.valid_at, e.uuid",
+            f"WHERE {self._ep_filter()} RETURN e.uuid, e.{EPISODE_TOKENS} " + order,
             q=q, g=group, k=known_at, rmax=ref_max, w0=window[0] if window else None,
-            w1=window[1] if window else None)
+            w1=window[1] if window else None, pool=max(COMMON_POOL, limit))
         ph = [scored[w] for w in words if w in scored]
+        if common:
+            rows = rows[::-1]
         # stable sort: ties stay oldest first, as FTS5 returns them (insertion order)
         hits = sorted(((r[0], fts5_bm25((r[1] or "").split(), ph, avgdl)) for r in rows),
                       key=lambda x: -x[1])

@@ -790,10 +790,12 @@ def search_view(store: Any) -> EmbeddedSearchMixin:
 
 
 def _best_of(rows: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, Any, float]]:
-    """``(row id, item, -bm25)`` of the ``limit`` best-scored rows ``(row id, item, bm25)``:
+    """``(row id, item, -bm25)`` of the ``limit`` best-scored rows ``(row id, item, bm25)``
+    (given newest first):
     a query whose words all match more than ``DF_MAX`` rows scores only its newest matches
     (:data:`kgmem.retrieve.backend.COMMON_POOL`), ranked here."""
-    best = sorted(rows, key=lambda r: float(r[2]))[:limit]
+    # rows come newest first; ties rank oldest first, as in the full ranking
+    best = sorted(reversed(rows), key=lambda r: float(r[2]))[:limit]
     return [(None if r[0] is None else str(r[0]), r[1], -float(r[2])) for r in best]
 
 

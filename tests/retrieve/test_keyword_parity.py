@@ -176,3 +176,43 @@ def test_database_wide_backfill_gives_every_episode_its_tokens() -> None:
                        for i, uid in enumerate(ids)}
     finally:
         store._q("MATCH (e:Episodic) WHERE e.group_id = $g DETACH DELETE e", g=g)
+
+
+def test_common_words_score_the_same_newest_matches_on_both_stores(  # type: ignore[no-untyped-def]
+    tmp_path, monkeypatch,
+) -> None:
+    """When every query word is in more than DF_MAX episodes, both stores score only the
+    newest COMMON_POOL matches (at least ``limit``). Thresholds lowered: "support" is in 3
+    turns; the newest (Melanie's "The agencies' support matters") is not its best match."""
+    import kgmem.retrieve.backend as backend_mod
+    import kgmem.retrieve.neo4j_backend as neo4j_mod
+
+    emb = Memory(tmp_path / "e", clock=StepClock(), extractor=None)
+    emb.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    neo = Memory(store=neo4j_store_or_skip(), clock=StepClock(), extractor=None)
+    neo.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]
+    g = fresh_group("kwpool")
+
+    def both(limit: int) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        get_backend(emb)._df.clear()
+        a = get_backend(emb).keyword_episodes("default", ["support"], limit, emb.now(), None,
+                                              None)
+        b = get_backend(neo).keyword_episodes(g, ["support"], limit, neo.now(), None, None)
+        return [(e_ids[i], s) for i, s in a], [(n_ids[i], s) for i, s in b]
+
+    try:
+        e_ids, n_ids = _fill(emb, "default"), _fill(neo, g)
+        full_a, full_b = both(1)
+        assert [t for t, _ in full_a] == [t for t, _ in full_b] != [TURNS[7][1]]
+        full3, _ = both(3)
+        for mod in (backend_mod, neo4j_mod):
+            monkeypatch.setattr(mod, "DF_MAX", 2)
+            monkeypatch.setattr(mod, "COMMON_POOL", 1)
+        a, b = both(1)
+        assert [t for t, _ in a] == [t for t, _ in b] == [TURNS[7][1]]  # the newest only
+        assert math.isclose(a[0][1], b[0][1], rel_tol=1e-9, abs_tol=1e-9)
+        a, b = both(3)  # the pool is never smaller than the limit: all three, ranked
+        assert [t for t, _ in a] == [t for t, _ in b] == [t for t, _ in full3]
+    finally:
+        emb.close()
+        neo.erase(whole_group=True, group=g)

@@ -27,6 +27,15 @@ Policy:
   weekday of the weeks before (up to 4), the latest one with episodes.
 * Ambiguous bare month/day names resolve to the most recent such period at or before the
   asking time ("May 8th" asked in October 2023 is 2023-05-08).
+* A relative time next to a dated day is read from that day, not from the asking time ("last
+  weekend before April 10, 2023", "last Friday on 23 January, 2022", "last week, as mentioned
+  on November 6, 2023"): the window spans the relative period and the day, the day first.
+* Parts of a month are days of that month, not rolling windows: "the last week of August
+  2023" (its last 7 days), "the first two weeks of May", "the 2nd week of June".
+* A question about an event also admits the week after a named day (:func:`event_reading`).
+* A hard window in which nothing was said (or mentioned) does not empty a question that has
+  content: the search ranks by content with the time as a boost
+  (:func:`kgmem.retrieve.search.run_search`).
 """
 
 from __future__ import annotations

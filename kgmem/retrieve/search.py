@@ -471,8 +471,20 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
         _source_first(fused, facts, parts)
     # ties: the verbatim episode before the fact extracted from it
     pool = sorted(fused, key=lambda k: (-fused[k], k[0] != "episode"))[: limit * 3]
-    episodes = backend.episodes_by_ids(group, [i for k, i in pool if k == "episode"])
-    ranked = [k for k in pool if k[0] != "episode" or k[1] in episodes]  # erased meanwhile
+    if diversity is None:
+        # read episodes in rank order, only as far as the answer needs (a few spare for any
+        # erased meanwhile), not the whole pool
+        episodes: dict[str, Episode] = {}
+        ranked: list[Key] = []
+        start = 0
+        while len(ranked) < limit and start < len(pool):
+            part = pool[start:start + limit - len(ranked) + 5]
+            start += len(part)
+            episodes.update(backend.episodes_by_ids(group, [i for k, i in part if k == "episode"]))
+            ranked += [k for k in part if k[0] != "episode" or k[1] in episodes]
+    else:
+        episodes = backend.episodes_by_ids(group, [i for k, i in pool if k == "episode"])
+        ranked = [k for k in pool if k[0] != "episode" or k[1] in episodes]  # erased meanwhile
     if diversity is not None and ranked:
         pool = ranked
         texts = [_text_of(k, facts, episodes, chunks, None) for k in pool]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from kgmem.errors import InvalidInputError
@@ -221,3 +223,31 @@ def test_a_day_nothing_was_said_on_boosts_instead_of_emptying_a_content_question
     res = search(mem, "was the pottery teacher sick on May 9th?",
                  kinds=("episodes",), reference_time="2023-10-22")
     assert _ids(res) == [eps["may9"].id] and res[0].time_window.hard
+
+
+def test_episodes_gone_between_ranking_and_reading_are_skipped_and_the_answer_still_filled(
+    mem, monkeypatch
+):
+    """Search reads episode texts in rank order only as far as the answer needs; an episode
+    erased in between is skipped and the next ones fill the answer."""
+    from kgmem.retrieve.backend import get_backend
+
+    for i in range(30):
+        mem.add_episode(f"pottery wheel note number {i}",
+                        at("2023-05-01T10:00:00") + timedelta(minutes=i))
+    index_pending(mem)
+    full = _ids(search(mem, "pottery wheel note", kinds=("episodes",), limit=8))
+    assert len(full) == 8
+    be = get_backend(mem)
+    real = be.episodes_by_ids
+    gone = set(full[:3])
+    reads: list[int] = []
+
+    def reading(group, ids):  # type: ignore[no-untyped-def]
+        reads.append(len(ids))
+        return {k: v for k, v in real(group, ids).items() if k not in gone}
+
+    monkeypatch.setattr(be, "episodes_by_ids", reading)
+    got = _ids(search(mem, "pottery wheel note", kinds=("episodes",), limit=8))
+    assert got[:5] == full[3:] and len(got) == 8 and not gone & set(got)
+    assert sum(reads) < 24  # not the whole pool of limit x 3

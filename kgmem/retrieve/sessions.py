@@ -83,7 +83,7 @@ def rank_sessions(
     and facts) plus the session-level keyword coverage of its query."""
     backend = get_backend(memory, embedder)
     K = outcome.known_at
-    times = sorted(backend.episode_times(group, K))
+    times = backend.episode_times(group, K)  # ascending
     bounds = session_bounds(times, session_gap)
     if not bounds:
         return []

@@ -442,18 +442,19 @@ class EmbeddedSearchMixin:
         if not match:
             return []
         if newest is not None:
-            return _best_of(self._sq(
+            rows = _best_of(self._sq(
                 "SELECT t.id, t.fact_id, bm25(facts_fts) FROM facts_fts JOIN search_fact_texts t "
                 "ON t.id = facts_fts.rowid WHERE facts_fts MATCH ? AND t.group_id=? "
                 "ORDER BY facts_fts.rowid DESC LIMIT ?",
                 (match, group, max(newest, limit)),
             ), limit)
-        rows = self._sq(
-            "SELECT t.id, t.fact_id, f.score FROM (SELECT rowid AS rid, bm25(facts_fts) AS score "
-            "FROM facts_fts WHERE facts_fts MATCH ?) f JOIN search_fact_texts t ON t.id = f.rid "
-            "WHERE t.group_id=? ORDER BY f.score LIMIT ?",
-            (match, group, limit),
-        )
+        else:
+            rows = self._sq(
+                "SELECT t.id, t.fact_id, f.score FROM (SELECT rowid AS rid, bm25(facts_fts) AS "
+                "score FROM facts_fts WHERE facts_fts MATCH ?) f JOIN search_fact_texts t "
+                "ON t.id = f.rid WHERE t.group_id=? ORDER BY f.score LIMIT ?",
+                (match, group, limit),
+            )
         return [(str(r[0]), r[1], -float(r[2])) for r in rows]
 
     def keyword_entities(
@@ -485,10 +486,12 @@ class EmbeddedSearchMixin:
         if newest is not None:
             sql += " ORDER BY entities_fts.rowid DESC LIMIT ?"
             params.append(max(newest, limit))
-            return _best_of(self._sq(sql, params), limit)
-        sql += " ORDER BY f.score LIMIT ?"
-        params.append(limit)
-        return [(str(r[0]), r[1], -float(r[2])) for r in self._sq(sql, params)]
+            rows = _best_of(self._sq(sql, params), limit)
+        else:
+            sql += " ORDER BY f.score LIMIT ?"
+            params.append(limit)
+            rows = self._sq(sql, params)
+        return [(str(r[0]), r[1], -float(r[2])) for r in rows]
 
     def keyword_episodes_filtered(
         self,
@@ -514,9 +517,9 @@ class EmbeddedSearchMixin:
             sql, params = _episode_filters(sql, params, known_at, ref_max, window)
             sql += " ORDER BY episodes_fts.rowid DESC LIMIT ?"
             params.append(max(newest, limit))
-            return [(i, s) for _, i, s in _best_of([(None, *r) for r in self._sq(sql, params)],
-                                                    limit)]
-        rows = self._episodes_matching(group, match, limit, known_at, ref_max, window, True)
+            rows = _best_of(self._sq(sql, params), limit)
+        else:
+            rows = self._episodes_matching(group, match, limit, known_at, ref_max, window, True)
         return [(r[0], -float(r[1])) for r in rows]
 
     def _episodes_matching(
@@ -789,14 +792,11 @@ def search_view(store: Any) -> EmbeddedSearchMixin:
     return view
 
 
-def _best_of(rows: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, Any, float]]:
-    """``(row id, item, -bm25)`` of the ``limit`` best-scored rows ``(row id, item, bm25)``
-    (given newest first):
-    a query whose words all match more than ``DF_MAX`` rows scores only its newest matches
-    (:data:`kgmem.retrieve.backend.COMMON_POOL`), ranked here."""
-    # rows come newest first; ties rank oldest first, as in the full ranking
-    best = sorted(reversed(rows), key=lambda r: float(r[2]))[:limit]
-    return [(None if r[0] is None else str(r[0]), r[1], -float(r[2])) for r in best]
+def _best_of(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[Any, ...]]:
+    """The ``limit`` best of ``rows`` (newest first, a bm25 score last: lower is better), ties
+    oldest first as in the full ranking. A query whose words all match more than ``DF_MAX``
+    rows scores only its newest matches (:data:`kgmem.retrieve.backend.COMMON_POOL`)."""
+    return sorted(reversed(rows), key=lambda r: float(r[-1]))[:limit]
 
 
 def _episode_filters(

@@ -37,6 +37,12 @@ class InvalidTimeError(InvalidInputError):
     type = "invalid_time"
 
 
+class InvalidNameError(InvalidInputError):
+    """A name made only of invisible characters, or holding a bidirectional control."""
+
+    type = "invalid_name"
+
+
 class InvalidIntervalError(InvalidInputError):
     """An interval whose end is not after its start."""
 

@@ -10,11 +10,12 @@ unless declared functional (``Memory.declare_predicate``).
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 
 from .errors import InvalidInputError
+from .names import refuse_bidi_controls, visible_text
 
 
 class Cardinality(str, Enum):
@@ -72,20 +73,48 @@ DEFAULT_PREDICATES: tuple[PredicateSpec, ...] = (
     PredicateSpec("MENTIONED_WITH", M, "co-mentioned"),
 )
 
-_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+MAX_PREDICATE = 128
+
+
+def _word_char(ch: str) -> bool:
+    """Letters, marks and digits of every script (marks: Devanagari vowel signs...)."""
+    return ch != "_" and unicodedata.category(ch)[0] in "LMN"
 
 
 def normalize_predicate(name: str) -> str:
-    """'lives in' / 'lives_in' / 'LivesIn' -> 'LIVES_IN'."""
+    """'lives in' / 'lives_in' / 'LivesIn' -> 'LIVES_IN'; 'über' -> 'ÜBER'. Idempotent.
+
+    The same Unicode rules as entity names (:mod:`kgmem.names`): NFKC, control and format
+    characters removed, bidirectional controls refused. Words are the runs of letters, marks
+    and digits of any script, joined by ``_`` and upper-cased; a lower-case letter (or digit)
+    followed by an upper-case one starts a new word. The first character must be a letter.
+    """
     if not isinstance(name, str) or not name.strip():
         raise InvalidInputError("predicate must be a non-empty string", field="predicate")
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
-    text = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").upper()
-    if not text or not _NAME.match(text):
+    refuse_bidi_controls(name, "predicate")
+    text = visible_text(name)
+    chars: list[str] = []
+    before_digits = ""  # the character before the current run of digits
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else ""
+        if not prev.isdigit():
+            before_digits = prev
+        # "livesIn", "phase2B": a case boundary only after a lower-case letter that has an
+        # upper case (an upper-cased key has none, which keeps this idempotent)
+        lower = before_digits if prev.isdigit() else prev
+        if ch.isupper() and lower.islower() and lower.upper() != lower:
+            chars.append("_")
+        chars.append(ch if _word_char(ch) else "_")
+    words = [w for w in "".join(chars).split("_") if w]
+    key = unicodedata.normalize("NFKC", "_".join(words).upper())
+    if not key or unicodedata.category(key[0])[0] != "L":
         raise InvalidInputError(
-            f"predicate {name!r} must contain letters (e.g. LIVES_IN)", field="predicate"
+            f"predicate {name!r} must start with a letter (e.g. LIVES_IN)", field="predicate"
         )
-    return text
+    if len(key) > MAX_PREDICATE:
+        raise InvalidInputError(f"predicate is longer than {MAX_PREDICATE} characters",
+                                field="predicate")
+    return key
 
 
 class Vocabulary:

@@ -30,6 +30,7 @@ from .timeutil import (
     Precision,
     parse_instant,
     parse_instant_with_precision,
+    parse_precision,
     to_utc,
     utcnow,
 )
@@ -378,9 +379,9 @@ class Memory:
         if invalid_at is not None:
             end, eprec = parse_instant_with_precision(invalid_at, "invalid_at")
         if valid_precision is not None:
-            sprec = Precision(valid_precision)
+            sprec = parse_precision(valid_precision, "valid_precision")
         if invalid_precision is not None:
-            eprec = Precision(invalid_precision)
+            eprec = parse_precision(invalid_precision, "invalid_precision")
         ep = None
         if episode is not None:
             ep = self.episode(episode, group)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import InvalidInputError
+from ..timeutil import add, instant, parse_instant
 
 Format = Literal["auto", "jsonl", "json", "text", "locomo", "longmemeval"]
 _CONTENT_KEYS = ("content", "text", "message", "body")
@@ -39,7 +40,7 @@ def parse_locomo_datetime(text: str) -> datetime:
         raise InvalidInputError(f"unrecognised LoCoMo date {text!r}")
     hour, minute, ampm, day, _month, year = m.groups()
     h = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
-    return datetime(int(year), mon, int(day), h, int(minute), tzinfo=timezone.utc)
+    return instant(int(year), mon, int(day), h, int(minute), field="session date_time")
 
 
 def parse_longmemeval_date(text: str) -> datetime:
@@ -48,7 +49,7 @@ def parse_longmemeval_date(text: str) -> datetime:
     if not m:
         raise InvalidInputError(f"unrecognised LongMemEval date {text!r}")
     y, mo, d, h, mi = m.groups()
-    return datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), tzinfo=timezone.utc)
+    return instant(int(y), int(mo), int(d), int(h or 0), int(mi or 0), field="haystack date")
 
 
 def _record(obj: dict[str, Any], i: int, default_time: str | None) -> dict[str, Any]:
@@ -102,10 +103,10 @@ def read_episodes(path: str | Path, fmt: Format = "auto", default_time: str | No
     elif fmt == "text":
         if default_time is None:
             raise InvalidInputError("plain text needs --time (the reference time)")
-        base = datetime.fromisoformat(default_time.replace("Z", "+00:00"))
+        base = parse_instant(default_time, "--time")
         paragraphs = [p.strip() for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8"))]
         for i, para in enumerate(p for p in paragraphs if p):
-            rec = {"content": para, "reference_time": base + timedelta(seconds=i),
+            rec = {"content": para, "reference_time": add(base, timedelta(seconds=i), "--time"),
                    "source": "text", "source_description": f"{path.name} paragraph {i + 1}"}
             if speaker:
                 rec["speaker"] = speaker
@@ -137,7 +138,7 @@ def _locomo(data: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
                     text = f"{text} [shares a photo: {turn['blip_caption']}]".strip()
                 if not text.strip():
                     continue
-                yield {"content": text, "reference_time": when + timedelta(seconds=j),
+                yield {"content": text, "reference_time": add(when, timedelta(seconds=j)),
                        "speaker": turn.get("speaker"), "source": "message", "group": group,
                        "source_description": f"locomo {group} {turn.get('dia_id', '')}".strip()}
             n += 1
@@ -153,6 +154,7 @@ def _longmemeval(data: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             for j, turn in enumerate(session):
                 if not str(turn.get("content", "")).strip():
                     continue
-                yield {"content": turn["content"], "reference_time": when + timedelta(seconds=j),
+                yield {"content": turn["content"],
+                       "reference_time": add(when, timedelta(seconds=j)),
                        "speaker": turn.get("role"), "source": "message", "group": group,
                        "source_description": f"longmemeval {sid} turn {j}"}

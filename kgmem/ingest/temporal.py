@@ -824,7 +824,12 @@ def resolve_time(
         reference_time = parse_instant(reference_time, "reference_time")
     ref = to_utc(reference_time)
     norm = _normalise(expr)
-    hit = _resolve_cached(norm, ref, "future" if prefer == "future" else "past")
+    try:
+        hit = _resolve_cached(norm, ref, "future" if prefer == "future" else "past")
+    except (OverflowError, ValueError):
+        # the period falls outside the supported range (years 1-9999: "yesterday" said on
+        # 0001-01-01, "next year" in 9999) or names no calendar day: not a resolvable time
+        return None
     if hit is None:
         return None
     start, end, precision, relation, end_precision = hit

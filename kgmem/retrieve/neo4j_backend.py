@@ -46,7 +46,7 @@ from ..model import Entity, Episode, FactVersion
 from ..store.base import episode_keyword_text
 from ..store.fts_tokens import fts5_tokens, fts5_tokens_many
 from ..store.neo4j_schema import EPISODE_TOKENS
-from ..timeutil import from_micros, to_micros
+from ..timeutil import from_micros, shift, to_micros
 from .backend import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
@@ -296,7 +296,7 @@ class Neo4jBackend:
             "MATCH (e:Episodic {uuid: t.episode_uuid}) WHERE e.created_at <= $k "
             "AND ($rmax IS NULL OR e.valid_at <= $rmax) "
             "RETURN DISTINCT e.uuid, e.valid_at ORDER BY e.valid_at LIMIT $n",
-            g=group, w0=window[0], w1=window[1], lo=window[0] - timedelta(days=400),
+            g=group, w0=window[0], w1=window[1], lo=shift(window[0], -timedelta(days=400)),
             k=known_at, rmax=ref_max, n=limit)
         return [(r[0], _us(r[1])) for r in rows]
 

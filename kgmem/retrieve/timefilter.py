@@ -47,7 +47,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from ..ingest.temporal import ResolvedTime, find_time_expressions, resolve_time
-from ..timeutil import UTC, Precision, to_utc
+from ..timeutil import MAX_INSTANT, MIN_INSTANT, UTC, Precision, shift, to_utc
 
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -210,6 +210,17 @@ def _cardinal(word: str) -> int | None:
     return _CARDINALS.get(w)
 
 
+# Window arithmetic saturates at the supported range (kgmem.timeutil): "the last 3 days"
+# asked on 0001-01-02 starts at the first representable instant instead of overflowing.
+_TICK, _HOUR, _DAY, _WEEK = (timedelta(microseconds=1), timedelta(hours=1), timedelta(days=1),
+                             timedelta(weeks=1))
+_SPAN_DAYS = (MAX_INSTANT - MIN_INSTANT).days
+
+
+def _days_before(t: datetime, n: int) -> datetime:
+    return shift(t, -timedelta(days=min(n, _SPAN_DAYS)))
+
+
 def _day_start(t: datetime) -> datetime:
     return datetime(t.year, t.month, t.day, tzinfo=UTC)
 
@@ -239,18 +250,18 @@ def event_reading(query: str, qt: QueryTime | None) -> QueryTime | None:
             or qt.end is None or qt.precision is not Precision.DAY
             or _ABOUT_CONVERSATION.search(query)):
         return qt
-    return replace(qt, end=qt.end + EVENT_MENTION_LAG, core=qt.core or (qt.start, qt.end))
+    return replace(qt, end=shift(qt.end, EVENT_MENTION_LAG), core=qt.core or (qt.start, qt.end))
 
 
 def _from_resolved(r: ResolvedTime, ref: datetime, text: str) -> QueryTime | None:
     start, end, p = r.start, r.end, r.precision
     if r.relation == "since":
-        end = max(ref, start + timedelta(microseconds=1))
+        end = max(ref, shift(start, _TICK))
         return QueryTime(text, start, end, p, hard=_is_hard(start, end, p))
     if r.relation == "until":
-        return QueryTime(text, datetime(1, 1, 1, tzinfo=UTC), start, p, hard=False)
+        return QueryTime(text, MIN_INSTANT, start, p, hard=False)
     if end is None:  # an instant ("at 3pm", "2 hours ago"): an hour either side
-        return QueryTime(text, start - timedelta(hours=1), start + timedelta(hours=1),
+        return QueryTime(text, shift(start, -_HOUR), shift(start, _HOUR),
                          Precision.INSTANT, hard=True)
     return QueryTime(text, start, end, p, hard=_is_hard(start, end, p))
 
@@ -303,7 +314,7 @@ def _anchored(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, int]
         return None
     _, a, b, day = days[0]
     assert day.end is not None
-    inner = _find_plain(text[:a] + " " * (b - a) + text[b:], day.start + timedelta(hours=12))
+    inner = _find_plain(text[:a] + " " * (b - a) + text[b:], shift(day.start, 12 * _HOUR))
     if inner is None:
         return None
     qt, spans = inner
@@ -344,23 +355,23 @@ def _find_plain(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, in
         unit = m.group(2).lower().rstrip("s")
         if n:
             if unit == "day":
-                start, p = today - timedelta(days=n), Precision.DAY
+                start, p = _days_before(today, n), Precision.DAY
             elif unit == "week":
-                start, p = today - timedelta(days=7 * n), Precision.DAY
+                start, p = _days_before(today, 7 * n), Precision.DAY
             elif unit == "month":
-                start, p = today - timedelta(days=30 * n), Precision.MONTH
+                start, p = _days_before(today, 30 * n), Precision.MONTH
             else:
-                start, p = today - timedelta(days=365 * n), Precision.YEAR
-            end = ref + timedelta(microseconds=1)
+                start, p = _days_before(today, 365 * n), Precision.YEAR
+            end = shift(ref, _TICK)
             return QueryTime(m.group(0), start, end, p, hard=_is_hard(start, end, p)), [m.span()]
     if m := _RE_ROLLING_WEEK.search(text):
         unit = m.group(1).lower()
         days = {"week": 7, "month": 30, "year": 365}[unit]
         p = {"week": Precision.DAY, "month": Precision.MONTH, "year": Precision.YEAR}[unit]
-        start, end = today - timedelta(days=days), ref + timedelta(microseconds=1)
+        start, end = _days_before(today, days), shift(ref, _TICK)
         return QueryTime(m.group(0), start, end, p, hard=_is_hard(start, end, p)), [m.span()]
     if m := _RE_EARLIER.search(text):
-        start, end = today, ref + timedelta(microseconds=1)
+        start, end = today, shift(ref, _TICK)
         return QueryTime(m.group(0), start, end, Precision.DAY, hard=True), [m.span()]
     # 3. dates found by the shared resolver (regex pass only: fast, no spaCy)
     mentions: list[tuple[str, int, int, ResolvedTime]] = []
@@ -390,7 +401,7 @@ def _find_plain(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, in
             and r1.relation in ("at", "since")
             and r2.relation == "at"
         ):
-            end2 = r2.end or (r2.start + timedelta(days=1))
+            end2 = r2.end or shift(r2.start, _DAY)
             if end2 <= r1.start:
                 continue
             p = max(r1.precision, r2.precision, key=_coarseness)
@@ -408,12 +419,12 @@ def _find_plain(text: str, ref: datetime) -> tuple[QueryTime, list[tuple[int, in
         span = q1 - q0
         if (ago := _RE_DAYS_AGO.search(best[0])) and span == timedelta(days=1):
             n = int(_cardinal(ago.group(1)) or 0)
-            loose0 = min(q0, ref - timedelta(days=n + 1))
-            loose1 = max(q1, ref - timedelta(days=n))
+            loose0 = min(q0, _days_before(ref, n + 1))
+            loose1 = max(q1, _days_before(ref, n))
             qt = replace(qt, start=loose0, end=loose1, core=(q0, q1))
         elif _RE_WEEKDAY.search(best[0]) and span == timedelta(days=1):
             alts = tuple(
-                (q0 - timedelta(weeks=w), q1 - timedelta(weeks=w)) for w in range(1, 5)
+                (shift(q0, -w * _WEEK), shift(q1, -w * _WEEK)) for w in range(1, 5)
             )
             qt = replace(qt, alternatives=alts)
     return qt, [(best[1], best[2])]
@@ -469,4 +480,4 @@ def session_window(
         first, last = ref.first - 1, min(ref.last, n) - 1
         if not 0 <= first < n or last < first:
             return None
-    return from_micros(sessions[first][0]), from_micros(sessions[last][1] + 1)
+    return from_micros(sessions[first][0]), shift(from_micros(sessions[last][1]), _TICK)

@@ -24,7 +24,11 @@ Stores (``store=``):
 Turns of one session that carry the same time (LoCoMo dates sessions, not turns) are spread
 ``TURN_SPACING`` apart in their spoken order, so kgmem's conversation context (the turns just
 before and after a match, ``search(neighbours=...)``) follows the dialogue. Sessions are ranked
-by kgmem itself (:func:`kgmem.retrieve.sessions.rank_sessions` on the same search).
+by kgmem itself on the same search (:func:`benchmarks.kgmem_api.search_with_sessions`, the
+harness's only use of kgmem internals besides the store's last transaction time).
+
+Systems: ``kgmem-extract`` is the product default (offline extraction on: episodes and the
+facts extracted from them); ``kgmem`` replays episodes only (extraction off).
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 import kgmem
+from benchmarks.kgmem_api import last_transaction_time, open_replay_memory, search_with_sessions
 from benchmarks.task import Haystack, Question, Ranking
-from kgmem.memory import Memory
+from kgmem import Memory
 
 KGMEM_ROOT = Path(kgmem.__file__).resolve().parent
 # Modules that only run at query time: editing them does not change a replayed store.
@@ -181,13 +186,6 @@ class KgmemSystem:
             self._neo4j.close()
             self._neo4j = None
 
-    def _extractor(self) -> Any:
-        if not self.extract:
-            return None
-        from kgmem.ingest.pipeline import make_extractor
-
-        return make_extractor()
-
     def index(self, haystack: Haystack) -> None:
         from kgmem.retrieve import index_pending
 
@@ -199,7 +197,8 @@ class KgmemSystem:
         if self.store_kind == "neo4j":
             self._group = f"bench-{self._run_id}-{safe}"[:128]
             self.stats["groups"].append(self._group)
-            m = Memory(store=self.neo4j_store(), clock=clock, extractor=self._extractor())
+            m = open_replay_memory(None, extract=self.extract, clock=clock,
+                                   store=self.neo4j_store())
         else:
             self._group = "default"
             if self.cache_dir is not None:
@@ -208,10 +207,10 @@ class KgmemSystem:
                 marker = path / MARKER
                 if marker.is_file():
                     state = json.loads(marker.read_text(encoding="utf-8"))
-                    self._m = Memory(path, clock=clock, extractor=self._extractor())
+                    self._m = open_replay_memory(path, extract=self.extract, clock=clock)
                     self._turn_of = dict(state["turn_of"])
                     self._end = datetime.fromisoformat(state["end"])
-                    clock.t = self._m.store.last_tx_time(self._group) or clock.t
+                    clock.t = last_transaction_time(self._m, self._group) or clock.t
                     self.haystack_id = haystack.haystack_id
                     self.stats["reused"] += 1
                     self._count()
@@ -219,7 +218,7 @@ class KgmemSystem:
             else:
                 path = self.workdir / safe
             shutil.rmtree(path, ignore_errors=True)
-            m = Memory(path, clock=clock, extractor=self._extractor())
+            m = open_replay_memory(path, extract=self.extract, clock=clock)
         self._m = m
         self.haystack_id = haystack.haystack_id
         self._turn_of = {}
@@ -268,7 +267,7 @@ class KgmemSystem:
         known_at is never before the store's last transaction (everything replayed counts)."""
         assert self._m is not None and self._end is not None
         asked = question.question_date or (self._end + timedelta(seconds=1))
-        return asked, max(asked, self._m.store.last_tx_time(self._group) or asked)
+        return asked, max(asked, last_transaction_time(self._m, self._group) or asked)
 
     def context(self, question: Question, budget_tokens: int = 1000) -> Any:
         """kgmem's prompt block for the question (:func:`kgmem.retrieve.context`), at the
@@ -278,14 +277,13 @@ class KgmemSystem:
                                    known_at=known, reference_time=asked, group=self._group)
 
     def rank(self, question: Question, k: int) -> Ranking:
-        from kgmem.retrieve.search import run_search
-        from kgmem.retrieve.sessions import rank_sessions
-
         assert self._m is not None and self._end is not None
         asked, known = self.times(question)
-        outcome = run_search(self._m, question.question, known_at=known, group=self._group,
-                             reference_time=asked, limit=max(k, self.limit), kinds=self.kinds)
-        results = outcome.results
+        found = search_with_sessions(self._m, question.question, known_at=known,
+                                     reference_time=asked, group=self._group,
+                                     limit=max(k, self.limit), kinds=self.kinds,
+                                     session_limit=max(k, 50))
+        results = found.results
         turns: list[str] = []
         seen: set[str] = set()
         for r in results:
@@ -297,10 +295,10 @@ class KgmemSystem:
                 if tid is not None and tid not in seen:
                     seen.add(tid)
                     turns.append(tid)
-        # kgmem's own session ranking (kgmem.retrieve.sessions), each session mapped to the
-        # dataset's session of its first matching turn
+        # kgmem's own session ranking, each session mapped to the dataset's session of its
+        # first matching turn
         sessions: list[str] = []
-        for s in rank_sessions(self._m, outcome, self._group, limit=max(k, 50)):
+        for s in found.sessions:
             sid = next((self._session_of[t] for e in s.episode_ids
                         if (t := self._turn_of.get(e)) in self._session_of), None)
             if sid is not None and sid not in sessions:

@@ -55,6 +55,7 @@ from benchmarks.baselines import (
     random_expectation,
 )
 from benchmarks.datasets.locomo import CATEGORY_NAMES, LocomoDataset, load_locomo
+from benchmarks.llm_qa import METRIC, add_qa_arguments, not_measured, qa_from_args
 from benchmarks.metrics import aggregate, mean_metrics, mempalace_locomo_recall
 from benchmarks.report import (
     LOCOMO_COLUMNS,
@@ -79,7 +80,8 @@ COLUMNS = LOCOMO_COLUMNS + [
     ("session frac@10", "session.recall_frac@10"),
     ("MemPalace scorer@10", "session.mempalace_recall@10"),
 ]
-QA_COLUMNS = [("QA judge", "qa.judge_correct"), ("QA F1", "qa.f1")]
+QA_COLUMNS = [("Mem0 J (QA)", "qa.mem0_j"), ("LoCoMo F1 (QA)", "qa.locomo_f1"),
+              ("LongMemEval judge (QA)", "qa.lme_acc")]
 
 # docs/BENCHMARKS.md, "Baselines measured here" (percent; None = "-") and the MemPalace metric.
 REFERENCE: dict[str, dict[str, float | None]] = {
@@ -306,12 +308,7 @@ def add_store_arguments(ap: argparse.ArgumentParser) -> None:
         help="reuse replayed embedded stores from here (key: data, config, kgmem code)",
     )
     ap.add_argument("--no-cache", action="store_true", help="replay every conversation afresh")
-    ap.add_argument(
-        "--qa", action="store_true",
-        help="LLM reader + judge on kgmem's context() (needs KGMEM_LLM_BASE_URL; see "
-        "benchmarks/llm_qa.py)",
-    )
-    ap.add_argument("--qa-budget", type=int, default=1000, help="context() token budget")
+    add_qa_arguments(ap)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -355,16 +352,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{stats['usable']} (corrected evidence: {stats['usable_corrected']}); evidence issues "
         f"{stats['evidence_issues']}; sha256 ok: {stats['sha256_ok']}"
     )
-    qa = None
-    if args.qa:
-        from benchmarks.llm_qa import LLMQA, QAConfig, QANotConfigured
-
-        try:
-            qa = LLMQA(QAConfig.from_env(budget_tokens=args.qa_budget))
-        except QANotConfigured as exc:
-            raise SystemExit(str(exc)) from exc
-    columns = COLUMNS + (QA_COLUMNS if qa is not None else [])
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
+    qa = qa_from_args(args, "locomo", names, console.print)
+    columns = COLUMNS + ([c for c in QA_COLUMNS if c[1] in {
+        METRIC[p] for p in qa.config.protocols}] if qa is not None else [])
     systems = build_systems(names, args.seed, console, captions=args.captions,
                             store=args.store, cache_dir=None if args.no_cache else args.cache_dir)
     versions = ["original", "corrected"] if args.evidence == "both" else [args.evidence]
@@ -437,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     close_systems(systems)  # Neo4j groups are erased here
     meta = {
         "store": args.store,
-        "qa": qa.report() if qa is not None else None,
+        "qa": qa.report() if qa is not None else not_measured("locomo", names),
         "replays": {  # kgmem replays, graphiti's sources included
             k.name: dict(k.stats)
             for s in systems for k in (getattr(s, "source", None), s) if hasattr(k, "stats")

@@ -27,7 +27,12 @@ Scoring (per question, ``None`` when a level is not applicable):
   metric at session@10), ndcg (binary, standard discount), optionally zyphra_recall.
 
 Timing: ``index_s`` per haystack and ``latency_s`` per question (wall clock around
-``index``/``rank``); compare systems only within one run on one machine.
+``index``/``rank``), and the CPU-seconds of this process over the same spans
+(``time.process_time``: every thread of the process, e.g. ONNX's, none of another process such
+as a Neo4j server): ``index_cpu_s`` and per question ``cpu_s``. ``ingest`` in the summary gives
+turns indexed per wall second and per CPU-second (a replay reused from kgmem's cache indexes
+nothing: read ingest rates of runs with ``--no-cache``). Compare systems only within one run on
+one machine.
 """
 
 from __future__ import annotations
@@ -65,6 +70,15 @@ class RunResult:
         stem = stem or f"{self.task}__{self.system}"
         return (write_jsonl(out_dir / f"{stem}.jsonl", self.records),
                 write_json(out_dir / f"{stem}.summary.json", self.summary, indent=1))
+
+
+def ingest_rates(turns: Sequence[int], wall_s: Sequence[float], cpu_s: Sequence[float]
+                 ) -> dict[str, float | int | None]:
+    """Turns indexed per wall second and per CPU-second over all haystacks of a run."""
+    n, wall, cpu = sum(turns), float(sum(wall_s)), float(sum(cpu_s))
+    return {"turns": n, "wall_s": wall, "cpu_s": cpu,
+            "turns_per_s": n / wall if wall > 0 else None,
+            "turns_per_cpu_s": n / cpu if cpu > 0 else None}
 
 
 def score_ranking(
@@ -137,6 +151,8 @@ def run_retrievals(
     records: list[list[dict[str, Any]]] = [[] for _ in systems]
     index_times: list[list[float]] = [[] for _ in systems]
     latencies: list[list[float]] = [[] for _ in systems]
+    index_cpu: list[list[float]] = [[] for _ in systems]
+    index_turns: list[list[int]] = [[] for _ in systems]
     prog = None
     if progress:
         from rich.progress import (
@@ -161,16 +177,20 @@ def run_retrievals(
         kmax = max(ks)
         for hid, questions in groups.items():
             hay = task.haystacks[hid]
+            n_turns = sum(1 for _ in hay.turns())
             for i, system in enumerate(systems):
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 system.index(hay)
                 index_times[i].append(time.perf_counter() - t0)
+                index_cpu[i].append(time.process_time() - c0)
+                index_turns[i].append(n_turns)
             t2s = hay.turn_to_session
             for i, system in enumerate(systems):
                 for q in questions:
-                    t0 = time.perf_counter()
+                    c0, t0 = time.process_time(), time.perf_counter()
                     ranking = system.rank(q, kmax)
                     dt = time.perf_counter() - t0
+                    cpu = time.process_time() - c0
                     latencies[i].append(dt)
                     vals, turn_ids, session_ids = score_ranking(
                         q, ranking, t2s, ks=ks, metrics=metrics
@@ -188,6 +208,7 @@ def run_retrievals(
                             session_ids[:keep_top] if session_ids is not None else None
                         ),
                         "latency_s": dt,
+                        "cpu_s": cpu,
                         "metrics": vals,
                         "info": ranking.info,
                         **({"extra": q.extra} if q.extra else {}),
@@ -212,6 +233,9 @@ def run_retrievals(
                 "ks": list(ks),
                 "latency_s": latency_summary(latencies[i]),
                 "index_s": latency_summary(index_times[i]),
+                "index_cpu_s": latency_summary(index_cpu[i]),
+                "query_cpu_s": latency_summary([r["cpu_s"] for r in records[i]]),
+                "ingest": ingest_rates(index_turns[i], index_times[i], index_cpu[i]),
                 "haystacks": len(groups),
             }
         )

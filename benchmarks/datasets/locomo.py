@@ -194,6 +194,7 @@ class LocomoDataset:
                     "evidence_raw": q.evidence_raw,
                     "evidence_issues": [i.kind for i in q.evidence_issues],
                     "audit_error_type": q.audit_error_type,
+                    "adversarial_answer": q.adversarial_answer,
                 },
             )
             for q in self.questions

@@ -182,6 +182,7 @@ class LongMemEvalDataset:
                     gold_session_ids=tuple(q.answer_session_ids),
                     question_date=q.question_date,
                     is_abstention=q.is_abstention,
+                    extra={"question_date_text": q.question_date_text},
                 )
             )
         return RetrievalTask(

@@ -164,3 +164,19 @@ def test_mempalace_scorer_reproduces_its_quirks():
     assert mempalace_locomo_recall(ranked, ["D:11:26", "D1:2"]) == 1.0  # "D:11:26" ignored
     assert mempalace_locomo_recall(ranked, ["D4:36", "D2:1"]) == 0.5  # D4:36 keeps S4
     assert mempalace_locomo_recall(ranked, ["D4:1", "D2:1"], k=2) == 0.0
+
+
+def test_locomo_paper_f1_by_category():
+    from benchmarks.metrics import locomo_f1
+
+    # stemmed tokens, "and" and commas dropped (task_eval/evaluation.py)
+    assert locomo_f1("running shoes", "run shoe", 4) == 1.0
+    assert locomo_f1("Caroline and Mel", "Caroline, Mel", 2) == 1.0
+    # open-domain: the gold keeps what precedes ";"
+    assert locomo_f1("likely yes", "Likely yes; she loves parks", 3) == 1.0
+    # multi-hop: each gold part takes its best prediction part, parts averaged
+    assert locomo_f1("painting, hiking", "painting, pottery", 1) == 0.5
+    # adversarial: right when the answer says it is not there
+    assert locomo_f1("Not mentioned in the conversation", None, 5) == 1.0
+    assert locomo_f1("three vases", None, 5) == 0.0
+    assert locomo_f1("", "Paris", 4) == 0.0

@@ -42,6 +42,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from kgmem.errors import KgmemError
 from kgmem.vocabulary import DEFAULT_PREDICATES
 
 HERE = Path(__file__).resolve().parent
@@ -93,7 +94,7 @@ def session_items(labels: Sequence[dict[str, Any]], data_path: Path | None = Non
 
 def make_extractor(name: str) -> Any:
     if name == "offline":
-        from kgmem.ingest.extract import OfflineExtractor
+        from kgmem.ingest import OfflineExtractor
 
         return OfflineExtractor()
     if name == "llm":
@@ -358,15 +359,23 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     labels = load_labels(args.labels)
     items = session_items(labels)
-    extractor = make_extractor(args.extractor)
-    extract_sessions(extractor, {k: v[:2] for k, v in list(items.items())[:1]})  # load models
-    extracted, wall, cpu = extract_sessions(extractor, items)
+    try:
+        extractor = make_extractor(args.extractor)
+        extract_sessions(extractor, {k: v[:2] for k, v in list(items.items())[:1]})  # warm up
+        extracted, wall, cpu = extract_sessions(extractor, items)
+    except KgmemError as exc:  # an LLM endpoint missing, refusing the key, unreachable...
+        print(f"{args.extractor} extractor failed: {exc}", file=sys.stderr)
+        return 2
     result = score(labels, items, extracted)
     turns = sum(len(v) for v in items.values())
     result["summary"].update(extractor=args.extractor, turns=turns,
                              turns_per_s=round(turns / wall, 1) if wall else None,
                              turns_per_cpu_s=round(turns / cpu, 1) if cpu else None,
                              load_average=os.getloadavg()[0])
+    if getattr(extractor, "stats", None) is not None:  # the LLM extractor: calls, tokens, cost
+        stats = extractor.stats.to_dict()
+        stats.pop("per_call", None)
+        result["summary"]["llm"] = stats
     print_table(result["summary"], args.extractor)
     if args.show:
         _show(result)

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.extraction import realchat as RC
 from benchmarks.extraction.realchat_labels import SESSIONS, build_rows
-from kgmem.ingest.extract import ExtractedFact
+from kgmem.ingest import ExtractedFact
 from kgmem.timeutil import Precision
 
 UTC = timezone.utc
@@ -116,3 +116,21 @@ def test_precision_counts_distinct_unmatched_facts_and_optional_labels_count_as_
     assert summary["precision"] == {"extracted": 3, "matched": 2, "precision": pytest.approx(2 / 3,
                                                                                         abs=1e-4)}
     assert summary["required"]["recall"] == 1.0 and summary["optional"]["labels"] == 1
+
+
+def test_the_llm_extractor_is_taken_from_the_settings(monkeypatch):
+    from kgmem.ingest.llm import LLMExtractor
+
+    monkeypatch.setenv("KGMEM_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("KGMEM_LLM_MODEL", "some-model")
+    ex = RC.make_extractor("llm")
+    assert isinstance(ex, LLMExtractor)
+    ex.close()
+
+
+def test_an_unconfigured_llm_endpoint_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("KGMEM_LLM_BASE_URL", "https://api.openai.com/v1")
+    monkeypatch.delenv("KGMEM_LLM_API_KEY", raising=False)
+    monkeypatch.setattr(RC, "session_items", lambda labels: {})
+    assert RC.main(["--extractor", "llm", "--out", str(tmp_path)]) == 2
+    assert "KGMEM_LLM_API_KEY" in capsys.readouterr().err

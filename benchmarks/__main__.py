@@ -15,7 +15,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     # suite -> (module with main(argv), default arguments prepended)
     "locomo": ("benchmarks.locomo_baselines",
                ["--systems", "random,bm25-sessions,bm25-turns,minilm-sessions,minilm-turns,kgmem"]),
-    "zyphra": ("benchmarks.zyphra_baselines", ["--kgmem"]),
+    "zyphra": ("benchmarks.zyphra_baselines", []),
     "longmemeval": ("benchmarks.longmemeval_baselines", []),
     "timeqa": ("benchmarks.timeqa_suite", []),
     "scenarios": ("benchmarks.scenarios.run", []),

@@ -1,7 +1,7 @@
 """Plain retrieval baselines, each a "system under test" (see :mod:`benchmarks.runner`).
 
 All of them rank within one haystack (one LoCoMo conversation, one LongMemEval question's
-haystack, one Zyphra log); none uses dates.
+haystack, one Zyphra log); none uses dates except the date oracle.
 
 * :class:`RandomSystem`: a uniformly random permutation of turns or sessions, seeded per
   question (``sha256(f"{seed}:{question_id}")``), so results do not depend on run order.
@@ -16,6 +16,9 @@ haystack, one Zyphra log); none uses dates.
     ``k1 = 1.5``, ``b = 0.75``, ``|d|`` in tokens;
   - ties (e.g. all documents without a query token) keep document order (chronological).
 
+* :class:`DateOracleSystem`: the question's time read perfectly (the calendar days of its
+  gold turns), turns of those days first in random, chronological or BM25 order: the ceiling
+  of "a date filter with any ranking" on time-anchored questions (Zyphra).
 * :class:`EmbeddingSystem`: cosine similarity between ``embed([query])`` and ``embed(docs)``
   for any ``embed(list[str]) -> np.ndarray`` (rows are L2-normalised here; a model's own
   truncation applies, e.g. MiniLM's 256 tokens: whole LoCoMo sessions get cut).
@@ -200,6 +203,47 @@ class BM25System(_DocSystem):
         assert self._index is not None, "index() first"
         s = self._index.scores(self.tokenizer(question.question))
         return self._ranking(_stable_desc(s).tolist(), s)
+
+
+class DateOracleSystem(BM25System):
+    """The strongest simple baseline of a time question: the time the question names, read
+    perfectly, with any ranking inside it (docs/BENCHMARKS.md's "date filter").
+
+    An oracle on the time side: the window is the calendar days (UTC) of the question's gold
+    turns, so it is what any system that reads the date right and ranks the day's turns in
+    ``inner`` order gets. Turns said in the window come first, ranked by ``inner``
+    (``"random"``: seeded per question as :class:`RandomSystem`; ``"chronological"``; or
+    ``"bm25"``: :class:`BM25System`'s score, ties chronological), then every other turn in the
+    same order. Questions without gold turns get the ``inner`` order alone.
+    """
+
+    def __init__(self, inner: str = "random", seed: int = 0, **kw: object) -> None:
+        if inner not in ("random", "chronological", "bm25"):
+            raise ValueError(f"inner must be random, chronological or bm25, got {inner!r}")
+        super().__init__("turn", **kw)
+        self.inner, self.seed = inner, seed
+        self.name = f"date-oracle-{inner}"
+        self._day: dict[str, object] = {}
+
+    def index(self, haystack: Haystack) -> None:
+        super().index(haystack)
+        self._day = {t.turn_id: t.timestamp.date() if t.timestamp else None
+                     for t in haystack.turns()}
+
+    def rank(self, question: Question, k: int) -> Ranking:
+        n = len(self.doc_ids)
+        if self.inner == "bm25":
+            assert self._index is not None, "index() first"
+            base = _stable_desc(self._index.scores(self.tokenizer(question.question))).tolist()
+        elif self.inner == "random":
+            h = hashlib.sha256(f"{self.seed}:{question.question_id}".encode()).digest()
+            base = np.random.default_rng(int.from_bytes(h[:8], "little")).permutation(n).tolist()
+        else:
+            base = list(range(n))
+        days = {self._day.get(g) for g in question.gold_turn_ids} - {None}
+        inside = [i for i in base if self._day.get(self.doc_ids[i]) in days]
+        outside = [i for i in base if self._day.get(self.doc_ids[i]) not in days]
+        return self._ranking(inside + outside)
 
 
 def _normalise_rows(a: np.ndarray) -> np.ndarray:

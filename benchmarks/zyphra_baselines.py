@@ -1,11 +1,17 @@
-"""Zyphra temporal-memory baselines (content only): ``python -m benchmarks.zyphra_baselines``.
+"""Zyphra temporal memory: ``python -m benchmarks zyphra [--systems ...]``.
 
-Ranks the messages of each log for every question variant with a seeded random ranking and
-BM25 over ``"<speaker>: <text>"`` messages (no dates), and scores the paper's metric:
+Ranks the messages of each log for every question variant and scores the paper's metric:
 gold hits in top 10 / min(10, |gold|) (``turn.zyphra_recall@10``), per family and question
-type. These are the content-only floors; a system that resolves "on May 8th" / "167 days ago"
-(relative to the log's last message, ``Question.question_date``) should beat them by far
-(docs/BENCHMARKS.md: time_qs ~6% content-only vs 98.7% with a date filter).
+type. Systems (``--systems``, default all of them):
+
+* ``random``, ``bm25-turns``: content only (no dates), the floors;
+* ``date-oracle-random`` / ``date-oracle-bm25``: the time the question names read perfectly
+  (the days of its gold messages), messages of those days first, in random / BM25 order
+  (:class:`benchmarks.baselines.DateOracleSystem`): the strongest simple baseline, what "a date
+  filter with any ranking" gives;
+* ``kgmem-extract`` (offline extraction on, the product default) and ``kgmem`` (episodes
+  only): time-aware search; kgmem reads the dates from the question itself ("on May 8th",
+  "167 days ago" relative to the log's last message, ``Question.question_date``).
 
 Writes per-question JSONL and summaries to ``--out`` (default
 ``benchmarks/out/zyphra_baselines/``).
@@ -14,13 +20,14 @@ Writes per-question JSONL and summaries to ``--out`` (default
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.baselines import BM25System, RandomSystem
+from benchmarks.baselines import BM25System, DateOracleSystem, RandomSystem, RetrievalSystem
 from benchmarks.datasets.zyphra import FAMILIES, load_zyphra
 from benchmarks.report import markdown_table, write_markdown_report
 from benchmarks.runner import run_retrieval
@@ -28,6 +35,26 @@ from benchmarks.runner import run_retrieval
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "zyphra_baselines"
 METRIC = "turn.zyphra_recall@10"
+ALL_SYSTEMS = ("random", "bm25-turns", "date-oracle-random", "date-oracle-bm25",
+               "kgmem-extract", "kgmem")
+
+
+def build_systems(names: list[str], seed: int) -> list[RetrievalSystem]:
+    systems: list[RetrievalSystem] = []
+    for n in names:
+        if n == "random":
+            systems.append(RandomSystem("turn", seed=seed))
+        elif n == "bm25-turns":
+            systems.append(BM25System("turn"))
+        elif n.startswith("date-oracle-"):
+            systems.append(DateOracleSystem(n.removeprefix("date-oracle-"), seed=seed))
+        elif n in ("kgmem", "kgmem-extract"):
+            from benchmarks.kgmem_system import KgmemSystem
+
+            systems.append(KgmemSystem(n, extract=n == "kgmem-extract"))
+        else:
+            raise SystemExit(f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS)}")
+    return systems
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,8 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=None, help="zyphra_temporal_memory folder")
     ap.add_argument("--families", default="time_qs,content_time_qs", help=",".join(FAMILIES))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kgmem", action="store_true",
-                    help="also run kgmem (time-aware search; dates read from the question)")
+    ap.add_argument("--systems", default=",".join(ALL_SYSTEMS), help=",".join(ALL_SYSTEMS))
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     console = Console()
@@ -49,11 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     task = ds.to_retrieval_task(families)
     console.print(f"Zyphra: {len(ds.logs)} logs, {len(task.questions)} question variants")
     summaries = []
-    systems: list = [RandomSystem("turn", seed=args.seed), BM25System("turn")]
-    if args.kgmem:
-        from benchmarks.kgmem_system import KgmemSystem
-
-        systems.append(KgmemSystem("kgmem", kinds=("episodes",)))
+    systems = build_systems([n.strip() for n in args.systems.split(",") if n.strip()],
+                            args.seed)
     for system in systems:
         res = run_retrieval(
             system,
@@ -64,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         res.write(args.out, stem=system.name)
         summaries.append(res.summary)
+        getattr(system, "close", lambda: None)()
 
     cats = sorted({c for s in summaries for c in s["by_category"]})
     fams = sorted({c.split("/")[0] for c in cats})
@@ -94,9 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     console.print(table)
     write_markdown_report(
         args.out / "report.md",
-        "Zyphra temporal-memory baselines (content only)",
+        "Zyphra temporal memory",
         [(f"{METRIC} per question type", markdown_table(headers, rows))],
     )
+    (args.out / "summary.json").write_text(json.dumps(
+        {"metric": METRIC, "systems": {s["system"]: s for s in summaries},
+         "families": {r[0]: dict(zip(headers[2:], r[2:], strict=True))
+                      for r in rows if r[0].endswith("(all)")}}, indent=1, default=str) + "\n",
+        encoding="utf-8")
     console.print(f"wrote {args.out}/")
     return 0
 

@@ -214,3 +214,27 @@ def test_turn_template_overrides_rendering():
     sys_ = BM25System("session", turn_template='{speaker} said, "{text}"')
     sys_.index(_hay())
     assert sys_.doc_texts[0].splitlines()[0] == 'A said, "I adopted a dog named Rex"'
+
+
+def test_date_oracle_puts_the_gold_days_first_in_the_inner_order():
+    from datetime import timedelta
+
+    from benchmarks.baselines import DateOracleSystem
+
+    day = [T0 + timedelta(days=d) for d in (0, 0, 1, 1, 1, 2)]
+    texts = ["rex the dog", "hello", "painting sunsets", "rex again", "more paint", "rex"]
+    turns = tuple(Turn(f"t{i}", f"S{day[i].day}", "A", t, day[i])
+                  for i, t in enumerate(texts))
+    hay = Haystack("h", (Session("S", T0, turns),))
+    q = Question("q", "h", "rex", None, "x", ("t3",), ("S",))  # gold said on day 1
+    chrono = DateOracleSystem("chronological")
+    chrono.index(hay)
+    assert list(chrono.rank(q, 10).turn_ids) == ["t2", "t3", "t4", "t0", "t1", "t5"]
+    bm25 = DateOracleSystem("bm25")
+    bm25.index(hay)
+    assert list(bm25.rank(q, 10).turn_ids)[:3] == ["t3", "t2", "t4"]  # BM25 inside the day
+    rnd = DateOracleSystem("random", seed=3)
+    rnd.index(hay)
+    assert set(rnd.rank(q, 10).turn_ids[:3]) == {"t2", "t3", "t4"}
+    with pytest.raises(ValueError):
+        DateOracleSystem("best")

@@ -2,7 +2,9 @@
 (also ``kgmem bench <suite> ...``).
 
 Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
-ingest-locomo, api-load. ``python -m benchmarks <suite> --help`` shows a suite's options.
+ingest-locomo, api-load. Reports from finished runs: compare (kgmem beside the peers' published
+numbers), misses (the miss browser), final (every headline suite once, with the held-out look
+logged). ``python -m benchmarks <suite> --help`` shows a suite's options.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "extraction": ("benchmarks.extraction.evaluate", []),
     "ingest-locomo": ("benchmarks.ingest_locomo", []),
     "api-load": ("benchmarks.api_load", []),
+    "compare": ("benchmarks.compare", []),
 }
 
 

@@ -167,6 +167,22 @@ def mempalace_locomo_recall(
     return sum(1 for g in gold if g in top) / len(gold)
 
 
+def engram_locomo_recall(
+    ranked_sessions: Sequence[str], evidence_raw: Sequence[str], k: int = 5
+) -> float:
+    """engram-search 0.1.7's LoCoMo "R@k" (``benchmarks/locomo_bench.py`` at tag v0.1.7),
+    scored on a session ranking.
+
+    Gold sessions: ``ev.split(":")[0].replace("D", "")`` of each raw evidence string (so
+    ``"D8:6; D9:17"`` gives session 8 only, ``"D"`` and ``"D:11:26"`` give a session that never
+    matches, ``D10:19`` keeps session 10); 1.0 if one of them is among the first k distinct
+    sessions. engram averages over the questions with a non-empty evidence list. Its own
+    ranking is the sessions of its top-10 chunks; here it is the system's session ranking.
+    """
+    gold = {f"S{str(e).split(':')[0].replace('D', '')}" for e in evidence_raw}
+    return 1.0 if gold & set(_dedup(ranked_sessions)[:k]) else 0.0
+
+
 # ----------------------------------------------------------------------------- QA answers
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

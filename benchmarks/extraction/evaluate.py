@@ -79,7 +79,7 @@ def _date_check(exp: dict, got: Any) -> tuple[int, int, int]:
 
 
 def evaluate(split: str = "dev", extractor: Any = None, show_errors: bool = False) -> dict:
-    from kgmem.ingest.extract import OfflineExtractor
+    from kgmem.ingest.offline import OfflineExtractor
 
     rows = load(split)
     ex = extractor or OfflineExtractor()
@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="disable the company/software name lists (NER corrections)")
     args = ap.parse_args(argv)
     if args.no_gazetteer:
-        from kgmem.ingest.extract import set_gazetteer
+        from kgmem.ingest.offline import set_gazetteer
 
         set_gazetteer(False)
     rep = evaluate(args.split, show_errors=args.errors)

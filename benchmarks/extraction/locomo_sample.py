@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-process", type=int, default=1)
     args = ap.parse_args(argv)
 
-    from kgmem.ingest.extract import OfflineExtractor
+    from kgmem.ingest.offline import OfflineExtractor
 
     turns = load_turns()
     ex = OfflineExtractor()

@@ -121,7 +121,7 @@ def _case_items() -> Iterator[dict[str, Any]]:
 
 def snapshot(limit: int | None = None, locomo_path: Path | None = None) -> list[str]:
     """The sorted snapshot lines (``limit``: first N LoCoMo turns only, for a quick look)."""
-    from kgmem.ingest.extract import OfflineExtractor, set_gazetteer
+    from kgmem.ingest.offline import OfflineExtractor, set_gazetteer
 
     ex = OfflineExtractor()
     locomo = locomo_inputs(locomo_path)[:limit]

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--n-process", type=int, default=1)
     args = ap.parse_args(argv)
-    from kgmem.ingest.extract import OfflineExtractor
+    from kgmem.ingest.offline import OfflineExtractor
 
     rows = load("all")
     items = [{"text": r["text"], "reference_time": r["reference_time"], "speaker": r["speaker"]}

@@ -23,10 +23,10 @@ __all__ = [
 ]
 
 _LAZY = {
-    "ANY_OBJECT": "extract",
-    "ExtractedFact": "extract",
-    "OfflineExtractor": "extract",
-    "resolve_speaker": "extract",
+    "ANY_OBJECT": "facts",
+    "ExtractedFact": "facts",
+    "OfflineExtractor": "offline",
+    "resolve_speaker": "facts",
     "ResolvedTime": "temporal",
     "find_time_expressions": "temporal",
     "resolve_time": "temporal",

@@ -391,3 +391,47 @@ EVALUATIVE_ADJ = frozenset(
 HEDGES = frozenset({"maybe", "perhaps", "possibly", "probably", "hopefully", "someday"})
 NOT_PET_MODIFIERS = frozenset({"stuffed", "toy", "plush", "robot", "robotic", "wild", "stray",
                                "neighbor", "neighbour", "neighbors", "neighbours", "virtual"})
+# a title before a name belongs to it: "Dr Patel", "Aunt May"
+NAME_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame", "aunt", "uncle"})
+# words between a possessive and its relation noun: "my ex-husband Carl", "my best friend"
+RELATION_PREMODIFIERS = frozenset(
+    {"ex", "-", "ex-", "former", "late", "best", "old", "new", "little", "big", "older",
+     "younger", "dear", "twin", "oldest", "youngest", "baby", "step", "good", "close", "sweet"}
+)
+# capitalised sentence-initial words that are not names ("Work is crazy", "Finally ...")
+NOT_NAMES = frozenset(
+    {"work", "life", "music", "coffee", "tea", "food", "school", "college", "home", "family",
+     "everyone", "everybody", "nobody", "someone", "today", "tomorrow", "yesterday", "mom",
+     "dad", "mum", "grandma", "grandpa", "honey", "babe", "dude", "bro", "man", "people",
+     "things", "stuff", "nothing", "something", "everything", "weather", "traffic", "rain",
+     "snow", "winter", "summer", "spring", "fall", "autumn", "breakfast", "lunch", "dinner",
+     "money", "time", "love", "sleep", "travel", "running", "hiking", "cooking", "reading",
+     "gaming", "yoga", "jazz", "pizza", "sushi", "ramen", "wine", "beer", "chocolate",
+     "just", "also", "finally", "recently", "actually", "honestly", "basically", "anyway",
+     "well", "so", "then", "now", "yeah", "yes", "no", "ok", "okay", "sure", "maybe", "still",
+     "lately", "apparently", "unfortunately", "luckily", "sadly", "hopefully", "literally",
+     "definitely", "probably", "seriously", "totally", "really", "currently", "eventually"}
+)
+# adverbs left out of a plan's verb phrase ("I really want to learn Spanish someday")
+VAGUE_ADVERBS = frozenset({"someday", "eventually", "soon", "really", "definitely", "finally",
+                           "maybe", "probably", "also", "too", "again", "sometime", "ever"})
+# number words for ages ("I'm thirty")
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+                "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+                "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+                "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+# "head of engineering" is a role, not an employer named Engineering
+DEPARTMENTS = frozenset(
+    {"engineering", "marketing", "sales", "product", "design", "finance", "operations", "hr",
+     "research", "legal", "it", "data", "growth", "people", "support", "technology", "security",
+     "infrastructure", "communications", "strategy", "partnerships", "content", "analytics",
+     "platform", "procurement", "compliance", "accounting", "development", "education",
+     "admissions", "nursing", "surgery", "medicine", "radiology", "pediatrics", "customer"}
+)
+# "finished my degree at MIT": what one finishes at a school
+DEGREE_WORDS = frozenset(
+    {"degree", "phd", "master", "masters", "bachelor", "bachelors", "mba", "doctorate",
+     "studies", "diploma", "undergrad", "thesis", "dissertation", "program", "programme",
+     "course", "bootcamp", "residency"}
+)

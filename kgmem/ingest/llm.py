@@ -1,7 +1,7 @@
 """Optional LLM fact extraction through any OpenAI-compatible chat-completions endpoint.
 
 ``LLMExtractor(base_url, model, api_key=None, ...)`` offers the same interface as
-:class:`kgmem.ingest.extract.OfflineExtractor` -- ``extract(text, reference_time, speaker=None,
+:class:`kgmem.ingest.offline.OfflineExtractor` -- ``extract(text, reference_time, speaker=None,
 user=None)`` and ``extract_many(items)`` returning :class:`ExtractedFact` lists -- so
 :class:`kgmem.ingest.pipeline.ExtractionPipeline` uses either unchanged
 (``KGMEM_EXTRACTOR=llm`` selects this one via :meth:`LLMExtractor.from_settings`).
@@ -64,7 +64,7 @@ from kgmem.timeutil import Precision, parse_instant, parse_instant_with_precisio
 from kgmem.vocabulary import Vocabulary, normalize_predicate
 
 from . import llm_prompt as P
-from .extract import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
+from .facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
 
 __all__ = [
     "DEFAULT_BASE_URL",

@@ -124,6 +124,6 @@ def make_extractor(settings: Any = None) -> ExtractionPipeline | None:
         from .llm import LLMExtractor
 
         return ExtractionPipeline(LLMExtractor.from_settings(settings))
-    from .extract import OfflineExtractor
+    from .offline import OfflineExtractor
 
     return ExtractionPipeline(OfflineExtractor())

@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kgmem.ingest.extract import ANY_OBJECT, KINDS, ExtractedFact, OfflineExtractor, resolve_speaker
+from kgmem.ingest.facts import ANY_OBJECT, KINDS, ExtractedFact, resolve_speaker
+from kgmem.ingest.offline import OfflineExtractor
 from kgmem.timeutil import Precision
 from kgmem.vocabulary import DEFAULT_PREDICATES
 

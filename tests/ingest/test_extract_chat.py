@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kgmem.ingest.extract import OfflineExtractor
+from kgmem.ingest.offline import OfflineExtractor
 
 UTC = timezone.utc
 REF = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kgmem.ingest.extract import ExtractedFact
+from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
 from kgmem.memory import Memory
 from tests.conftest import ManualClock

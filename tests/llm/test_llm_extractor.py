@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from kgmem.errors import KgmemError
-from kgmem.ingest.extract import ANY_OBJECT, ExtractedFact
+from kgmem.ingest.facts import ANY_OBJECT, ExtractedFact
 from kgmem.ingest.llm import LLMError, LLMExtractor, LLMOutputError, LLMUnavailableError
 from kgmem.ingest.llm_prompt import PROMPT_VERSION, RESPONSE_SCHEMA, SCHEMA_NAME
 from kgmem.llm import LLMAuthError, LLMBadRequestError

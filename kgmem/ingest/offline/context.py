@@ -1,0 +1,212 @@
+"""The per-utterance context the rules work in: mentions, the time expressions of the text and
+the verb each one dates, clause flags, and :meth:`Context.emit`, which turns a rule's finding into
+an :class:`ExtractedFact` (polarity, time, evidence span) or drops it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from .. import lexicon as L
+from ..facts import ANY_OBJECT, ExtractedFact
+from ..temporal import ResolvedTime, find_time_expressions, resolve_time
+from .entities import strip_det
+from .flags import Flags, clause_flags, future_progressive, is_question
+from .mentions import Mention, Mentions
+from .objects import generic_object
+from .tree import governor, verb_group
+
+EVENT_PREDICATES = frozenset({"VISITED", "ATTENDED", "PLANS"})
+
+
+class Context(Mentions):
+    """Per-utterance state: the mentions, the reference time and the time mentions, clause
+    flags, and the facts emitted so far."""
+
+    def __init__(self, doc: Any, ref: datetime, speaker: str, speaker_is_assistant: bool,
+                 user: str | None) -> None:
+        super().__init__(doc, speaker, speaker_is_assistant, user)
+        self.ref = ref
+        self.facts: list[ExtractedFact] = []
+        self.flag_cache: dict[int, Flags] = {}
+        low = doc.text.lower().lstrip(" \"'([")
+        self.correction = low.startswith(L.CORRECTION_CUES) or bool(
+            re.search(r"\b(?:actually|correction|i meant|to clarify|i misspoke)\b", low)
+        )
+        # time mentions: (ResolvedTime, token set, governor index, text)
+        self.times: list[tuple[ResolvedTime, set[int], int | None, str]] = []
+        for text, s, e, rt in find_time_expressions(doc, ref):
+            span = doc.char_span(s, e, alignment_mode="expand")
+            if span is None:
+                continue
+            toks = {t.i for t in span}
+            gov = governor(span.root)
+            self.times.append((rt, toks, gov.i if gov is not None else None, text))
+            self.time_tokens |= toks
+
+    def flags(self, verb: Any) -> Flags:
+        """The clause flags of ``verb`` (computed once per verb)."""
+        f = self.flag_cache.get(verb.i)
+        if f is None:
+            f = self.flag_cache[verb.i] = clause_flags(verb)
+        return f
+
+    def time_for(self, verb: Any, flags: Flags, extra: Iterable[Any] = ()) -> tuple[
+        ResolvedTime, str
+    ] | None:
+        """The time expression dating ``verb``'s clause (a since/range one first), resolved
+        towards the future for a future-tense clause; None when there is none."""
+        if not self.times:
+            return None
+        gi = {v.i for v in verb_group(verb)} | {t.i for t in extra}
+        cands = [(rt, text) for rt, _toks, gov, text in self.times if gov is not None and gov in gi]
+        if not cands:
+            return None
+        rt, text = cands[0]
+        for c in cands:
+            if c[0].relation in ("since", "range"):
+                rt, text = c
+                break
+        if rt.relation == "since" and text.lower().startswith("for ") and not (
+            flags.perfect or (verb.tag_ == "VBG" and not flags.past)
+        ):
+            return None  # "I lived there for three years" gives no start
+        if flags.future or future_progressive(verb, flags):
+            fut = resolve_time(text, self.ref, prefer="future")
+            if fut is not None:
+                rt = fut
+        return rt, text
+
+    def emit(
+        self,
+        subj: Mention | None,
+        predicate: str,
+        obj: str | None,
+        anchor: Any,
+        *,
+        kind: str = "assert",
+        confidence: float = 0.8,
+        rule: str = "",
+        negatable: bool = True,
+        timed: bool = True,
+        flip: str | None = None,
+        tokens: Iterable[Any] = (),
+        allow_in_plan: bool = False,
+        time_extra: Iterable[Any] = (),
+        attributes: dict[str, Any] | None = None,
+    ) -> ExtractedFact | None:
+        """Record a fact a rule found: ``subj predicate obj`` stated by the clause of ``anchor``
+        (a verb, or None for a noun phrase such as "my sister Sarah").
+
+        The clause's flags decide whether it is stated at all (not in a question, condition,
+        modal or plan unless ``allow_in_plan``) and its polarity (a negated ``assert`` becomes an
+        ``end``, a ``retract`` or the ``flip`` predicate; ``negatable=False`` keeps it as is);
+        ``timed`` dates it from the clause's time expression. ``tokens`` (with the anchor and the
+        subject's token) give the evidence span. Returns the fact, or None when dropped."""
+        if subj is None or not subj.text or not obj:
+            return None
+        text = _object_text(subj, predicate, obj)
+        if text is None:
+            return None
+        tokens = list(tokens)
+        f = self._emit_flags(anchor, tokens, allow_in_plan)
+        if f is None:
+            return None
+        hit = self.time_for(anchor, f, time_extra) if timed and anchor is not None else None
+        polarity = _polarity(kind, predicate, confidence, f, negatable=negatable, flip=flip,
+                             hit=hit, correction=self.correction)
+        if polarity is None:
+            return None
+        kind, predicate, confidence = polarity
+        fact = ExtractedFact(subj.text, predicate, text, kind=kind,
+                             confidence=round(confidence, 3), rule=rule,
+                             subject_is_speaker=subj.speaker, attributes=dict(attributes or {}))
+        if hit is not None:
+            _date(fact, *hit)
+        fact.evidence = self._evidence(subj, anchor, tokens)
+        self.facts.append(fact)
+        return fact
+
+    def _emit_flags(self, anchor: Any, tokens: list[Any], allow_in_plan: bool) -> Flags | None:
+        """The flags of the stating clause, or None when it states no fact."""
+        if anchor is not None:
+            f = self.flags(anchor)
+        else:
+            f = Flags()
+            sent = next((t.sent for t in tokens if t is not None), None)
+            if sent is not None and (sent.text.rstrip().endswith("?") or is_question(sent)):
+                return None
+        if f.hypothetical or (f.modal and not allow_in_plan):
+            return None
+        if f.in_plan and not allow_in_plan:
+            return None
+        return f
+
+    def _evidence(self, subj: Mention, anchor: Any, tokens: list[Any]) -> tuple[int, int]:
+        """The character span from the first to the last supporting token (else the
+        sentence)."""
+        toks = [t for t in tokens if t is not None]
+        if anchor is not None:
+            toks.append(anchor)
+        if subj.token is not None:
+            toks.append(subj.token)
+        if toks:
+            return min(t.idx for t in toks), max(t.idx + len(t.text) for t in toks)
+        sent = anchor.sent if anchor is not None else self.doc[:]
+        return sent.start_char, sent.end_char
+
+
+def _object_text(subj: Mention, predicate: str, obj: str) -> str | None:
+    """The object as stored, or None when it cannot carry a fact (empty, generic, "it",
+    the subject itself)."""
+    obj = strip_det(obj) if obj != ANY_OBJECT else obj
+    if not obj or obj.lower() in L.NOT_LIKES and predicate not in ("AGE",):
+        return None
+    if generic_object(obj, predicate):
+        return None
+    if subj.text.lower() == obj.lower():
+        return None
+    return obj
+
+
+def _polarity(kind: str, predicate: str, confidence: float, f: Flags, *, negatable: bool,
+              flip: str | None, hit: tuple[ResolvedTime, str] | None, correction: bool
+              ) -> tuple[str, str, float] | None:
+    """``(kind, predicate, confidence)`` of a fact stated by a clause with flags ``f``, or None
+    when the clause states none. ``hit`` is the clause's time (for "not since 2019"),
+    ``correction`` whether the utterance corrects something said before."""
+    since_neg = False
+    if kind == "assert" and negatable and f.neg and f.perfect and hit is not None:
+        since_neg = hit[0].relation == "since" and not hit[1].lower().startswith("for ")
+    if kind == "assert" and negatable and f.neg and predicate in EVENT_PREDICATES:
+        return None  # "I've never been to Boston" is not a correction of anything
+    if kind == "assert" and negatable and f.neg:
+        if f.ending or since_neg:
+            kind = "end"  # "I haven't worked at IBM since 2019": ended in 2019
+        elif flip:
+            predicate = flip
+        elif f.never or correction or f.past or f.perfect:
+            kind = "retract"
+        else:
+            kind = "retract"
+            confidence *= 0.6
+    elif kind == "end" and f.neg and negatable:
+        return None
+    if f.reported_neg:
+        kind = "retract"
+    return kind, predicate, confidence
+
+
+def _date(fact: ExtractedFact, rt: ResolvedTime, text: str) -> None:
+    """Date a fact from its clause's time: an ``end`` ends then, "until T" ends at T, "from X
+    to Y" holds over [X, Y), anything else starts then."""
+    fact.time_text = text
+    if fact.kind == "end" or rt.relation == "until":
+        fact.invalid_at, fact.invalid_precision = rt.start, rt.precision
+        return
+    fact.valid_at, fact.valid_precision = rt.start, rt.precision
+    if rt.relation == "range" and rt.end is not None:
+        fact.invalid_at = rt.end
+        fact.invalid_precision = rt.end_precision or rt.precision

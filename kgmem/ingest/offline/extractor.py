@@ -1,0 +1,155 @@
+"""The offline extractor: parses utterances with spaCy (batched), runs the rules over each
+parse, and keeps one fact per (subject, predicate, object, kind)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from kgmem.timeutil import to_utc
+
+from ..facts import ASSISTANT_SPEAKERS, ExtractedFact, normalize_item, resolve_speaker
+from .context import Context
+from .rules import run
+
+
+def _dedupe(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """Keep one fact per (subject, predicate, object, kind): the dated / most confident one.
+
+    An ``assert`` and a ``retract`` of the same triple from one utterance keep the retract
+    ("I never said I had a dog" must not also assert the dog)."""
+    best: dict[tuple, ExtractedFact] = {}
+    order: list[tuple] = []
+    for f in facts:
+        k = f.key()
+        cur = best.get(k)
+        if cur is None:
+            best[k] = f
+            order.append(k)
+            continue
+        score_new = (f.valid_at is not None or f.invalid_at is not None, f.confidence)
+        score_old = (cur.valid_at is not None or cur.invalid_at is not None, cur.confidence)
+        if score_new > score_old:
+            best[k] = f
+    out = [best[k] for k in order]
+    retracted = {(f.subject.lower(), f.predicate, f.object.lower()) for f in out
+                 if f.kind in ("retract", "end")}
+    return [
+        f for f in out
+        if not (f.kind == "assert" and (f.subject.lower(), f.predicate, f.object.lower())
+                in retracted)
+    ]
+
+
+class OfflineExtractor:
+    """Rule-based fact extractor over spaCy parses (no network, no LLM).
+
+    The spaCy pipeline is loaded once, lazily, on first use (``kgmem.ingest.nlp.get_nlp``)
+    unless ``nlp`` is given. ``extract`` handles one utterance; ``extract_many`` batches
+    utterances through ``nlp.pipe`` (much faster). Both are pure: nothing is stored.
+    """
+
+    def __init__(self, nlp: Any = None, model: str | None = None, batch_size: int = 256) -> None:
+        self._nlp = nlp
+        self._model = model
+        self.batch_size = batch_size
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from ..nlp import get_nlp
+
+            self._nlp = get_nlp(self._model)
+        return self._nlp
+
+    def extract(
+        self,
+        text: str,
+        reference_time: datetime,
+        speaker: str | None = None,
+        user: str | None = None,
+    ) -> list[ExtractedFact]:
+        """Extract facts from one utterance said at ``reference_time`` (naive = UTC).
+
+        First-person pronouns resolve to ``speaker`` (or ``user`` if the speaker is missing or a
+        generic label like "user"; else ``"user"``). ``valid_at``/``invalid_at`` are ``None``
+        when the text has no date for the fact: the caller should default them to the
+        episode's ``reference_time``.
+        """
+        if not text or not text.strip():
+            return []
+        doc = self.nlp(_prepare(text))
+        return self.extract_doc(doc, reference_time, speaker, user)
+
+    def extract_doc(
+        self,
+        doc: Any,
+        reference_time: datetime,
+        speaker: str | None = None,
+        user: str | None = None,
+    ) -> list[ExtractedFact]:
+        """Like :meth:`extract` on an already parsed spaCy ``Doc``."""
+        ref = to_utc(reference_time)
+        who = resolve_speaker(speaker, user)
+        is_assistant = bool(speaker and speaker.strip().lower() in ASSISTANT_SPEAKERS)
+        ctx = Context(doc, ref, who, is_assistant, user)
+        try:
+            run(ctx)
+        except (IndexError, AttributeError, KeyError, ValueError):  # pragma: no cover
+            # A rule tripping over an odd parse must not lose the whole batch.
+            pass
+        return _dedupe(ctx.facts)
+
+    def extract_many(
+        self,
+        items: Iterable[str | Mapping[str, Any] | tuple],
+        reference_time: datetime | None = None,
+        speaker: str | None = None,
+        user: str | None = None,
+        batch_size: int | None = None,
+        n_process: int = 1,
+    ) -> list[list[ExtractedFact]]:
+        """Extract from many utterances with ``nlp.pipe``.
+
+        Each item is a string (using the ``reference_time``/``speaker``/``user`` arguments), a
+        mapping with ``text`` and optional ``reference_time``, ``speaker``, ``user``, or a tuple
+        ``(text, reference_time[, speaker[, user]])``. Returns one list per item, in order.
+        ``n_process > 1`` parses in worker processes (worth it only for large batches on an
+        otherwise idle multi-core machine).
+        """
+        norm = [normalize_item(it, reference_time, speaker, user) for it in items]
+        out: list[list[ExtractedFact]] = []
+        texts = (_prepare(t) for t, _r, _s, _u in norm)
+        docs = self.nlp.pipe(texts, batch_size=batch_size or self.batch_size,
+                             n_process=max(1, int(n_process)))
+        for (t, r, s, u), doc in zip(norm, docs):
+            out.append(self.extract_doc(doc, r, s, u) if t.strip() else [])
+        return out
+
+
+_PREP_FIXES = [
+    (re.compile(r"\bi'm\b"), "I'm"),
+    (re.compile(r"\bim\b"), "I'm"),
+    (re.compile(r"\bi've\b"), "I've"),
+    (re.compile(r"\bi'd\b"), "I'd"),
+    (re.compile(r"\bi'll\b"), "I'll"),
+    (re.compile(r"\bi\b"), "I"),
+    (re.compile(r"\bdont\b"), "don't"),
+    (re.compile(r"\bcant\b"), "can't"),
+]
+
+
+def _prepare(text: str) -> str:
+    """Light chat normalisation that keeps character offsets stable (same-length rewrites
+    only, apart from 'im' -> "I'm" which is avoided when it would shift offsets)."""
+    out = text.replace("’", "'")
+    for pat, rep in _PREP_FIXES:
+        out = pat.sub(functools.partial(_same_length_fix, rep), out)
+    return out
+
+
+def _same_length_fix(rep: str, m: re.Match[str]) -> str:
+    return rep if len(rep) == len(m.group(0)) else m.group(0)

@@ -1,0 +1,147 @@
+"""Clause flags: polarity, tense and mood of a verb group, which decide whether a clause
+asserts, ends or retracts a fact, or states none (questions, conditionals, plans, modals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import lexicon as L
+from .tree import child, governor, verb_group
+
+
+@dataclass
+class Flags:
+    """What a clause's verb group says about the fact it states (see :func:`clause_flags`)."""
+
+    neg: bool = False  # negated ("not", "never", or an ending marker)
+    never: bool = False
+    ending: bool = False  # "anymore", "no longer", "any more": the fact stopped holding
+    past: bool = False
+    perfect: bool = False
+    future: bool = False
+    hypothetical: bool = False  # a question, condition, hedge or irrealis verb: no fact
+    in_plan: bool = False  # under a plan verb ("I want to move to Paris")
+    reported_neg: bool = False  # "I never said I lived in Boston"
+    modal: bool = False
+
+
+def clause_flags(verb: Any) -> Flags:
+    """Polarity, tense and mood of the clause headed by ``verb`` (with its xcomp chain)."""
+    f = Flags()
+    group = verb_group(verb)
+    sent = verb.sent
+    if sent.text.rstrip().endswith("?") or is_question(sent):
+        f.hypothetical = True
+    for v in group:
+        _mark_own_words(f, v)
+    _mark_ending(f, group, sent)
+    _mark_governing_clauses(f, group[0])
+    return f
+
+
+def _mark_own_words(f: Flags, v: Any) -> None:
+    """Hedges, negation, auxiliaries (tense, modality) and conditional marks on ``v``."""
+    for c in v.children:
+        low = c.lower_
+        if c.dep_ == "advmod" and low in L.HEDGES:
+            f.hypothetical = True
+        if c.dep_ == "neg" or low == "never":
+            f.neg = True
+            if low == "never":
+                f.never = True
+        if c.dep_ in ("aux", "auxpass"):
+            if c.tag_ == "VBD" or low in ("did", "was", "were", "had"):
+                f.past = True
+            if c.lemma_ == "have":
+                f.perfect = True
+            if low in L.FUTURE_AUX or c.lemma_ in ("will", "shall"):
+                f.future = True
+            if low in L.MODALS or c.lemma_ in ("might", "may", "could", "would", "should",
+                                               "must"):
+                f.modal = True
+        if c.dep_ == "mark" and low in ("if", "unless", "whether"):
+            f.hypothetical = True
+    if v.tag_ == "VBD" or (v.tag_ == "VBN" and v.dep_ == "ROOT" and not any(
+        c.dep_ in ("aux", "auxpass") for c in v.children
+    )):
+        f.past = True
+
+
+def _mark_ending(f: Flags, group: list[Any], sent: Any) -> None:
+    """An ending marker whose nearest verb is in the group ends the fact."""
+    gi = {v.i for v in group}
+    for t in sent:
+        if t.lower_ in ("anymore",) or (
+            t.lower_ == "longer" and any(c.lower_ in ("no", "any") for c in t.children)
+        ) or (t.lower_ == "more" and t.i > 0 and t.doc[t.i - 1].lower_ == "any"):
+            g = governor(t)
+            if g is not None and g.i in gi:
+                f.ending = True
+                f.neg = True
+
+
+def _mark_governing_clauses(f: Flags, verb: Any) -> None:
+    """Look up the tree: plans, modals, conditionals and negated reports above the clause."""
+    cur = verb
+    hops = 0
+    while cur.dep_ in ("xcomp", "ccomp", "pcomp", "advcl", "conj", "acl", "relcl", "prep",
+                       "pobj", "dobj") and cur.head is not cur and hops < 8:
+        sub, cur = cur, cur.head
+        hops += 1
+        if cur.pos_ not in ("VERB", "AUX"):
+            continue
+        lemma = cur.lemma_.lower()
+        if sub.dep_ in ("xcomp", "pcomp", "prep", "pobj", "dobj") and lemma in L.PLAN_VERBS:
+            f.in_plan = True
+        if sub.dep_ == "xcomp" and lemma in L.LIKE_VERBS and any(
+            c.lower_ in ("would", "'d") for c in cur.children
+        ):
+            f.in_plan = True
+        if lemma in L.IRREALIS_VERBS:
+            f.hypothetical = True
+        if lemma == "use" and sub.dep_ == "xcomp" and child(sub, "aux", "to") and (
+            child(cur, "dobj") is None
+        ):
+            f.hypothetical = True  # "I used to live in Chicago": over, but when?
+        if sub.dep_ == "advcl" and any(
+            c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in sub.children
+        ):
+            f.hypothetical = True
+        cneg = any(c.dep_ == "neg" or c.lower_ == "never" for c in cur.children)
+        if lemma in L.REPORT_VERBS and cneg and sub.dep_ == "ccomp":
+            f.reported_neg = True
+        if sub.dep_ in ("xcomp", "conj", "ccomp") and any(
+            c.dep_ == "aux" and (c.lower_ in L.MODALS or c.lemma_ in ("might", "may",
+                                                                      "could", "would"))
+            for c in cur.children
+        ):
+            f.modal = True
+        if sub.dep_ == "conj" and cur.tag_ == "VBD":
+            f.past = f.past or sub.tag_ in ("VBD", "VBN")
+
+
+def is_question(sent: Any) -> bool:
+    """A sentence that asks (wh-word first, or an inverted auxiliary before its subject)."""
+    first = next((t for t in sent if not t.is_punct and t.dep_ != "intj"), None)
+    if first is None:
+        return False
+    if first.tag_ in ("WP", "WRB", "WDT") and first.lower_ != "when":
+        return True
+    if first.lower_ in ("do", "does", "did", "is", "are", "was", "were", "can", "could",
+                        "would", "should", "will", "have", "has", "shall", "may", "might"):
+        nxt = first.doc[first.i + 1] if first.i + 1 < len(first.doc) else None
+        return nxt is not None and nxt.dep_ in ("nsubj", "nsubjpass", "expl")
+    return False
+
+
+def future_progressive(verb: Any, flags: Flags) -> bool:
+    """"I'm moving to Chicago", "I start at Google": present forms that talk about the future."""
+    if flags.past or flags.perfect:
+        return False
+    if verb.tag_ == "VBG" and verb.lemma_ in ("move", "start", "leave", "join", "go", "relocate",
+                                              "begin", "fly", "head", "get"):
+        return True
+    if verb.tag_ in ("VBZ", "VBP") and verb.lemma_ in ("start", "begin"):
+        return True
+    return False

@@ -1,0 +1,239 @@
+"""Mentions: who a subject or owner token refers to ("I" is the speaker, he/she the last named
+person, "my sister Sarah" is Sarah), and the subjects of a verb (inherited through xcomp/conj,
+or dropped: "Started at Shopify in January")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import lexicon as L
+from .entities import ENT_KEEP, clean_ent, ent_type, looks_like_name, strip_det
+from .tree import child, join_tokens
+
+
+@dataclass
+class Mention:
+    """Who a token refers to: a name (``speaker`` when it is the one talking), its entity
+    label if known, and the token it was read from (for the evidence span)."""
+
+    text: str
+    speaker: bool = False
+    label: str | None = None
+    token: Any = None
+
+
+class Mentions:
+    """Who the people of one utterance are: the speaker, named people (for he/she),
+    entity spans; resolves subject and owner tokens to :class:`Mention`s."""
+
+    def __init__(self, doc: Any, speaker: str, speaker_is_assistant: bool,
+                 user: str | None) -> None:
+        self.doc = doc
+        self.speaker = speaker
+        self.assistant = speaker_is_assistant
+        self.user = user
+        # token index -> entity span
+        self.ent_of: dict[int, Any] = {}
+        for ent in doc.ents:
+            for t in ent:
+                self.ent_of[t.i] = ent
+        self.time_tokens: set[int] = set()  # tokens inside a time expression
+        self.persons: list[tuple[int, str]] = []  # (token index, name) for he/she
+
+    def name_of(self, tok: Any) -> str:
+        """The name a token is part of: its entity span (with a title), else the token and its
+        compound/flat modifiers."""
+        ent = self.ent_of.get(tok.i)
+        if ent is not None and ent.label_ in ENT_KEEP and clean_ent(ent):
+            text = strip_det(ent.text)
+            prev = tok.doc[ent.start - 1] if ent.start > 0 else None
+            if prev is not None and prev.lower_.rstrip(".") in L.NAME_TITLES:
+                text = f"{prev.text} {text}"
+            return text
+        toks = [tok]
+        stack = [tok]
+        while stack:
+            cur = stack.pop()
+            for c in cur.children:
+                if c.dep_ in ("compound", "flat", "nmod") and c.i not in self.time_tokens:
+                    if c.pos_ == "NOUN" and (c.is_lower or c.lemma_.lower() in L.RELATION_NOUNS
+                                             or c.lemma_.lower() in L.PET_NOUNS):
+                        continue
+                    toks.append(c)
+                    stack.append(c)
+        return join_tokens(toks)
+
+    def speaker_mention(self, tok: Any = None) -> Mention:
+        """The one talking ("I", "my", a dropped subject)."""
+        return Mention(self.speaker, speaker=True, token=tok)
+
+    def person_before(self, i: int) -> Mention | None:
+        """he/she/his/her: the last person named before token ``i``."""
+        best = None
+        for j, name in self.persons:
+            if j < i:
+                best = name
+        return Mention(best, label="PERSON") if best else None
+
+    def note_person(self, tok: Any, name: str) -> None:
+        """Remember a named person at ``tok`` (for a later he/she)."""
+        if name and not any(j == tok.i for j, _ in self.persons):
+            self.persons.append((tok.i, name))
+            self.persons.sort()
+
+    def rel_name(self, noun: Any) -> Any | None:
+        """The name token of a relation/pet noun: appos, "named X", compound head, attr."""
+        for c in noun.children:
+            if c.dep_ == "appos" and c.pos_ in ("PROPN", "NOUN") and c.i not in self.time_tokens:
+                if c.pos_ == "PROPN" or ent_type(c) == "PERSON":
+                    return c
+        for c in noun.children:
+            if c.dep_ == "acl" and c.lemma_ in ("name", "call"):
+                for cc in c.children:
+                    if cc.dep_ in ("oprd", "dobj", "attr", "xcomp", "npadvmod", "appos"):
+                        return cc
+        if noun.tag_ in ("NNS", "NNPS"):  # "two kids, Max and Lily" (parsed as conj)
+            for c in noun.children:
+                if c.dep_ == "conj" and c.pos_ == "PROPN" and ent_type(c) in ("PERSON", "", "ORG"):
+                    return c
+        if noun.dep_ == "compound" and noun.head.pos_ == "PROPN":
+            return noun.head
+        # right-adjacent proper noun that the parser attached elsewhere ("my sister Sarah")
+        nxt = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+        if nxt is not None and nxt.pos_ == "PROPN" and nxt.dep_ != "poss" and (
+            nxt.head == noun or noun.head == nxt or nxt.head == noun.head
+        ) and ent_type(nxt) not in ("GPE", "LOC", "DATE", "ORG"):
+            return nxt
+        return None
+
+    def owner_of(self, noun: Any) -> Mention | None:
+        """Whose noun it is: "my dog" -> the speaker, "Anna's brother" -> Anna."""
+        orig = noun
+        if noun.dep_ == "compound" and noun.head.pos_ == "PROPN" and not any(
+            c.dep_ == "poss" for c in noun.children
+        ):
+            noun = noun.head  # "Our dog Rex": poss sits on Rex
+        for c in noun.children:
+            if c.dep_ == "poss":
+                return self._poss_owner(c)
+        noun = orig
+        # "My ex-husband Carl": the parser scattered the phrase; look left
+        j = noun.i - 1
+        doc = noun.doc
+        while j >= 0 and j >= noun.i - 4:
+            t = doc[j]
+            if t.lower_ in ("my", "our", "his", "her") or (t.dep_ == "poss" and t.pos_ == "PROPN"):
+                return self._poss_owner(t)
+            if t.lower_ not in L.RELATION_PREMODIFIERS and t.pos_ not in ("ADJ",):
+                break
+            j -= 1
+        return None
+
+    def _poss_owner(self, c: Any) -> Mention | None:
+        """The owner named by a possessive token (my/our, his/her, a proper noun)."""
+        low = c.lower_
+        if low in L.SPEAKER_PRONOUNS:
+            return self.speaker_mention(c)
+        if low in ("his", "her"):
+            return self.person_before(c.i)
+        if c.pos_ == "PROPN":
+            return Mention(self.name_of(c), label=ent_type(c) or "PERSON", token=c)
+        return None
+
+    def resolve(self, tok: Any, collective: bool = False) -> list[Mention]:
+        """Resolve a subject (or person-object) token to mentions (conjuncts included)."""
+        out: list[Mention] = []
+        for t in [tok] + [c for c in tok.children if c.dep_ == "conj"]:
+            m = self._resolve_one(t, collective)
+            if m is not None:
+                out.append(m)
+        return out
+
+    def _resolve_one(self, tok: Any, collective: bool) -> Mention | None:
+        """One token: a pronoun, a name, or a relation noun with its name ("my sister Kate");
+        ``collective``: "my team" speaks for the speaker."""
+        low = tok.lower_
+        if low in L.SPEAKER_PRONOUNS:
+            return self.speaker_mention(tok)
+        if low in ("you", "your") and self.assistant and self.user:
+            return Mention(self.user, token=tok)
+        if low in L.THIRD_PERSON_PRONOUNS:
+            return self.person_before(tok.i)
+        if low in L.UNRESOLVABLE_PRONOUNS or tok.pos_ == "PRON":
+            return None
+        lemma = tok.lemma_.lower()
+        if ent_type(tok) == "PERSON" and lemma not in L.RELATION_NOUNS and lemma not in L.PET_NOUNS:
+            n = self.name_of(tok)
+            self.note_person(tok, n)
+            return Mention(n, label="PERSON", token=tok)
+        if ent_type(tok) in ("ORG", "NORP") and tok.is_title and lemma not in L.RELATION_NOUNS and (
+            lemma not in L.PET_NOUNS
+        ) and not any(c.dep_ in ("det", "poss") for c in tok.children):
+            return Mention(self.name_of(tok), label=ent_type(tok), token=tok)
+        if looks_like_name(tok):
+            n = self.name_of(tok)
+            self.note_person(tok, n)
+            return Mention(n, label="PERSON", token=tok)
+        if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS or tok.pos_ == "NOUN":
+            owner = self.owner_of(tok)
+            name = self.rel_name(tok)
+            if name is not None:
+                n = self.name_of(name)
+                self.note_person(name, n)
+                return Mention(n, label="PERSON", token=name)
+            if collective and owner is not None and owner.speaker and lemma in L.COLLECTIVE_NOUNS:
+                return self.speaker_mention(tok)
+            return None
+        if tok.pos_ == "PROPN" or ent_type(tok) in ("PERSON", "ORG", "NORP"):
+            if ent_type(tok) in ("DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"):
+                return None
+            n = self.name_of(tok)
+            if ent_type(tok) in ("", "PERSON"):
+                self.note_person(tok, n)
+            return Mention(n, label=ent_type(tok) or None, token=tok)
+        return None
+
+
+def subjects(c: Mentions, verb: Any, collective: bool = False) -> tuple[list[Mention], bool]:
+    """Subjects of a verb (inherited through xcomp/conj); bool = subject was dropped."""
+    cur = verb
+    for _ in range(6):
+        subj_children = [ch for ch in cur.children if ch.dep_ in ("nsubj", "nsubjpass")]
+        if subj_children:
+            for ch in sorted(subj_children, key=lambda t: t.pos_ != "PROPN"):
+                res = c.resolve(ch, collective)
+                if res:
+                    return res, False
+            return [], False
+        if cur.dep_ in ("dep", "parataxis") and cur.tag_ == "VBD" and cur.head is not cur:
+            cur = cur.head
+            continue
+        if cur.dep_ in ("xcomp", "conj", "pcomp", "advcl") and cur.head is not cur:
+            nxt = cur.head
+            if cur.dep_ == "pcomp" and nxt.pos_ == "ADP":
+                nxt = nxt.head
+            if cur.dep_ == "advcl" and not (cur.tag_ == "VBG") and not (
+                nxt.lemma_.lower() in ("go", "come") and child(cur, "aux", "to") is not None
+            ):  # "I went to work for Google": the subject of went works there
+                break
+            cur = nxt
+            continue
+        break
+    # a name the tagger mistook for an adverb, right before the verb ("Raj joined ...")
+    prev = cur.doc[cur.i - 1] if cur.i > 0 else None
+    if prev is not None and prev.head == cur and prev.dep_ in ("advmod", "npadvmod") and (
+        prev.i == cur.sent.start and looks_like_name(prev)
+    ):
+        return c.resolve(prev), False
+    # dropped subject: "Started at Shopify in January", "moving to Chicago next month"
+    root = cur
+    if root.dep_ == "ROOT" and root.tag_ in ("VBD", "VBN", "VBG"):
+        first = next((t for t in root.sent if not t.is_punct and t.dep_ not in (
+            "advmod", "intj", "aux", "auxpass", "npadvmod", "prep", "pobj", "det", "amod"
+        ) and t.i not in c.time_tokens), None)
+        if first is not None and first.i == root.i:
+            return [c.speaker_mention()], True
+        if first is not None and first.lower_ in ("been", "just") and first.head == root:
+            return [c.speaker_mention()], True
+    return [], False

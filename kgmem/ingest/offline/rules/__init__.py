@@ -1,0 +1,128 @@
+"""The rules, one module per domain, and the dispatch over a parse (:func:`run`).
+
+Every verb (and copula) is handed to the rule keyed on its lemma in :data:`VERB_RULES`; nouns
+with a possessive get the relation/job/home noun rules. A rule is a function
+``rule(c: Context, token) -> None`` that reads the dependency tree around the token and calls
+``c.emit(...)`` for each fact it finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import lexicon as L
+from ..context import Context
+from ..entities import ent_type
+from ..tree import child
+from .copula import copula
+from .education import attend, do, finish, graduate, study
+from .homes import based, home_noun, live, move, settle
+from .personal import belong, play, speak, turn
+from .pets import have, pet_away, pet_end
+from .plans import plan
+from .possessions import own
+from .preferences import like, like_adj, stand
+from .relationships import break_up, date, divorce, marry, relation_noun, see
+from .roles import appoint, become, lead, promote, report, step, take
+from .tools import code, rely, stop, switch, tool_prep, use
+from .travel import go, return_from, spend, visit
+from .work import (
+    employ,
+    ended_employment,
+    get,
+    hire,
+    job_noun,
+    join,
+    land,
+    quit,
+    sign,
+    start,
+    teach,
+    work,
+)
+
+Rule = Callable[[Context, Any], None]
+
+# surface forms the lemmatizer gets wrong in this model ("hates" -> "hat")
+LEMMA_FIX = {"hoping": "hope", "hoped": "hope", "hopes": "hope", "hates": "hate",
+             "hated": "hate", "loves": "love", "likes": "like", "leads": "lead", "led": "lead",
+             "uses": "use", "lived": "live", "lives": "live", "dating": "date",
+             "dated": "date", "dates": "date", "quit": "quit", "left": "leave",
+             "married": "marry", "moved": "move", "relocated": "relocate"}
+
+# verb lemma -> its rule (a copula also goes through rules.copula)
+VERB_RULES: dict[str, Rule] = {
+    "live": live, "reside": live, "settle": settle,
+    "move": move, "relocate": move, "emigrate": move,
+    "work": work, "join": join, "start": start, "begin": start,
+    "get": get, "hire": hire, "employ": employ, "land": land,
+    "accept": land, "sign": sign, "quit": quit, "leave": quit,
+    "lay": ended_employment, "fire": ended_employment,
+    "retire": ended_employment, "resign": ended_employment,
+    "promote": promote, "become": become,
+    "lead": lead, "manage": lead, "run": lead, "head": lead,
+    "oversee": lead, "supervise": lead, "direct": lead,
+    "chair": lead, "own": own, "captain": lead,
+    "take": take, "step": step,
+    "marry": marry, "wed": marry, "divorce": divorce, "date": date,
+    "see": see, "break": break_up, "split": break_up,
+    "have": have, "adopt": have, "rescue": have, "foster": have,
+    "die": pet_end, "pass": pet_end,
+    "obsess": like_adj, "hook": like_adj, "addict": like_adj,
+    "love": like, "like": like, "enjoy": like, "adore": like,
+    "prefer": like, "fancy": like, "dig": like,
+    "hate": like, "dislike": like, "detest": like, "loathe": like,
+    "despise": like, "abhor": like, "stand": stand,
+    "use": use, "utilize": use, "utilise": use, "switch": switch,
+    "migrate": switch, "rely": rely, "code": code,
+    "program": code, "write": code, "develop": code,
+    "give": stop, "ditch": stop, "uninstall": stop, "abandon": stop,
+    "plan": plan, "intend": plan, "hope": plan, "want": plan,
+    "aim": plan, "consider": plan, "think": plan, "wish": plan,
+    "go": go, "visit": visit, "travel": visit, "fly": visit,
+    "tour": visit, "spend": spend, "return": return_from,
+    "come": return_from,
+    "study": study, "do": do, "graduate": graduate,
+    "attend": attend, "speak": speak, "play": play,
+    "practice": play, "practise": play, "report": report,
+    "teach": teach, "finish": finish, "complete": finish,
+    "name": appoint, "appoint": appoint, "elect": appoint,
+    "put": pet_away, "delete": stop, "cancel": stop,
+    "turn": turn, "belong": belong, "base": based,
+    "locate": based,
+}
+
+
+def run(c: Context) -> None:
+    """Run every rule that applies to the utterance's tokens; the facts go to ``c.facts``."""
+    _note_people(c)
+    for tok in c.doc:
+        lemma = LEMMA_FIX.get(tok.lower_) or tok.lemma_.lower()
+        if tok.pos_ in ("VERB", "AUX") and tok.dep_ not in ("aux", "auxpass"):
+            handler = VERB_RULES.get(lemma)
+            if handler is not None:
+                handler(c, tok)
+            elif tok.pos_ == "VERB":
+                tool_prep(c, tok)
+            if lemma == "be" or (tok.pos_ == "AUX" and child(tok, ("attr", "acomp"))):
+                copula(c, tok)
+        if tok.pos_ in ("NOUN", "PROPN"):
+            if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS:
+                relation_noun(c, tok)
+            if lemma in L.JOB_NOUNS:
+                job_noun(c, tok)
+            if lemma in L.HOME_NOUNS:
+                home_noun(c, tok)
+
+
+def _note_people(c: Context) -> None:
+    """Register named people before any rule runs, so that he/she resolve across sentences."""
+    for tok in c.doc:
+        lemma = tok.lemma_.lower()
+        if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS:
+            name = c.rel_name(tok)
+            if name is not None:
+                c.note_person(name, c.name_of(name))
+        elif ent_type(tok) == "PERSON" and tok.ent_iob_ == "B":
+            c.note_person(tok, c.name_of(tok))

@@ -1,0 +1,100 @@
+"""Pets: HAS_PET from have/adopt/rescue/get, its end from died/passed away/put down/gave away;
+"have" also names family ("I have two kids, Max and Lily")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import lexicon as L
+from ..context import Context
+from ..entities import is_pet_noun
+from ..mentions import Mention, subjects
+from ..phrases import noun_phrase
+from ..tree import child
+
+
+def pet_object(c: Context, v: Any, noun: Any, subs: list[Mention], rule: str,
+               kind: str = "assert") -> None:
+    """HAS_PET for a pet noun under a verb: its name(s) if given ("a dog named Rex"), else the
+    noun."""
+    names = []
+    name = c.rel_name(noun)
+    if name is not None:
+        names.append(name)
+        names += [x for x in name.children if x.dep_ == "conj"]
+    if names:
+        for n in names:
+            for s in subs:
+                c.emit(s, "HAS_PET", c.name_of(n), v, kind=kind, rule=rule, tokens=[n])
+    else:
+        text = noun_phrase(c, noun, drop_amod=True)
+        full = noun_phrase(c, noun)
+        if full.lower() in L.PET_NOUNS:
+            text = full
+        for s in subs:
+            c.emit(s, "HAS_PET", text, v, kind=kind, confidence=0.7, rule=rule,
+                   tokens=[noun])
+
+
+def have(c: Context, v: Any) -> None:
+    """"I have a dog named Rex" (HAS_PET), "I have two kids, Max and Lily" (their relation)."""
+    dobj = child(v, "dobj")
+    if dobj is not None and dobj.lemma_.lower() in L.RELATION_NOUNS and v.lemma_ == "have":
+        # "I have two kids, Max and Lily" / "I have a sister named Kate"
+        name = c.rel_name(dobj)
+        if name is not None:
+            subs, _ = subjects(c, v)
+            pred = L.RELATION_NOUNS[dobj.lemma_.lower()][0]
+            names = [name] + [x for x in name.children if x.dep_ == "conj"]
+            for n in names:
+                nm = c.name_of(n)
+                c.note_person(n, nm)
+                for s in subs:
+                    c.emit(s, pred, nm, v, rule="have_relation", timed=False,
+                           tokens=[n])
+        return
+    if dobj is None or not is_pet_noun(dobj):
+        return
+    subs, _ = subjects(c, v)
+    if any(ch.lower_ in ("my", "our") for ch in dobj.children):
+        return  # "I have my dog with me": the possessive rule covers it
+    pet_object(c, v, dobj, subs, rule=f"{v.lemma_.lower()}_pet")
+
+
+def pet_end(c: Context, v: Any) -> None:
+    """"my dog Rex died", "our cat passed away": HAS_PET ends."""
+    lemma = v.lemma_.lower()
+    if lemma == "pass" and not child(v, ("prt", "advmod"), ("away", "on")):
+        return
+    subj = child(v, "nsubj")
+    if subj is None or not is_pet_noun(subj):
+        return
+    owner = c.owner_of(subj)
+    if owner is None:
+        return
+    name = c.rel_name(subj)
+    if name is None and subj.pos_ == "PROPN":
+        name = subj
+    obj = c.name_of(name) if name is not None else noun_phrase(c, subj, drop_amod=True)
+    c.emit(owner, "HAS_PET", obj, v, kind="end", rule="pet_died", tokens=[subj])
+
+
+def pet_away(c: Context, v: Any) -> None:
+    """"We had to put our cat Oliver down", "I gave my rabbit away"."""
+    lemma = v.lemma_.lower()
+    prt = child(v, ("prt", "advmod"), ("down", "away", "up"))
+    if prt is None or (lemma == "put" and prt.lower_ != "down"):
+        return
+    dobj = child(v, "dobj")
+    if dobj is None or not is_pet_noun(dobj):
+        return
+    subs, _ = subjects(c, v)
+    owner = c.owner_of(dobj)
+    who = [owner] if owner is not None else subs
+    name = c.rel_name(dobj)
+    if name is None and dobj.pos_ == "PROPN":
+        name = dobj
+    obj = c.name_of(name) if name is not None else noun_phrase(c, dobj, drop_amod=True)
+    for s in who:
+        c.emit(s, "HAS_PET", obj, v, kind="end", rule=f"{lemma}_{prt.lower_}_pet",
+               tokens=[dobj])

@@ -1,0 +1,107 @@
+"""Travel: VISITED from went to/visited/spent time in/came back from, PLANS from "going to
+Italy", ATTENDED/STUDIES_AT from "go to <school>"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import lexicon as L
+from ..context import Context
+from ..entities import ent_type
+from ..mentions import subjects
+from ..objects import is_school
+from ..phrases import noun_phrase
+from ..tree import child, coord, preps
+from .plans import plan_object
+
+
+def go(c: Context, v: Any) -> None:
+    """go to X: VISITED (past), PLANS ("we're going to Italy"), ATTENDED (a school)."""
+    f = c.flags(v)
+    subs, dropped = subjects(c, v)
+    if not subs:
+        return
+    x = child(v, "xcomp")
+    if x is not None and child(x, "aux", "to") and v.tag_ == "VBG" and not f.past:
+        # "I'm going to run the Boston Marathon" -> plan
+        obj = plan_object(c, x)
+        if obj is not None and x.lemma_.lower() not in ("be", "have", "do", "get", "say",
+                                                        "need", "try", "make"):
+            for s in subs:
+                c.emit(s, "PLANS", obj[0], v, rule="going_to", timed=False,
+                       allow_in_plan=True, tokens=[obj[1]], confidence=0.7)
+        return
+    if x is not None and x.tag_ == "VBG" and x.lower_ in L.GO_HOBBIES and not f.past and (
+        v.tag_ in ("VBP", "VBZ") and not f.perfect
+    ):
+        for s in subs:
+            c.emit(s, "HAS_HOBBY", x.lower_, v, rule="go_hobby", timed=False, tokens=[x])
+        return
+    for prep, o in preps(v, ("to",)):
+        if is_school(c, o) and ent_type(o) not in ("GPE", "LOC"):
+            pred = "ATTENDED" if (f.past or f.perfect) else "STUDIES_AT"
+            for s in subs:
+                c.emit(s, pred, noun_phrase(c, o, keep_preps=("of",)), v, rule="go_to_school",
+                       tokens=[o])
+            continue
+        if not (ent_type(o) in ("GPE", "LOC", "FAC") or (o.pos_ == "PROPN" and ent_type(o)
+                                                         not in ("PERSON", "ORG"))):
+            continue
+        if f.past or f.perfect:
+            for s in subs:
+                c.emit(s, "VISITED", noun_phrase(c, o), v, rule="went_to", tokens=[o],
+                       confidence=0.8)
+        elif v.tag_ == "VBG" or f.future:
+            for s in subs:
+                c.emit(s, "PLANS", noun_phrase(c, o), v, rule="going_to_place", timed=False,
+                       allow_in_plan=True, tokens=[o], confidence=0.7)
+
+
+def visit(c: Context, v: Any) -> None:
+    """"I visited Rome last year", "we travelled through Peru": VISITED (past only)."""
+    f = c.flags(v)
+    if not (f.past or f.perfect) or f.in_plan:
+        return
+    subs, dropped = subjects(c, v)
+    targets = []
+    dobj = child(v, "dobj")
+    if dobj is not None:
+        targets.append(dobj)
+    targets += [o for _p, o in preps(v, ("to", "in", "around", "through"))]
+    for t in targets:
+        if t.i in c.time_tokens:
+            continue
+        if ent_type(t) in ("GPE", "LOC", "FAC") or (t.pos_ == "PROPN" and ent_type(t) not in (
+            "PERSON", "DATE", "TIME"
+        )):
+            for obj, _neg in coord(t):
+                for s in subs:
+                    c.emit(s, "VISITED", noun_phrase(c, obj), v, rule=f"{v.lemma_.lower()}_place",
+                           confidence=0.8 - 0.1 * dropped, tokens=[obj])
+
+
+def spend(c: Context, v: Any) -> None:
+    """"I spent a week in Lisbon": VISITED."""
+    f = c.flags(v)
+    if not (f.past or f.perfect):
+        return
+    subs, dropped = subjects(c, v)
+    for prep, o in preps(v, ("in", "at")):
+        if ent_type(o) in ("GPE", "LOC") or o.pos_ == "PROPN":
+            for s in subs:
+                c.emit(s, "VISITED", noun_phrase(c, o), v, rule="spent_in", tokens=[o],
+                       confidence=0.75 - 0.1 * dropped)
+
+
+def return_from(c: Context, v: Any) -> None:
+    """"I just got back from Japan", "came back from Peru": VISITED."""
+    subs, _ = subjects(c, v)
+    if v.lemma_.lower() == "come" and not child(v, ("advmod", "prt"), "back"):
+        return
+    back = child(v, ("advmod", "prt"), "back")
+    for prep, o in preps(v, ("from",)) + (preps(back, ("from",)) if back is not None else []):
+        if ent_type(o) in ("GPE", "LOC") or (o.pos_ == "PROPN" and o.text[:1].isupper()
+                                             and o.lemma_.lower() not in L.TRIP_NOUNS):
+            for s in subs:
+                c.emit(s, "VISITED", noun_phrase(c, o), v, rule="back_from", tokens=[o],
+                       confidence=0.75)

@@ -22,9 +22,10 @@ from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .model import Change, Entity, Episode, Erasure, FactVersion
 from .model import Path as GraphPath
 from .names import MAX_CONTENT, check_group, clean_name, normalize_name
-from .resolve import EntityResolver, Resolution, Resolver, SplitResult, first_visible
+from .merges import SplitResult
+from .merges import split_alias as _split_alias
+from .resolve import EntityResolver, Resolution, Resolver, first_visible
 from .resolve import resolutions as _resolutions
-from .resolve import split_alias as _split_alias
 from .store.base import ChangeEffect, LineageState, Store, TimeFilter, WriteTx
 from .timeutil import (
     Precision,
@@ -152,8 +153,10 @@ class Memory:
 
     # ------------------------------------------------------------------ entities
     def _resolve_entity(self, w: WriteTx, group: str, name_or_id: str, now: datetime,
-                        role: str = "other", predicate: str | None = None) -> Entity:
-        return self.resolver.resolve(w, group, name_or_id, now, role, predicate)  # type: ignore[arg-type]
+                        role: str = "other", predicate: str | None = None,
+                        mention: bool = False) -> Entity:
+        return self.resolver.resolve(w, group, name_or_id, now, role, predicate,  # type: ignore[arg-type]
+                                     mention=mention)
 
     def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
         name = clean_name(name_or_id, "entity")
@@ -186,7 +189,9 @@ class Memory:
         self, entity: str | None = None, group: str = DEFAULT_GROUP
     ) -> list[Resolution]:
         """Recorded entity merges and splits (docs/entity-resolution.md), oldest first."""
-        return _resolutions(self, check_group(group), entity)
+        group = check_group(group)
+        ent_id = self._lookup_entity(group, entity).id if entity is not None else None
+        return _resolutions(self.store, group, ent_id)
 
     def split_alias(
         self, entity: str, alias: str, group: str = DEFAULT_GROUP, reason: str | None = None
@@ -344,6 +349,7 @@ class Memory:
         reason: str = "",
         valid_precision: Precision | str | None = None,
         invalid_precision: Precision | str | None = None,
+        from_text: bool = False,
     ) -> FactVersion:
         """Assert a fact (a new lineage). Returns its current version.
 
@@ -351,9 +357,15 @@ class Memory:
         else the start is unknown (unbounded in the past). Asserting a fact identical to a
         believed one (same subject, predicate, object and interval) returns the existing one
         and only adds the episode to its provenance.
+
+        Subject and object resolve by id, exact normalised name or alias only ("ProjectA" is
+        never "ProjectB"). ``from_text=True`` says they are mentions an extractor found in
+        text: the resolver may then match them to a known entity by its fuzzy rules
+        (docs/entity-resolution.md; every such merge is recorded and reversible).
         """
         parsed = self._parse_assertion(subject, predicate, object, valid_at, invalid_at, group,
-                                       episode, fact, reason, valid_precision, invalid_precision)
+                                       episode, fact, reason, valid_precision, invalid_precision,
+                                       from_text)
         with self.store.write() as w:
             now = self._tick(w, parsed["group"])
             fid = self._assert_in_tx(w, now, parsed)
@@ -365,7 +377,7 @@ class Memory:
     def _parse_assertion(
         self, subject: Any, predicate: Any, object: Any, valid_at: Any, invalid_at: Any,
         group: Any, episode: str | None, fact: str | None, reason: str,
-        valid_precision: Any = None, invalid_precision: Any = None,
+        valid_precision: Any = None, invalid_precision: Any = None, from_text: Any = False,
     ) -> dict[str, Any]:
         """Validate one assertion completely before anything is written."""
         group = check_group(group)
@@ -390,13 +402,13 @@ class Memory:
         timeline.check_interval(start, end)
         return {"group": group, "pred": pred, "s_name": s_name, "o_name": o_name,
                 "start": start, "sprec": sprec, "end": end, "eprec": eprec, "ep": ep,
-                "fact": fact, "reason": reason}
+                "fact": fact, "reason": reason, "mention": bool(from_text)}
 
     def _assert_in_tx(self, w: WriteTx, now: datetime, a: dict[str, Any]) -> str:
         """Write one validated assertion inside an open transaction; returns its fact id."""
         group, pred, start, end, ep = a["group"], a["pred"], a["start"], a["end"], a["ep"]
-        s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred)
-        o = self._resolve_entity(w, group, a["o_name"], now, "object", pred)
+        s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred, a["mention"])
+        o = self._resolve_entity(w, group, a["o_name"], now, "object", pred, a["mention"])
         lins = w.lineages_for(group, s.id, pred)  # read once: duplicate check and _recompute
         pair = list(lins)
         if self.vocabulary.get(pred).symmetric:  # "Bob married Alice" = "Alice married Bob"
@@ -1011,7 +1023,7 @@ class Memory:
                     row["subject"], row["predicate"], row["object"], row.get("valid_at"),
                     row.get("invalid_at"), row.get("group", group), row.get("episode"),
                     row.get("fact"), row.get("reason", ""), row.get("valid_precision"),
-                    row.get("invalid_precision")))
+                    row.get("invalid_precision"), row.get("from_text", False)))
             except KeyError as exc:
                 raise InvalidInputError(f"row {i}: missing {exc.args[0]!r}", row=i) from None
             except InvalidInputError as exc:

@@ -57,7 +57,8 @@ def visible_text(text: str, keep_joiners: bool = False) -> str:
               and not text[i - 1].isascii() and _is_letter(text[i - 1])
               and not text[i + 1].isascii() and _is_letter(text[i + 1])):
             out.append(ch)
-    return "".join(out)
+    # again: a removed character may have kept two others from composing ("A\u200b\u0300")
+    return unicodedata.normalize("NFKC", "".join(out))
 
 
 def normalize_name(name: str) -> str:

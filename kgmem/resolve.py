@@ -54,7 +54,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -64,23 +64,26 @@ from .model import SHOW_INTERNAL_ALIASES, Entity, public_aliases
 from .names import clean_name, normalize_name
 from .store.base import WriteTx
 
-if TYPE_CHECKING:
-    from .memory import Memory
-
 Role = Literal["subject", "object", "speaker", "other"]
 Method = Literal["person_short", "person_full", "variant", "fuzzy", "split"]
 
 
 class Resolver(Protocol):
     def resolve(self, w: WriteTx, group: str, name: str, now: datetime,
-                role: Role = "other", predicate: str | None = None) -> Entity: ...
+                role: Role = "other", predicate: str | None = None, *,
+                mention: bool = False) -> Entity:
+        """The entity ``name`` refers to in ``group`` (created if none). ``mention``: the name
+        was found in text by an extractor, so fuzzy rules may match it; a name a caller gave
+        (``mention=False``) resolves by id, exact normalised name or alias only."""
+        ...
 
 
 class ExactResolver:
     """An id, else an exact normalised name or alias, else a new entity."""
 
     def resolve(self, w: WriteTx, group: str, name: str, now: datetime,
-                role: Role = "other", predicate: str | None = None) -> Entity:
+                role: Role = "other", predicate: str | None = None, *,
+                mention: bool = False) -> Entity:
         name = clean_name(name, "entity name")
         by_id = w.get_entity(group, name)
         if by_id is not None:
@@ -183,13 +186,31 @@ def _edit_kind(a: str, b: str) -> str | None:
     return "sub" if Levenshtein.distance(a, b, score_cutoff=2) == 1 else "swap"
 
 
+_CASE_BOUNDARY = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])|(?<=[a-z])(?=[A-Z])"
+                            r"|(?<=[A-Z])(?=[A-Z][a-z])")
+_ROMAN = re.compile(r"^m{0,4}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+
+
+@lru_cache(maxsize=1 << 16)
+def typo_form(name: str) -> str:
+    """The words a typo is looked for in: a display name split where the case or a digit
+    run starts a new word ("TeamRex" -> "team rex", "ProjectA" -> "project a"), normalised
+    and accent-folded."""
+    return fold(normalize_name(_CASE_BOUNDARY.sub(" ", name)))
+
+
 def typo_score(a: str, b: str, min_score: float = 0.85) -> float | None:
-    """Score in [0, 1] when folded names ``a`` and ``b`` differ by exactly one plausible typo,
-    else None. Conservative: same digits, same word count, exactly one word differs, by one
-    edit; that word has 5+ letters (7+ for a substitution) and keeps its first letter unless
-    the typo is a transposition; a one-word name needs 7+ letters; in a person's full name the
-    given name may only differ by a transposition (one letter more or less is another name of
-    the same family: Carl/Carol, Sara/Sarah)."""
+    """Score in [0, 1] when typo forms ``a`` and ``b`` (:func:`typo_form`) differ by exactly
+    one plausible typo, else None.
+
+    Conservative, because a wrong merge mixes two entities' facts: same digits, same word
+    count, exactly one word differs; by one transposition, or by one letter inserted or
+    dropped inside it (never its first or last letter: Project/Projects, William/Williams);
+    never by a substituted letter ("TeamRex"/"TeamRed", "ProjectA"/"ProjectB",
+    "Gonzales"/"Gonzalez"); that word has 5+ letters and is not a Roman numeral (a version:
+    "Louis XVII"/"Louis XVIII"); a one-word name needs 7+ letters; in a person's full name
+    the given name may only differ by a transposition (one letter more or less is another
+    name of the same family: Carl/Carol, Sara/Sarah)."""
     from rapidfuzz import fuzz
 
     if a == b or _DIGITS.findall(a) != _DIGITS.findall(b):
@@ -201,18 +222,20 @@ def typo_score(a: str, b: str, min_score: float = 0.85) -> float | None:
     if len(diff) != 1:
         return None
     i, x, y = diff[0]
-    if any(c.isdigit() for c in x + y):
+    if any(c.isdigit() for c in x + y) or _ROMAN.match(x) or _ROMAN.match(y):
         return None
     kind = _edit_kind(x, y)
+    if kind is None or kind == "sub":
+        return None
     if i == 0 and len(ta) > 1 and kind != "swap" and person_parts(a) is not None:
         return None  # Carl/Carol, Sara/Sarah Hayes: given names of one family, not typos
     longest = max(len(x), len(y))
-    if kind is None or longest < 5 or (len(ta) == 1 and longest < 7):
+    if longest < 5 or (len(ta) == 1 and longest < 7):
         return None
-    if kind == "sub" and longest < 7:
-        return None
-    if kind != "swap" and x[0] != y[0]:
-        return None
+    if kind == "indel":
+        short, long_ = sorted((x, y), key=len)
+        if long_[1:] == short or long_[:-1] == short:
+            return None  # a first or last letter more or less: another word, not a typo
     score = fuzz.ratio(a, b) / 100.0
     return score if score >= min_score else None
 
@@ -288,6 +311,10 @@ class _View:
             return self.entity
         return self.entity.model_copy(update={"aliases": list(self.visible)})
 
+    def display_names(self) -> list[str]:
+        """Name and visible aliases as they were given."""
+        return [self.entity.name, *self.visible]
+
     def names(self) -> list[str]:
         """Normalised name and visible aliases."""
         return [_norm(self.entity.name)] + [_norm(a) for a in self.visible]
@@ -329,16 +356,6 @@ class Resolution(BaseModel):
     facts: list[dict[str, str]] = Field(default_factory=list)  # {fact_id, role[, action...]}
 
 
-class SplitResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    entity: Entity
-    alias: str
-    new_entity: Entity
-    facts: list[dict[str, str]] = Field(default_factory=list)
-    resumed: bool = False
-
-
 def _dumps(d: dict[str, Any]) -> str:
     return json.dumps(d, separators=(",", ":"), ensure_ascii=False)
 
@@ -378,7 +395,8 @@ class EntityResolver:
 
     # -------------------------------------------------------------- entry point
     def resolve(self, w: WriteTx, group: str, name: str, now: datetime,
-                role: Role = "other", predicate: str | None = None) -> Entity:
+                role: Role = "other", predicate: str | None = None, *,
+                mention: bool = False) -> Entity:
         name = clean_name(name, "entity name")
         ctx = self.context(role, predicate)
         names = self._names_of(w)
@@ -391,7 +409,7 @@ class EntityResolver:
             if ent is None:
                 with raw_aliases():
                     view = self._match_or_create(w, group, name, norm, now, role, predicate,
-                                                 ctx)
+                                                 ctx, mention)
                 ent = view.public
                 names[(group, name)] = ent
                 return ent
@@ -449,15 +467,18 @@ class EntityResolver:
 
     # -------------------------------------------------------------- matching
     def _match_or_create(self, w: WriteTx, group: str, name: str, norm: str, now: datetime,
-                         role: str, predicate: str | None, ctx: Context) -> _View:
-        if role != "speaker":  # a speaker label is an identity: exact or new, never merged
+                         role: str, predicate: str | None, ctx: Context,
+                         mention: bool) -> _View:
+        # Only a mention found in text may be merged; a caller's name, like a speaker label,
+        # is an identity: exact or new.
+        if mention and role != "speaker":
             hit: tuple[_View, Method, float] | None = None
             if ctx == "person":
                 hit = self._person(w, group, norm)
             if hit is None:
                 hit = self._variant(w, group, norm, ctx)
             if hit is None and self.fuzzy:
-                hit = self._typo(w, group, norm, ctx)
+                hit = self._typo(w, group, name, norm, ctx)
             if hit is not None:
                 view, method, score = hit
                 self._merge(w, group, view, name, norm, now, method, score, role, predicate, ctx)
@@ -501,11 +522,11 @@ class EntityResolver:
         ok = [v for v in found.values() if not v.split_off(norm) and self._fits(v, ctx)]
         return (ok[0], "variant", 1.0) if len(ok) == 1 else None
 
-    def _typo(self, w: WriteTx, group: str, norm: str, ctx: Context
+    def _typo(self, w: WriteTx, group: str, name: str, norm: str, ctx: Context
               ) -> tuple[_View, Method, float] | None:
         if not fuzzy_eligible(norm):
             return None
-        me = fold(norm)
+        me = typo_form(name)
         seen: set[str] = set()
         best: list[tuple[float, _View]] = []
         for key in self._band_keys(norm):
@@ -515,8 +536,8 @@ class EntityResolver:
                 seen.add(v.entity.id)
                 if v.split_off(norm) or not self._fits(v, ctx):
                     continue
-                scores = [s for n in v.names() if fuzzy_eligible(n)
-                          and (s := typo_score(me, fold(n), self.min_score)) is not None]
+                scores = [s for n in v.display_names() if fuzzy_eligible(_norm(n))
+                          and (s := typo_score(me, typo_form(n), self.min_score)) is not None]
                 if scores:
                     best.append((max(scores), v))
         if len(best) != 1:  # none, or ambiguous
@@ -689,114 +710,88 @@ def _records(view: _View, group: str) -> list[Resolution]:
     return out
 
 
-def resolutions(memory: Memory, group: str, entity: str | None = None) -> list[Resolution]:
+class _Reader(Protocol):
+    """What reading records needs: a store or an open write transaction."""
+
+    def get_entity(self, group: str, entity_id: str) -> Entity | None: ...
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]: ...
+
+
+def resolutions(reader: _Reader, group: str, entity_id: str | None = None
+                ) -> list[Resolution]:
     """Merges (and splits) recorded in ``group``, oldest first; one entity's if given."""
     with raw_aliases():
-        if entity is not None:
-            ent = memory._lookup_entity(group, entity)
-            raw = memory.store.get_entity(group, ent.id)
+        if entity_id is not None:
+            raw = reader.get_entity(group, entity_id)
             views = [_View.of(raw)] if raw is not None else []
         else:
-            views = [_View.of(e) for e in memory.store.find_entities(group, f"{P}r")]
+            views = [_View.of(e) for e in reader.find_entities(group, f"{P}r")]
     out = [r for v in views for r in _records(v, group)]
     out.sort(key=lambda r: (r.at, r.id))
     return out
 
 
 # ---------------------------------------------------------------------------- undoing a merge
-def split_alias(memory: Memory, entity: str, alias: str, group: str,
-                reason: str | None = None) -> SplitResult:
-    """Undo a merge: ``alias`` stops resolving to ``entity`` and names an entity of its own
-    (an existing one with exactly that name, else a new one). Facts asserted through the alias
-    move: an object by :meth:`Memory.correct`, a subject by retracting the fact and asserting
-    it again for the new entity (same valid times and provenance). Safe to call again after a
-    failure: it resumes and moves what is left.
-    """
+@dataclass(frozen=True)
+class SplitStart:
+    """The first step of a split, done in one write: the alias hidden and its own entity."""
+
+    alias: str  # as given (cleaned)
+    norm: str
+    resumed: bool  # the alias was split off before: resuming an interrupted split
+    new_id: str
+    new_name: str
+    tracked: dict[str, set[str]]  # facts asserted through the alias: fact id -> roles
+
+
+def start_split(w: WriteTx, group: str, entity_id: str, alias: str, now: datetime,
+                resolver: Resolver) -> SplitStart:
+    """Stop ``alias`` resolving to the entity and give it an entity of its own (an existing
+    one with exactly that name, else a new one: a person if the entity was one). Raises when
+    ``alias`` is the entity's own name or not one of its aliases."""
     alias = clean_name(alias, "alias")
     norm = _norm(alias)
-    ent = memory._lookup_entity(group, entity)
-    resolver = memory.resolver if isinstance(memory.resolver, EntityResolver) else EntityResolver()
-    with memory.store.write() as w:
-        with raw_aliases():
-            raw = w.get_entity(group, ent.id)
-            assert raw is not None
-            view = _View.of(raw)
-            if _norm(view.entity.name) == norm:
-                raise InvalidInputError(
-                    f"{alias!r} is the name of entity {ent.id}, not an alias; only aliases can "
-                    "be split off", field="alias")
-            resumed = view.split_off(norm)
-            display = next((a for a in view.visible if _norm(a) == norm), None)
-            if display is None and not resumed:
-                raise NotFoundError(f"{alias!r} is not an alias of entity {ent.name!r}",
-                                    entity=ent.id, alias=alias)
-            now = memory._tick(w, group)
-            if not resumed:
-                assert display is not None
-                w.add_alias(group, ent.id, f"{P}x:{display}", f"{P}x:{norm}")
-                view.split.add(display)
-                view.visible.remove(display)
-            new = resolver._exact(w, group, norm)
-            if new is None:
-                new = resolver._create(w, group, display or alias, norm, now,
-                                       "person" if view.a_person else "neutral")
-            new_id, new_name = new.entity.id, new.entity.name
-    why = reason or f"alias {alias!r} split off {ent.name!r} ({ent.id})"
-    facts: dict[str, set[str]] = {}
+    rules = resolver if isinstance(resolver, EntityResolver) else EntityResolver()
+    with raw_aliases():
+        raw = w.get_entity(group, entity_id)
+        if raw is None:
+            raise NotFoundError(f"no entity {entity_id!r} in group {group!r}", entity=entity_id)
+        view = _View.of(raw)
+        if _norm(view.entity.name) == norm:
+            raise InvalidInputError(
+                f"{alias!r} is the name of entity {entity_id}, not an alias; only aliases can "
+                "be split off", field="alias")
+        resumed = view.split_off(norm)
+        display = next((a for a in view.visible if _norm(a) == norm), None)
+        if display is None and not resumed:
+            raise NotFoundError(f"{alias!r} is not an alias of entity {view.entity.name!r}",
+                                entity=entity_id, alias=alias)
+        if display is not None and not resumed:
+            w.add_alias(group, entity_id, f"{P}x:{display}", f"{P}x:{norm}")
+            view.split.add(display)
+            view.visible.remove(display)
+        new = rules._exact(w, group, norm)
+        if new is None:
+            new = rules._create(w, group, display or alias, norm, now,
+                                "person" if view.a_person else "neutral")
+    tracked: dict[str, set[str]] = {}
     for t in view.tracks:
         try:
             d = json.loads(t)
         except ValueError:
             continue
         if d.get("n") == norm:
-            facts.setdefault(d["f"], set()).add(d["r"])
-    moved = [m for fid, roles in facts.items()
-             if (m := _move_fact(memory, group, fid, roles, ent, new_id, new_name, why))]
-    with memory.store.write() as w:
-        now = memory._tick(w, group)
-        rid = uuid.uuid4().hex
-        rec = {"id": rid, "name": alias, "norm": norm, "method": "split", "score": 1.0,
-               "at": now.isoformat(), "new": new_id, "facts": moved, "reason": why}
-        w.add_alias(group, ent.id, f"{P}r:{_dumps(rec)}", f"{P}r:{rid}")
-        w.add_alias(group, ent.id, f"{P}!", f"{P}r")
-    return SplitResult(entity=memory._lookup_entity(group, ent.id), alias=alias,
-                       new_entity=memory._lookup_entity(group, new_id), facts=moved,
-                       resumed=resumed)
+            tracked.setdefault(d["f"], set()).add(d["r"])
+    return SplitStart(alias=alias, norm=norm, resumed=resumed,
+                      new_id=new.entity.id, new_name=new.entity.name, tracked=tracked)
 
 
-def _move_fact(memory: Memory, group: str, fact_id: str, roles: set[str], ent: Entity,
-               new_id: str, new_name: str, why: str) -> dict[str, str] | None:
-    with memory.store.write() as w:
-        lin = w.get_lineage(fact_id)
-    if lin is None or lin.group != group or not lin.believed:
-        return None
-    as_subject = "subject" in roles and lin.subject_id == ent.id
-    as_object = "object" in roles and lin.object_id == ent.id
-    if not as_subject:
-        if not as_object:
-            return None  # corrected or moved since: leave it
-        change = memory.correct(fact_id, object=new_id, reason=why, group=group)
-        return {"fact_id": fact_id, "role": "object", "action": "corrected",
-                "change_id": change.id}
-    # correct() cannot change a subject: assert the fact again for the new entity, then
-    # retract this one (in that order, so that a failure in between loses nothing).
-    obj = new_id if as_object else lin.object_id
-    subj_old = memory.store.get_entity(group, lin.subject_id)
-    obj_old = memory.store.get_entity(group, lin.object_id)
-    default_text = (f"{subj_old.name if subj_old else ''} "
-                    f"{lin.predicate.lower().replace('_', ' ')} {obj_old.name if obj_old else ''}")
-    text = None if lin.fact_text == default_text else lin.fact_text
-    episodes = sorted({e for v in memory.store.versions_of_fact(group, fact_id)
-                       for e in v.episodes})
-    v = memory.assert_fact(
-        new_id, lin.predicate, obj, valid_at=lin.valid_at, invalid_at=lin.stated_invalid_at,
-        group=group, fact=text, reason=f"{why}; was fact {fact_id}",
-        valid_precision=lin.valid_precision, invalid_precision=lin.invalid_precision)
-    if episodes:
-        with memory.store.write() as w:
-            for ep in episodes:
-                w.add_provenance(v.fact_id, ep)
-                w.add_mentions(ep, [new_id])
-    change = memory.retract(fact_id, reason=f"{why}; now fact {v.fact_id}", group=group)
-    return {"fact_id": fact_id, "role": "subject+object" if as_object else "subject",
-            "action": "reasserted", "new_fact_id": v.fact_id, "change_id": change.id}
+def record_split(w: WriteTx, group: str, entity_id: str, start: SplitStart, now: datetime,
+                 moved: list[dict[str, str]], why: str) -> None:
+    """The last step of a split: its record (with the facts that moved) on the entity."""
+    rid = uuid.uuid4().hex
+    rec = {"id": rid, "name": start.alias, "norm": start.norm, "method": "split",
+           "score": 1.0, "at": now.isoformat(), "new": start.new_id, "facts": moved,
+           "reason": why}
+    w.add_alias(group, entity_id, f"{P}r:{_dumps(rec)}", f"{P}r:{rid}")
+    w.add_alias(group, entity_id, f"{P}!", f"{P}r")

@@ -84,7 +84,7 @@ class ExtractionPipeline:
                 invalid_at=f.invalid_at,
                 valid_precision=f.valid_precision if f.valid_at else None,
                 invalid_precision=f.invalid_precision if f.invalid_at else None,
-                group=g, episode=ep.id, reason=f"extracted ({f.rule})",
+                group=g, episode=ep.id, reason=f"extracted ({f.rule})", from_text=True,
             )
             return [v.fact_id]
         any_object = f.object == "*"  # "we broke up": end whatever the current value is
@@ -101,7 +101,7 @@ class ExtractionPipeline:
             if not out and f.object and not any_object:
                 v = m.assert_fact(f.subject, f.predicate, f.object, invalid_at=at, group=g,
                                   invalid_precision=f.invalid_precision, episode=None,
-                                  reason=f"ended per episode {ep.id}")
+                                  reason=f"ended per episode {ep.id}", from_text=True)
                 out.append(v.fact_id)
             return out
         if f.kind == "retract":

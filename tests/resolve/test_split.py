@@ -8,6 +8,7 @@ import pytest
 
 from kgmem.errors import InvalidInputError, NotFoundError
 from tests.conftest import fresh_group
+from tests.resolve.helpers import said
 
 
 def utc(*a: int) -> datetime:
@@ -23,14 +24,14 @@ def believed(m, g, **kw):  # type: ignore[no-untyped-def]
 
 def test_split_alias_moves_facts_asserted_through_it(make_memory, clock) -> None:
     m, g = make_memory(clock=clock), fresh_group()
-    chen = m.assert_fact("Alice Chen", "WORKS_AT", "Acme", valid_at="2020-01-01",
+    chen = said(m, "Alice Chen", "WORKS_AT", "Acme", valid_at="2020-01-01",
                          group=g).subject_id
     ep = m.add_episode("Alice moved to Boston", reference_time="2021-03-01", group=g,
                        extract=False)
-    lives = m.assert_fact("Alice", "LIVES_IN", "Boston", valid_at="2021-03", invalid_at="2023",
+    lives = said(m, "Alice", "LIVES_IN", "Boston", valid_at="2021-03", invalid_at="2023",
                           episode=ep.id, group=g)
-    married = m.assert_fact("Bob", "MARRIED_TO", "alice", valid_at="2019-06-01", group=g)
-    own = m.assert_fact("Alice Chen", "HAS_ROLE", "engineer", group=g)
+    married = said(m, "Bob", "MARRIED_TO", "alice", valid_at="2019-06-01", group=g)
+    own = said(m, "Alice Chen", "HAS_ROLE", "engineer", group=g)
     assert lives.subject_id == married.object_id == chen
     [merge] = m.resolutions(group=g)
     assert merge.method == "person_short" and len(merge.facts) == 2
@@ -63,7 +64,7 @@ def test_split_alias_moves_facts_asserted_through_it(make_memory, clock) -> None
     assert [f.fact_id for f in old] == [lives.fact_id]
     assert m.fact(lives.fact_id, valid_at="2022-01-01", group=g) is None  # retracted now
     # future mentions resolve to the new entity, not back to Alice Chen
-    assert m.assert_fact("Alice", "HAS_HOBBY", "chess", group=g).subject_id == new.id
+    assert said(m, "Alice", "HAS_HOBBY", "chess", group=g).subject_id == new.id
     assert m.entity("Alice", group=g)["entity"].id == new.id
     # the records: the merge is marked split, the split lists what moved
     recs = m.resolutions(group=g)
@@ -77,24 +78,24 @@ def test_split_alias_moves_facts_asserted_through_it(make_memory, clock) -> None
 
 def test_split_full_name_alias_off_a_short_name(make_memory) -> None:
     m, g = make_memory(), fresh_group()
-    alice = m.assert_fact("Alice", "LIVES_IN", "Boston", group=g).subject_id
-    wrong = m.assert_fact("Alice Chen", "WORKS_AT", "Initech", group=g)
+    alice = said(m, "Alice", "LIVES_IN", "Boston", group=g).subject_id
+    wrong = said(m, "Alice Chen", "WORKS_AT", "Initech", group=g)
     assert wrong.subject_id == alice
     res = m.split_alias(alice, "Alice Chen", group=g)
     chen = res.new_entity.id
     assert [f.object for f in believed(m, g, subject=chen)] == ["Initech"]
     assert [f.object for f in believed(m, g, subject=alice)] == ["Boston"]
-    assert m.assert_fact("Alice Chen", "LIVES_IN", "Denver", group=g).subject_id == chen
+    assert said(m, "Alice Chen", "LIVES_IN", "Denver", group=g).subject_id == chen
     # the new entity inherited the person evidence: the short name is now ambiguous
     # between "Alice" and a full-name person, so "Alice Wong" attaches to neither
-    wong = m.assert_fact("Alice Wong", "LIVES_IN", "Paris", group=g).subject_id
+    wong = said(m, "Alice Wong", "LIVES_IN", "Paris", group=g).subject_id
     assert wong not in (alice, chen)
 
 
 def test_split_is_idempotent_and_resumable(make_memory) -> None:
     m, g = make_memory(), fresh_group()
-    m.assert_fact("Jonathan Smith", "WORKS_AT", "Acme", group=g)
-    v = m.assert_fact("Jonathan Smtih", "LIVES_IN", "Boston", group=g)
+    said(m, "Jonathan Smith", "WORKS_AT", "Acme", group=g)
+    v = said(m, "Jonathan Smtih", "LIVES_IN", "Boston", group=g)
     first = m.split_alias("Jonathan Smith", "Jonathan Smtih", group=g)
     again = m.split_alias("Jonathan Smith", "jonathan smtih", group=g)
     assert again.resumed and again.facts == [] and again.new_entity.id == first.new_entity.id
@@ -104,8 +105,8 @@ def test_split_is_idempotent_and_resumable(make_memory) -> None:
 
 def test_split_errors(make_memory) -> None:
     m, g = make_memory(), fresh_group()
-    m.assert_fact("Alice Chen", "WORKS_AT", "Acme", group=g)
-    m.assert_fact("Alice", "LIVES_IN", "Boston", group=g)
+    said(m, "Alice Chen", "WORKS_AT", "Acme", group=g)
+    said(m, "Alice", "LIVES_IN", "Boston", group=g)
     with pytest.raises(InvalidInputError):
         m.split_alias("Alice Chen", "alice chen", group=g)  # its own name
     with pytest.raises(NotFoundError):
@@ -116,9 +117,9 @@ def test_split_errors(make_memory) -> None:
 
 def test_split_works_for_user_aliases_too(make_memory) -> None:
     m, g = make_memory(), fresh_group()
-    m.assert_fact("Robert", "WORKS_AT", "Acme", group=g)
+    said(m, "Robert", "WORKS_AT", "Acme", group=g)
     m.add_alias("Robert", "Bobby", group=g)
-    v = m.assert_fact("Bobby", "LIVES_IN", "Boston", group=g)
+    v = said(m, "Bobby", "LIVES_IN", "Boston", group=g)
     res = m.split_alias("Robert", "Bobby", group=g)
     assert [f["fact_id"] for f in res.facts] == [v.fact_id]
     assert m.entity("Robert", group=g)["entity"].aliases == []

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from kgmem.cli import app as cli_app
-from kgmem.ingest.extract import ExtractedFact
+from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
 from kgmem.mcp_server import create_server
 from kgmem.memory import Memory

@@ -14,7 +14,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .memory import Memory
-from .model import Change, Entity, Episode, Erasure, FactVersion, Path, PathHop
+from .model import Change, Entity, Episode, Erasure, ExtractionState, FactVersion, Path, PathHop
 from .settings import Settings, open_memory
 from .timeutil import Precision
 from .vocabulary import Cardinality, PredicateSpec, Vocabulary
@@ -29,6 +29,7 @@ __all__ = [
     "Entity",
     "Episode",
     "Erasure",
+    "ExtractionState",
     "FactVersion",
     "InvalidInputError",
     "InvalidIntervalError",

@@ -7,7 +7,6 @@ happens completely or not at all.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import uuid
@@ -15,15 +14,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import timeline
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
-from .model import Change, Entity, Episode, Erasure, FactVersion
-from .model import Path as GraphPath
-from .names import MAX_CONTENT, check_group, clean_name, normalize_name
 from .merges import SplitResult
 from .merges import split_alias as _split_alias
+from .model import Change, Entity, Episode, Erasure, FactVersion
+from .model import Path as GraphPath
+from .names import check_group, clean_name, normalize_name
 from .resolve import EntityResolver, Resolution, Resolver, first_visible
 from .resolve import resolutions as _resolutions
 from .store.base import ChangeEffect, LineageState, Store, TimeFilter, WriteTx
@@ -36,6 +35,9 @@ from .timeutil import (
     utcnow,
 )
 from .vocabulary import Vocabulary, normalize_predicate
+
+if TYPE_CHECKING:
+    from .ingest.episodes import IngestReport
 
 Clock = Callable[[], datetime]
 TimeLike = datetime | str
@@ -79,6 +81,10 @@ class Memory:
         self.store: Store = store
         self._clock = clock
         self.vocabulary = vocabulary or Vocabulary()
+        if extractor is not None and not hasattr(extractor, "apply_in"):
+            from .ingest.pipeline import ExtractionPipeline
+
+            extractor = ExtractionPipeline(extractor)  # a bare extractor (extract_many)
         self.extractor = extractor
         self.embedder = embedder  # for search/context; None = offline MiniLM on first use
         self.resolver: Resolver = resolver or EntityResolver()
@@ -227,102 +233,79 @@ class Memory:
         index: bool = False,
     ) -> list[Episode]:
         """Store many episodes (dicts of :meth:`add_episode` arguments; ``group`` per item
-        optional) in batches, then extract from the new ones in batches.
+        optional) in batches, with the facts extracted from them; see :meth:`ingest`."""
+        return self.ingest(items, group, extract, batch_size, on_batch, index).episodes
 
-        Idempotent: an episode identical to a stored one (same group, content, reference
-        time, source and speaker) is returned as stored and not extracted again. Every item
-        is validated before anything is written.
+    def ingest(
+        self,
+        items: Iterable[dict[str, Any]],
+        group: str = DEFAULT_GROUP,
+        extract: bool = True,
+        batch_size: int = 500,
+        on_batch: Callable[[int], None] | None = None,
+        index: bool = False,
+    ) -> IngestReport:
+        """:meth:`add_episodes`, returning an :class:`~kgmem.ingest.episodes.IngestReport`
+        (the episodes, and per group how many were new or already stored, extracted or
+        failed).
+
+        Every item is validated before anything is written (an
+        :class:`~kgmem.errors.InvalidInputError` lists every bad item's index, field and
+        message). Each batch of ``batch_size`` episodes is one atomic write holding the
+        episodes, the facts extracted from them and their extraction states
+        (:class:`~kgmem.model.ExtractionState`), so a crash never leaves an episode stored
+        without its facts. Idempotent: an episode identical to a stored one (same group,
+        content, reference time, source and speaker) is returned as stored; it is extracted
+        again only if its extraction failed, is pending or was skipped.
 
         ``index=True`` also embeds and indexes what each batch wrote (as :meth:`index`
         does), in a background thread while the next batch is being extracted, so that the
         embedding model (which releases the GIL) and the parser share the cores; everything
         is indexed when the call returns.
         """
-        parsed = [self._parse_episode(i, item, group) for i, item in enumerate(items)]
+        from .ingest.episodes import parse_episodes, run_batches
+
+        parsed = parse_episodes(items, group)
+        if batch_size < 1:
+            raise InvalidInputError("batch_size must be at least 1", field="batch_size")
         if not index:
-            return self._add_parsed_episodes(parsed, extract, batch_size, on_batch, None)
+            return run_batches(self, parsed, extract, batch_size, on_batch, None)
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-index") as pool:
-            out = self._add_parsed_episodes(parsed, extract, batch_size, on_batch, pool)
+            out = run_batches(self, parsed, extract, batch_size, on_batch, pool)
         self.index()  # whatever the last background pass did not see
         return out
 
-    def _add_parsed_episodes(
-        self, parsed: list[dict[str, Any]], extract: bool, batch_size: int,
-        on_batch: Callable[[int], None] | None, pool: Any,
-    ) -> list[Episode]:
-        out: list[Episode] = []
-        pending: Any = None  # the background index pass in flight (at most one)
-        for i in range(0, len(parsed), batch_size):
-            chunk = parsed[i:i + batch_size]
-            fresh: list[Episode] = []
-            with self.store.write() as w:
-                now: datetime | None = None
-                for p in chunk:
-                    existing = w.find_episode_by_hash(p["group"], p["digest"])
-                    if existing is not None:
-                        out.append(existing)
-                        continue
-                    if now is None:
-                        now = self._tick(w, *{q["group"] for q in chunk})
-                    ep = Episode(id=_new_id(), group=p["group"], content=p["content"],
-                                 source=p["source"], source_description=p["source_description"],
-                                 speaker=p["speaker"], reference_time=p["ref"], created_at=now)
-                    w.insert_episode(ep, p["digest"])
-                    if ep.speaker:
-                        spk = self._resolve_entity(w, ep.group, ep.speaker, now, "speaker")
-                        w.add_mentions(ep.id, [spk.id])
-                    out.append(ep)
-                    fresh.append(ep)
-            if fresh:
-                self._after_episodes(fresh)
-            if pool is not None and (pending is None or pending.done()):
-                if pending is not None:
-                    pending.result()  # re-raise a failed background pass here
-                pending = pool.submit(self.index)  # embeds this batch while it is extracted
-            if extract and self.extractor is not None and fresh:
-                apply_many = getattr(self.extractor, "apply_many", None)
-                if apply_many is not None:
-                    apply_many(self, fresh)
-                else:
-                    for ep in fresh:
-                        self.extractor.apply(self, ep)
+    def extract_failed(
+        self, group: str = DEFAULT_GROUP, batch_size: int = 500,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> IngestReport:
+        """Run extraction again on the group's episodes whose extraction failed or is
+        pending (oldest reference time first), with the configured extractor; each batch is
+        one write with the facts and the new states."""
+        from .ingest.episodes import IngestReport, extract_stored, pipeline_of
+
+        group = check_group(group)
+        pipeline = pipeline_of(self)
+        if pipeline is None:
+            raise InvalidInputError("no extractor is configured (extractor='none')",
+                                    field="extractor")
+        report = IngestReport()
+        done: set[str] = set()
+        while True:
+            batch = [ep for ep in self.store.episodes_by_extraction(
+                group, ("failed", "pending"), limit=batch_size + len(done)) if ep.id not in done]
+            if not batch:
+                return report
+            batch = batch[:batch_size]
+            done.update(ep.id for ep in batch)
+            extract_stored(self, pipeline, batch, report=report)
             if on_batch is not None:
-                on_batch(len(chunk))
-        if pending is not None:
-            pending.result()
-        return out
+                on_batch(len(batch))
 
     def _after_episodes(self, episodes: list[Episode]) -> None:
         """Hook for indexing new episodes (retrieval)."""
-
-    def _parse_episode(self, i: int, item: dict[str, Any], group: str) -> dict[str, Any]:
-        where = f"episode {i}: " if i else ""
-        if not isinstance(item, dict):
-            raise InvalidInputError(f"{where}must be an object", index=i)
-        g = check_group(item.get("group") or group)
-        content = item.get("content")
-        if not isinstance(content, str) or not content.strip():
-            raise InvalidInputError(f"{where}episode content must not be empty",
-                                    field="content", index=i)
-        if len(content) > MAX_CONTENT:
-            raise InvalidInputError(f"{where}episode content exceeds {MAX_CONTENT} characters",
-                                    field="content", index=i)
-        if item.get("reference_time") is None:
-            raise InvalidInputError(f"{where}reference_time is required",
-                                    field="reference_time", index=i)
-        ref = parse_instant(item["reference_time"], "reference_time")
-        speaker = item.get("speaker")
-        if speaker is not None:
-            speaker = clean_name(speaker, "speaker")
-        source = str(item.get("source") or "message")
-        digest = hashlib.sha256(
-            "\x1f".join([content, ref.isoformat(), source, speaker or ""]).encode()
-        ).hexdigest()
-        return {"group": g, "content": content, "ref": ref, "speaker": speaker,
-                "source": source, "source_description": str(item.get("source_description") or ""),
-                "digest": digest}
 
     def episode(self, episode_id: str, group: str = DEFAULT_GROUP) -> Episode:
         ep = self.store.get_episode(check_group(group), episode_id)
@@ -376,10 +359,11 @@ class Memory:
 
     def _parse_assertion(
         self, subject: Any, predicate: Any, object: Any, valid_at: Any, invalid_at: Any,
-        group: Any, episode: str | None, fact: str | None, reason: str,
+        group: Any, episode: str | Episode | None, fact: str | None, reason: str,
         valid_precision: Any = None, invalid_precision: Any = None, from_text: Any = False,
     ) -> dict[str, Any]:
-        """Validate one assertion completely before anything is written."""
+        """Validate one assertion completely before anything is written (``episode``: an id,
+        or the Episode itself when it is being written in the same transaction)."""
         group = check_group(group)
         pred = normalize_predicate(predicate)
         s_name = clean_name(subject, "subject")
@@ -396,7 +380,7 @@ class Memory:
             eprec = parse_precision(invalid_precision, "invalid_precision")
         ep = None
         if episode is not None:
-            ep = self.episode(episode, group)
+            ep = episode if isinstance(episode, Episode) else self.episode(episode, group)
             if start is None:
                 start = ep.reference_time
         timeline.check_interval(start, end)
@@ -449,26 +433,30 @@ class Memory:
     ) -> Change:
         """ "This stopped being true at ``at``": end the fact's valid interval there."""
         group = check_group(group)
+        return self._change_lineage(group, fact_id, "invalidate", self._invalidation(at),
+                                    reason or "invalidated")
+
+    @staticmethod
+    def _invalidation(at: TimeLike) -> Callable[[LineageState], LineageState]:
         end, eprec = parse_instant_with_precision(at, "at")
 
         def edit(lin: LineageState) -> LineageState:
             timeline.check_interval(lin.valid_at, end)
             return replace(lin, stated_invalid_at=end, invalid_precision=eprec)
 
-        return self._change_lineage(group, fact_id, "invalidate", edit, reason or "invalidated")
+        return edit
+
+    @staticmethod
+    def _retraction(lin: LineageState) -> LineageState:
+        return replace(lin, believed=False)
 
     def retract(
         self, fact_id: str, reason: str | None = None, group: str = DEFAULT_GROUP
     ) -> Change:
         """ "This was never true": the fact stops being believed now (past beliefs kept)."""
         group = check_group(group)
-        return self._change_lineage(
-            group,
-            fact_id,
-            "retract",
-            lambda lin: replace(lin, believed=False),
-            reason or "retracted",
-        )
+        return self._change_lineage(group, fact_id, "retract", self._retraction,
+                                    reason or "retracted")
 
     def correct(
         self,
@@ -483,6 +471,14 @@ class Memory:
         group = check_group(group)
         if object is None and valid_at is None and invalid_at is None:
             raise InvalidInputError("correct needs at least one of object, valid_at, invalid_at")
+        return self._change_lineage(
+            group, fact_id, "correct", self._correction(object, valid_at, invalid_at),
+            reason or "corrected", needs_tx=True
+        )
+
+    def _correction(
+        self, object: str | None, valid_at: TimeLike | None, invalid_at: TimeLike | None
+    ) -> Callable[[LineageState, WriteTx, datetime], LineageState]:
         o_name = clean_name(object, "object") if object is not None else None
         start = end = None
         if valid_at is not None:
@@ -493,9 +489,9 @@ class Memory:
         def edit(lin: LineageState, w: WriteTx, now: datetime) -> LineageState:
             new = lin
             if o_name is not None:
-                o = self._resolve_entity(w, group, o_name, now)
+                o = self._resolve_entity(w, lin.group, o_name, now)
                 new = replace(new, object_id=o.id)
-                subj = w.get_entity(group, lin.subject_id)
+                subj = w.get_entity(lin.group, lin.subject_id)
                 new = replace(
                     new,
                     fact_text=f"{subj.name if subj else '?'} "
@@ -508,9 +504,7 @@ class Memory:
             timeline.check_interval(new.valid_at, new.stated_invalid_at)
             return new
 
-        return self._change_lineage(
-            group, fact_id, "correct", edit, reason or "corrected", needs_tx=True
-        )
+        return edit
 
     def _change_lineage(
         self,
@@ -520,29 +514,37 @@ class Memory:
         edit: Callable[..., LineageState],
         reason: str,
         needs_tx: bool = False,
+        tx: tuple[WriteTx, datetime | None] | None = None,
     ) -> Change:
-        with self.store.write() as w:
-            lin = w.get_lineage(fact_id)
-            if lin is None or lin.group != group:
-                raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
-            if not lin.believed:
-                raise ConflictError(
-                    f"fact {fact_id} is retracted; undo the retraction first", fact_id=fact_id
-                )
-            now = self._tick(w, group)
-            new = edit(lin, w, now) if needs_tx else edit(lin)
-            change = Change(
-                id=_new_id(),
-                group=group,
-                kind=kind,
-                created_at=now,
-                fact_ids=[fact_id],
-                reason=reason,
+        """One change of one lineage, in its own write or inside ``tx`` (an open write and
+        its transaction time). ``edit`` validates before anything is written."""
+        if tx is None:
+            with self.store.write() as w:
+                return self._change_lineage(group, fact_id, kind, edit, reason, needs_tx,
+                                            (w, None))
+        w, now = tx
+        lin = w.get_lineage(fact_id)
+        if lin is None or lin.group != group:
+            raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
+        if not lin.believed:
+            raise ConflictError(
+                f"fact {fact_id} is retracted; undo the retraction first", fact_id=fact_id
             )
-            w.put_lineage(new)
-            self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
-                            parties=(lin.object_id, new.object_id))
-            w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
+        if now is None:
+            now = self._tick(w, group)
+        new = edit(lin, w, now) if needs_tx else edit(lin)
+        change = Change(
+            id=_new_id(),
+            group=group,
+            kind=kind,
+            created_at=now,
+            fact_ids=[fact_id],
+            reason=reason,
+        )
+        w.put_lineage(new)
+        self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
+                        parties=(lin.object_id, new.object_id))
+        w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
         return change
 
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:

@@ -45,6 +45,52 @@ def public_aliases(aliases: list[str]) -> list[str]:
     return [a for a in aliases if a[:2] != INTERNAL_ALIAS and a not in split]
 
 
+ExtractionStatus = Literal["pending", "done", "failed", "skipped"]
+
+
+class ExtractionState(_Model):
+    """Where the fact extraction of one episode stands; stored with the episode (both stores),
+    written in the same transaction as the facts it reports.
+
+    ``status``:
+
+    * ``done``: the extractor ran and its facts were written with this state (``facts`` of
+      them touched a fact; ``dropped`` could not be placed, e.g. an interval ending before it
+      starts, and ``dropped_reasons`` says why, for the first few).
+    * ``failed``: the extractor (or applying its result) raised; ``error_kind`` is the
+      :class:`kgmem.errors.KgmemError` ``type`` or the exception class name, ``error_message``
+      its text. Nothing of the attempt was written. Re-adding the episode,
+      :meth:`kgmem.Memory.extract_failed` and ``kgmem extract --failed`` retry it.
+    * ``pending``: stored, extraction wanted but not attempted yet (an extractor that stopped
+      a batch early, e.g. on an unreachable endpoint, leaves the rest pending); retried the
+      same way as ``failed``.
+    * ``skipped``: extraction was not asked for (``extract=False`` or no extractor); re-adding
+      the episode with extraction runs it.
+
+    ``attempts`` counts the extraction attempts (successful or not); ``extractor`` and
+    ``extractor_version`` name what made the last one (an extractor's ``name`` and ``version``
+    attributes, else its class name and the kgmem version). An episode stored before
+    extraction states existed has none (``Episode.extraction is None``) and is never
+    extracted again implicitly.
+    """
+
+    status: ExtractionStatus
+    extractor: str = ""
+    extractor_version: str = ""
+    attempts: int = 0
+    facts: int = 0
+    dropped: int = 0
+    dropped_reasons: list[str] = Field(default_factory=list)
+    error_kind: str | None = None
+    error_message: str | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether a re-add, ``extract_failed`` or ``kgmem extract --failed`` runs it again."""
+        return self.status in ("pending", "failed")
+
+
 class Episode(_Model):
     id: str
     group: str
@@ -54,6 +100,7 @@ class Episode(_Model):
     speaker: str | None = None
     reference_time: datetime
     created_at: datetime
+    extraction: ExtractionState | None = None
 
 
 class FactVersion(_Model):

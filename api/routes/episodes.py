@@ -42,14 +42,17 @@ def add_episode(body: EpisodeIn, memory: MemoryDep, group: GroupDep) -> Episode:
              responses=errors(409, 413))
 def add_episodes(body: EpisodesBulkIn, memory: MemoryDep, group: GroupDep,
                  settings: SettingsDep) -> EpisodeList:
-    """Add episodes in order. Each episode is one atomic, idempotent write, so a batch that
-    failed part-way can simply be sent again."""
+    """Add episodes in order, all or nothing: every item is validated first (a 422 lists each
+    bad item in ``details.errors`` as ``{index, field, message}``), then all of them and their
+    facts are one atomic write. Idempotent per episode, so a failed request can simply be sent
+    again."""
     if len(body.episodes) > settings.max_list:
         raise InvalidInputError(
             f"at most {settings.max_list} episodes per request",
             field="episodes", max=settings.max_list, got=len(body.episodes),
         )
-    return EpisodeList(items=[_add(memory, group, e) for e in body.episodes])
+    items = [e.model_dump() for e in body.episodes]
+    return EpisodeList(items=memory.add_episodes(items, group=group, batch_size=len(items)))
 
 
 @router.get("", response_model=EpisodePage, summary="List episodes")

@@ -1,37 +1,105 @@
 """From episodes to memory operations: runs an extractor and applies what it found.
 
-``assert`` facts become :meth:`Memory.assert_fact` (valid time from the text, else the
-episode's reference time); ``end`` facts invalidate the matching believed fact at the stated
-time (or record a fact that ended then, if none is known); ``retract`` facts retract the
-matching believed facts ("Actually I never lived in Boston").
+``assert`` facts become assertions (valid time from the text, else the episode's reference
+time); ``end`` facts invalidate the matching believed fact at the stated time (or record a
+fact that ended then, if none is known); ``retract`` facts retract the matching believed
+facts ("Actually I never lived in Boston").
+
+Extraction is split in two so that an episode and its facts are one write
+(:mod:`kgmem.ingest.episodes`): :meth:`ExtractionPipeline.extract` runs the extractor
+outside any transaction (it is pure: text in, facts out) and returns one :class:`Outcome`
+per episode; :meth:`ExtractionPipeline.apply_in` writes one episode's facts inside the
+transaction that stores the episode and its :class:`kgmem.model.ExtractionState`.
+
+An extractor is any object with ``extract_many(items) -> list[list[ExtractedFact]]`` (items
+are ``(text, reference_time, speaker)`` tuples). It may also offer
+``extract_outcomes(items) -> list[Outcome]`` to report per-episode failures itself (an LLM
+endpoint that went away: the episodes it did not try are ``Outcome(attempted=False)`` and
+stay ``pending``), and ``name`` / ``version`` attributes, recorded in the extraction state.
+Without ``extract_outcomes``, an ``extract_many`` that raises is retried one episode at a time
+so that only the episodes that fail are recorded as failed.
+
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError, KgmemError
 from ..model import Episode, FactVersion
-from ..names import normalize_name
+from ..names import clean_name, normalize_name
+from ..resolve import first_visible
+from ..vocabulary import normalize_predicate
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.base import WriteTx
 
-_ALL_TIME = (datetime(1, 1, 1, tzinfo=timezone.utc), datetime(9999, 12, 31, tzinfo=timezone.utc))
+log = logging.getLogger(__name__)
+
+Item = tuple[str, datetime, "str | None"]
+MAX_DROPPED_REASONS = 20  # kept per episode in its extraction state
 
 
-def _matching(m: Memory, group: str, subject: str, predicate: str, obj: str | None
-              ) -> list[FactVersion]:
-    found = m.facts(subject=subject, predicate=predicate, valid_at=_ALL_TIME[0],
-                    valid_to=_ALL_TIME[1], group=group)
+@dataclass(frozen=True)
+class Outcome:
+    """What the extractor made of one episode: its facts, or the error that stopped it, or
+    ``attempted=False`` when it did not try (the episode stays ``pending``)."""
+
+    facts: Sequence[Any] = ()
+    error: BaseException | None = None
+    attempted: bool = True
+
+
+@dataclass
+class Applied:
+    """What applying one episode's facts did: the fact ids touched, and the facts dropped
+    because the rules could not place them (with why)."""
+
+    touched: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+
+def error_kind(exc: BaseException) -> str:
+    """The stable name of an error for an extraction state: a kgmem error's ``type``, else
+    the exception class name."""
+    return exc.type if isinstance(exc, KgmemError) else type(exc).__name__
+
+
+def _matching_in(m: Memory, w: WriteTx, group: str, subject: str, predicate: str,
+                 obj: str | None) -> list[FactVersion]:
+    """The believed (current) versions of (subject, predicate[, obj]) as this transaction
+    sees them, in the order of :meth:`Memory.facts`."""
+    try:
+        name = clean_name(subject, "subject")
+        pred = normalize_predicate(predicate)
+    except InvalidInputError:
+        return []
+    norm = normalize_name(name)
+    ent = first_visible(w.find_entities(group, norm), norm)
+    if ent is None:
+        return []
+    lins = {lin.fact_id for lin in w.lineages_for(group, ent.id, pred)}
+    symmetric = m.vocabulary.get(pred).symmetric
+    if symmetric:  # a mirrored version names the subject as its object
+        lins |= {lin.fact_id for lin in w.lineages_touching(group, ent.id, pred)}
+    found = sorted(w.current_versions(sorted(lins)).values(),
+                   key=lambda v: (v.subject_id, v.valid_at is not None,
+                                  v.valid_at or _MIN, v.created_at, v.id))
     if obj is None:
         return found
     key = normalize_name(obj)
-    if m.vocabulary.get(predicate).symmetric:  # a mirrored version names obj as its subject
+    if symmetric:
         return [f for f in found if key in (normalize_name(f.object), normalize_name(f.subject))]
     return [f for f in found if normalize_name(f.object) == key]
+
+
+_MIN = datetime(1, 1, 1, tzinfo=timezone.utc)
+
 
 
 class ExtractionPipeline:
@@ -41,78 +109,130 @@ class ExtractionPipeline:
         self.extractor = extractor
         self.min_confidence = min_confidence
 
-    def apply(self, m: Memory, episode: Episode) -> list[str]:
-        return self.apply_many(m, [episode])[0]
+    @property
+    def name(self) -> str:
+        """The extractor's name (its ``name`` attribute, else its class name)."""
+        return str(getattr(self.extractor, "name", None) or type(self.extractor).__name__)
 
-    def apply_many(self, m: Memory, episodes: Sequence[Episode]) -> list[list[str]]:
-        """Extract from many episodes in one batch; returns the fact ids touched per episode."""
-        items = [(ep.content, ep.reference_time, ep.speaker) for ep in episodes]
-        results = self.extractor.extract_many(items)
-        return [self._apply_one(m, ep, facts) for ep, facts in zip(episodes, results, strict=True)]
+    @property
+    def version(self) -> str:
+        """The extractor's ``version`` attribute, else the kgmem version."""
+        from .. import __version__
 
-    def _apply_one(self, m: Memory, ep: Episode, facts: Sequence[Any]) -> list[str]:
-        touched: list[str] = []
+        return str(getattr(self.extractor, "version", None) or __version__)
+
+    # ------------------------------------------------------------------ extraction (pure)
+    def extract(self, items: Sequence[Item]) -> list[Outcome]:
+        """One :class:`Outcome` per ``(text, reference_time, speaker)`` item, in order."""
+        if not items:
+            return []
+        hook: Callable[[Sequence[Item]], Sequence[Outcome]] | None = getattr(
+            self.extractor, "extract_outcomes", None)
+        if hook is not None:
+            outcomes = list(hook(items))
+            if len(outcomes) != len(items):
+                raise RuntimeError(f"{self.name}.extract_outcomes returned {len(outcomes)} "
+                                   f"outcomes for {len(items)} episodes")
+            return outcomes
+        try:
+            results = self.extractor.extract_many(list(items))
+        except Exception as exc:  # noqa: BLE001 - recorded on the episodes, never lost
+            if len(items) == 1:
+                return [Outcome(error=exc)]
+            return [self.extract([it])[0] for it in items]  # find the episodes that fail
+        return [Outcome(facts=list(r)) for r in results]
+
+    # ------------------------------------------------------------------ applying (in a write)
+    def apply_in(self, m: Memory, w: WriteTx, ep: Episode, facts: Sequence[Any],
+                 now: datetime) -> Applied:
+        """Apply one episode's extracted facts inside the open write ``w`` (at ``now``).
+
+        A fact the rules cannot place (an invalid name, an interval that ends before it
+        starts...) is dropped and reported, before anything of it is written; any other error
+        propagates and the caller rolls the whole write back."""
+        out = Applied()
         for f in facts:
             if f.confidence < self.min_confidence:
                 continue
             try:
-                touched += self._apply_fact(m, ep, f)
-            except InvalidInputError:
-                continue  # an extraction the rules cannot place in time: skip, keep the episode
-            except KgmemError:
+                write = self._plan(m, w, ep, f)
+            except InvalidInputError as exc:
+                out.dropped.append(f"{f.kind} {f.subject} {f.predicate} {f.object}: "
+                                   f"{exc.message}")
+                log.info("episode %s: dropped extracted fact (%s): %s", ep.id, f.rule,
+                         exc.message)
                 continue
-        return touched
+            out.touched += write(now)
+        return out
 
-    def _apply_fact(self, m: Memory, ep: Episode, f: Any) -> list[str]:
+    def _plan(self, m: Memory, w: WriteTx, ep: Episode, f: Any
+              ) -> Callable[[datetime], list[str]]:
+        """Validate one extracted fact and return the writes that apply it (reads only until
+        then: an InvalidInputError here leaves nothing written)."""
         g = ep.group
+
+        def change(kind: Any, fact_ids: list[str], edit: Callable[..., Any], why: str,
+                   needs_tx: bool = False) -> Callable[[datetime], list[str]]:
+            def run(now: datetime) -> list[str]:
+                for fid in fact_ids:
+                    m._change_lineage(g, fid, kind, edit, why, needs_tx=needs_tx, tx=(w, now))
+                return fact_ids
+            return run
+
         if f.kind == "assert":
             start = f.valid_at or ep.reference_time
             # (only an open-ended assertion can complete an ended fact: skip the read otherwise)
-            known = [] if f.invalid_at is not None else _matching(m, g, f.subject, f.predicate,
-                                                                   f.object)
+            known = [] if f.invalid_at is not None else _matching_in(
+                m, w, g, f.subject, f.predicate, f.object)
             for cur in known:
                 # "I left X in May 2020" told before "I joined X in 2015": the ended fact had
                 # no start yet; give it this one instead of opening a second interval.
                 if (cur.valid_at is None and cur.stated_invalid_at is not None
                         and cur.stated_invalid_at > start and f.invalid_at is None):
-                    m.correct(cur.fact_id, valid_at=start, group=g,
-                              reason=f"start learnt from episode {ep.id}")
-                    return [cur.fact_id]
-            v = m.assert_fact(
-                f.subject, f.predicate, f.object,
-                valid_at=f.valid_at or ep.reference_time,
-                invalid_at=f.invalid_at,
-                valid_precision=f.valid_precision if f.valid_at else None,
-                invalid_precision=f.invalid_precision if f.invalid_at else None,
-                group=g, episode=ep.id, reason=f"extracted ({f.rule})", from_text=True,
-            )
-            return [v.fact_id]
+                    return change("correct", [cur.fact_id], m._correction(None, start, None),
+                                  f"start learnt from episode {ep.id}", needs_tx=True)
+            parsed = m._parse_assertion(
+                f.subject, f.predicate, f.object, start, f.invalid_at, g, ep, None,
+                f"extracted ({f.rule})", f.valid_precision if f.valid_at else None,
+                f.invalid_precision if f.invalid_at else None, from_text=True)
+            return lambda now: [m._assert_in_tx(w, now, parsed)]
         any_object = f.object == "*"  # "we broke up": end whatever the current value is
         if f.kind == "end":
             at = f.invalid_at or f.valid_at or ep.reference_time
-            out = []
-            for cur in _matching(m, g, f.subject, f.predicate, None if any_object else f.object):
+            ends = []
+            for cur in _matching_in(m, w, g, f.subject, f.predicate,
+                                    None if any_object else f.object):
                 if cur.invalid_at is not None and cur.invalid_at <= at:
                     continue
-                if cur.valid_at is not None and cur.valid_at >= at:
+                lin = w.get_lineage(cur.fact_id)
+                start = lin.valid_at if lin is not None else cur.valid_at
+                if start is not None and start >= at:
                     continue
-                m.invalidate(cur.fact_id, at, reason=f"ended per episode {ep.id}", group=g)
-                out.append(cur.fact_id)
-            if not out and f.object and not any_object:
-                v = m.assert_fact(f.subject, f.predicate, f.object, invalid_at=at, group=g,
-                                  invalid_precision=f.invalid_precision, episode=None,
-                                  reason=f"ended per episode {ep.id}", from_text=True)
-                out.append(v.fact_id)
-            return out
-        if f.kind == "retract":
-            out = []
-            if any_object:
-                return []  # never retract every value on a vague correction
-            for cur in _matching(m, g, f.subject, f.predicate, f.object):
-                m.retract(cur.fact_id, reason=f"corrected by episode {ep.id}", group=g)
-                out.append(cur.fact_id)
-            return out
-        return []
+                ends.append(cur.fact_id)
+            if ends:
+                return change("invalidate", ends, m._invalidation(at),
+                              f"ended per episode {ep.id}")
+            if not f.object or any_object:
+                return lambda now: []
+            parsed = m._parse_assertion(f.subject, f.predicate, f.object, None, at, g, None,
+                                        None, f"ended per episode {ep.id}", None,
+                                        f.invalid_precision, from_text=True)
+            return lambda now: [m._assert_in_tx(w, now, parsed)]
+        if f.kind == "retract" and not any_object:  # never retract every value on a vague one
+            gone = [c.fact_id for c in _matching_in(m, w, g, f.subject, f.predicate, f.object)]
+            return change("retract", gone, m._retraction, f"corrected by episode {ep.id}")
+        return lambda now: []
+
+    # ------------------------------------------------------------------ stored episodes
+    def apply(self, m: Memory, episode: Episode) -> list[str]:
+        return self.apply_many(m, [episode])[0]
+
+    def apply_many(self, m: Memory, episodes: Sequence[Episode]) -> list[list[str]]:
+        """Extract from stored episodes and write their facts (one write per batch, with
+        their extraction states); returns the fact ids touched per episode."""
+        from .episodes import extract_stored
+
+        return [r.touched for r in extract_stored(m, self, list(episodes), force=True)]
 
 
 def make_extractor(settings: Any = None) -> ExtractionPipeline | None:

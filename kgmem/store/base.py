@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..model import Change, Entity, Episode, Erasure, FactVersion
+from ..model import (
+    Change,
+    Entity,
+    Episode,
+    Erasure,
+    ExtractionState,
+    ExtractionStatus,
+    FactVersion,
+)
 from ..timeutil import Precision, parse_optional
 
 
@@ -123,7 +131,13 @@ class WriteTx(Protocol):
 
     # episodes
     def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None: ...
-    def insert_episode(self, episode: Episode, content_hash: str) -> None: ...
+    def get_episode(self, group: str, episode_id: str) -> Episode | None: ...
+    def insert_episode(self, episode: Episode, content_hash: str) -> None:
+        """Store the episode (with ``episode.extraction`` as its extraction state)."""
+        ...
+    def set_extraction(self, episode_id: str, state: ExtractionState) -> None:
+        """Replace the episode's extraction state (:class:`kgmem.model.ExtractionState`)."""
+        ...
     def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None: ...
 
     # lineages, versions, provenance
@@ -179,6 +193,18 @@ class Store(Protocol):
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]: ...
     def get_episode(self, group: str, episode_id: str) -> Episode | None: ...
     def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]: ...
+    def episodes_by_hash(self, group: str, content_hashes: Sequence[str]) -> dict[str, Episode]:
+        """The stored episodes among ``content_hashes`` (with their extraction state)."""
+        ...
+    def episodes_by_extraction(
+        self, group: str, statuses: Collection[ExtractionStatus], limit: int = 1000
+    ) -> list[Episode]:
+        """Episodes whose extraction status is one of ``statuses``, oldest reference time
+        first."""
+        ...
+    def extraction_counts(self, group: str) -> dict[str, int]:
+        """Episodes per extraction status (``none``: stored before extraction states)."""
+        ...
     def facts(
         self,
         group: str,
@@ -208,6 +234,15 @@ def episode_keyword_text(content: str, speaker: str | None) -> str:
     """The text an episode is keyword-indexed under on every store: ``"speaker: content"``
     (the speaker's name is searchable), or the content alone without a speaker."""
     return content if not speaker else f"{speaker}: {content}"
+
+
+def extraction_json(state: ExtractionState | None) -> tuple[str | None, str | None]:
+    """An extraction state as the stores keep it: (status, JSON of the whole state)."""
+    return (None, None) if state is None else (state.status, state.model_dump_json())
+
+
+def extraction_from_json(text: str | None) -> ExtractionState | None:
+    return None if not text else ExtractionState.model_validate_json(text)
 
 
 def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreUnavailableError
-from ..model import Change, Entity, Episode, Erasure, FactVersion
+from ..model import (
+    Change,
+    Entity,
+    Episode,
+    Erasure,
+    ExtractionState,
+    ExtractionStatus,
+    FactVersion,
+)
 from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_micros
 from .base import (
     ChangeEffect,
@@ -26,6 +34,8 @@ from .base import (
     SearchBackend,
     TimeFilter,
     episode_keyword_text,
+    extraction_from_json,
+    extraction_json,
     iter_chunks,
 )
 
@@ -44,7 +54,8 @@ CREATE INDEX IF NOT EXISTS aliases_entity ON aliases(entity_id);
 CREATE TABLE IF NOT EXISTS episodes(
   id TEXT PRIMARY KEY, group_id TEXT NOT NULL, content TEXT NOT NULL, source TEXT NOT NULL,
   source_description TEXT NOT NULL, speaker TEXT, reference_time INTEGER NOT NULL,
-  created_at INTEGER NOT NULL, content_hash TEXT NOT NULL);
+  created_at INTEGER NOT NULL, content_hash TEXT NOT NULL, extraction_status TEXT,
+  extraction TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS episodes_hash ON episodes(group_id, content_hash);
 CREATE INDEX IF NOT EXISTS episodes_time ON episodes(group_id, reference_time);
 CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
@@ -102,6 +113,17 @@ _LAST_TX_SQL = (
 def _last_tx_time(conn: sqlite3.Connection, group: str) -> datetime | None:
     row = conn.execute(_LAST_TX_SQL, (group,)).fetchone()
     return opt_from_micros(row[0]) if row else None
+
+
+def _add_extraction_columns(c: sqlite3.Connection) -> None:
+    """Episodes' extraction state (kgmem.model.ExtractionState): the columns are missing in
+    stores written before it existed; their episodes keep a NULL state ("none")."""
+    cols = {r[1] for r in c.execute("PRAGMA table_info(episodes)")}
+    for name in ("extraction_status", "extraction"):
+        if name not in cols:
+            c.execute(f"ALTER TABLE episodes ADD COLUMN {name} TEXT")  # constant names
+    c.execute("CREATE INDEX IF NOT EXISTS episodes_extraction "
+              "ON episodes(group_id, extraction_status)")
 
 _VERSION_COLS = (
     "v.id, v.fact_id, v.group_id, v.subject_id, s.name, v.predicate, v.object_id, o.name, "
@@ -161,6 +183,7 @@ class EmbeddedStore:
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
                         c.execute(stmt)
+                _add_extraction_columns(c)
                 c.execute(
                     "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
                     (SCHEMA_VERSION,),
@@ -215,16 +238,45 @@ class EmbeddedStore:
             return [_entity_from_row(self._conn, r) for r in rows]
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
-        rows = self._q(_EPISODE_SELECT + " WHERE id=? AND group_id=?", (episode_id, group))
+        rows = self._q(_EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
         return _episode(rows[0]) if rows else None
 
     def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
         rows = self._q(
-            _EPISODE_SELECT
+            _EPISODE_FULL
             + " WHERE group_id=? ORDER BY reference_time, created_at, id LIMIT ? OFFSET ?",
             (group, limit, offset),
         )
         return [_episode(r) for r in rows]
+
+    def episodes_by_hash(self, group: str, content_hashes: Sequence[str]) -> dict[str, Episode]:
+        out: dict[str, Episode] = {}
+        for chunk in iter_chunks(list(dict.fromkeys(content_hashes)), 400):
+            marks = ",".join("?" * len(chunk))
+            rows = self._q(
+                _EPISODE_FULL.replace(" FROM", ", content_hash FROM")
+                + f" WHERE group_id=? AND content_hash IN ({marks})", [group, *chunk])
+            out.update((r[9], _episode(r)) for r in rows)
+        return out
+
+    def episodes_by_extraction(
+        self, group: str, statuses: Collection[ExtractionStatus], limit: int = 1000
+    ) -> list[Episode]:
+        wanted = sorted(set(statuses))
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        rows = self._q(
+            _EPISODE_FULL + f" WHERE group_id=? AND extraction_status IN ({marks}) "
+            "ORDER BY reference_time, created_at, id LIMIT ?",
+            (group, *wanted, limit),
+        )
+        return [_episode(r) for r in rows]
+
+    def extraction_counts(self, group: str) -> dict[str, int]:
+        rows = self._q("SELECT coalesce(extraction_status, 'none'), count(*) FROM episodes "
+                       "WHERE group_id=? GROUP BY 1", (group,))
+        return {r[0]: int(r[1]) for r in rows}
 
     def facts(
         self,
@@ -387,6 +439,8 @@ _EPISODE_SELECT = (
     "SELECT id, group_id, content, source, source_description, speaker, reference_time, "
     "created_at FROM episodes"
 )
+# ... with the extraction state (the reads of Memory; search reads need only the text)
+_EPISODE_FULL = _EPISODE_SELECT.replace(" FROM episodes", ", extraction FROM episodes")
 _CHANGE_SELECT = (
     "SELECT id, group_id, kind, created_at, reason, undoes, undone_by, fact_ids FROM changes"
 )
@@ -402,6 +456,7 @@ def _episode(r: tuple[Any, ...]) -> Episode:
         speaker=r[5],
         reference_time=from_micros(r[6]),
         created_at=from_micros(r[7]),
+        extraction=extraction_from_json(r[8]) if len(r) > 8 else None,
     )
 
 
@@ -545,14 +600,19 @@ class _WriteTx:
     # episodes
     def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
         row = self._one(
-            _EPISODE_SELECT + " WHERE group_id=? AND content_hash=?", (group, content_hash)
+            _EPISODE_FULL + " WHERE group_id=? AND content_hash=?", (group, content_hash)
         )
+        return _episode(row) if row else None
+
+    def get_episode(self, group: str, episode_id: str) -> Episode | None:
+        row = self._one(_EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
         return _episode(row) if row else None
 
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
         self.c.execute(
             "INSERT INTO episodes(id, group_id, content, source, source_description, speaker, "
-            "reference_time, created_at, content_hash) VALUES(?,?,?,?,?,?,?,?,?)",
+            "reference_time, created_at, content_hash, extraction_status, extraction) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
             (
                 episode.id,
                 episode.group,
@@ -563,6 +623,7 @@ class _WriteTx:
                 to_micros(episode.reference_time),
                 to_micros(episode.created_at),
                 content_hash,
+                *extraction_json(episode.extraction),
             ),
         )
         text = episode_keyword_text(episode.content, episode.speaker)
@@ -570,6 +631,10 @@ class _WriteTx:
             "INSERT INTO episodes_fts(content, episode_id, group_id) VALUES(?,?,?)",
             (text, episode.id, episode.group),
         )
+
+    def set_extraction(self, episode_id: str, state: ExtractionState) -> None:
+        self.c.execute("UPDATE episodes SET extraction_status=?, extraction=? WHERE id=?",
+                       (*extraction_json(state), episode_id))
 
     def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:
         self.c.executemany(

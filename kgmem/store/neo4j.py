@@ -4,8 +4,10 @@ Graph layout (graphiti-core's vocabulary, kgmem extras as additional properties/
 
 * ``(:Entity {uuid, name, group_id, summary, created_at, norm_name, aliases})``
 * ``(:Episodic {uuid, name, content, source, source_description, valid_at, created_at,
-  group_id, speaker, content_hash, entity_edges, kgmem_tokens})``; ``valid_at`` is kgmem's
-  reference time, ``kgmem_tokens`` the keyword-indexed FTS5 tokens of ``"speaker: content"``
+  group_id, speaker, content_hash, entity_edges, kgmem_tokens, kgmem_extraction_status,
+  kgmem_extraction})``; ``valid_at`` is kgmem's reference time, ``kgmem_tokens`` the
+  keyword-indexed FTS5 tokens of ``"speaker: content"``, ``kgmem_extraction`` the JSON of the
+  episode's :class:`kgmem.model.ExtractionState` (its status also on its own, indexed)
 * one ``(:Entity)-[:RELATES_TO {uuid, name, fact, episodes, valid_at, invalid_at, created_at,
   expired_at, group_id, fact_id, valid_precision, invalid_precision, stated_invalid_at,
   change_id, reason, caused_by, ins_seq}]->(:Entity)`` per fact *version* (``uuid`` is the
@@ -56,10 +58,26 @@ import neo4j
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from ..errors import StoreUnavailableError
-from ..model import Change, Entity, Episode, Erasure, FactVersion
+from ..model import (
+    Change,
+    Entity,
+    Episode,
+    Erasure,
+    ExtractionState,
+    ExtractionStatus,
+    FactVersion,
+)
 from ..names import normalize_name
 from ..timeutil import UTC, Precision, from_micros
-from .base import ChangeEffect, LineageState, SearchBackend, TimeFilter, episode_keyword_text
+from .base import (
+    ChangeEffect,
+    LineageState,
+    SearchBackend,
+    TimeFilter,
+    episode_keyword_text,
+    extraction_from_json,
+    extraction_json,
+)
 from .fts_tokens import fts5_tokens, token_text
 from .neo4j_schema import (
     EMBEDDING_DIM,
@@ -290,6 +308,8 @@ _EPISODE_RETURN = (
     "RETURN e.uuid, e.group_id, e.content, e.source, e.source_description, e.speaker, "
     f"{_micros('e.valid_at')}, {_micros('e.created_at')}"
 )
+# ... with the extraction state (the reads of Memory; search reads need only the text)
+_EPISODE_FULL = _EPISODE_RETURN + ", e.kgmem_extraction"
 
 
 def _episode(r: Sequence[Any]) -> Episode:
@@ -302,6 +322,7 @@ def _episode(r: Sequence[Any]) -> Episode:
         speaker=r[5],
         reference_time=_at(r[6]),
         created_at=_at(r[7]),
+        extraction=extraction_from_json(r[8]) if len(r) > 8 else None,
     )
 
 
@@ -531,7 +552,7 @@ class Neo4jStore:
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
         rows = self._q(
-            "MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_RETURN,
+            "MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
             id=episode_id,
             g=group,
         )
@@ -540,13 +561,43 @@ class Neo4jStore:
     def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
         rows = self._q(
             "MATCH (e:Episodic) WHERE e.group_id = $g "
-            + _EPISODE_RETURN
+            + _EPISODE_FULL
             + " ORDER BY e.valid_at, e.created_at, e.uuid SKIP $offset LIMIT $limit",
             g=group,
             offset=offset,
             limit=limit,
         )
         return [_episode(r) for r in rows]
+
+    def episodes_by_hash(self, group: str, content_hashes: Sequence[str]) -> dict[str, Episode]:
+        rows = self._q(
+            "UNWIND $hs AS h MATCH (e:Episodic {group_id: $g, content_hash: h}) "
+            + _EPISODE_FULL + ", h",
+            g=group,
+            hs=list(dict.fromkeys(content_hashes)),
+        )
+        return {r[9]: _episode(r) for r in rows}
+
+    def episodes_by_extraction(
+        self, group: str, statuses: Collection[ExtractionStatus], limit: int = 1000
+    ) -> list[Episode]:
+        rows = self._q(
+            "MATCH (e:Episodic) WHERE e.group_id = $g AND e.kgmem_extraction_status IN $st "
+            + _EPISODE_FULL
+            + " ORDER BY e.valid_at, e.created_at, e.uuid LIMIT $limit",
+            g=group,
+            st=sorted(set(statuses)),
+            limit=limit,
+        )
+        return [_episode(r) for r in rows]
+
+    def extraction_counts(self, group: str) -> dict[str, int]:
+        rows = self._q(
+            "MATCH (e:Episodic) WHERE e.group_id = $g "
+            "RETURN coalesce(e.kgmem_extraction_status, 'none'), count(*)",
+            g=group,
+        )
+        return {r[0]: int(r[1]) for r in rows}
 
     def facts(
         self,
@@ -824,17 +875,23 @@ class _WriteTx:
     # episodes
     def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
         rows = self._run(
-            "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + _EPISODE_RETURN,
+            "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + _EPISODE_FULL,
             g=group,
             h=content_hash,
         )
+        return _episode(rows[0]) if rows else None
+
+    def get_episode(self, group: str, episode_id: str) -> Episode | None:
+        rows = self._run("MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
+                         id=episode_id, g=group)
         return _episode(rows[0]) if rows else None
 
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
         self._run(
             "CREATE (e:Episodic {uuid: $id, group_id: $g, name: $name, content: $content, "
             "source: $source, source_description: $sd, speaker: $speaker, valid_at: $ref, "
-            "created_at: $t, content_hash: $h, entity_edges: [], kgmem_tokens: $tokens})",
+            "created_at: $t, content_hash: $h, entity_edges: [], kgmem_tokens: $tokens, "
+            "kgmem_extraction_status: $xs, kgmem_extraction: $xj})",
             id=episode.id,
             g=episode.group,
             name=f"{episode.source} {episode.reference_time.date().isoformat()}",
@@ -846,6 +903,15 @@ class _WriteTx:
             t=episode.created_at,
             h=content_hash,
             tokens=token_text(episode_keyword_text(episode.content, episode.speaker)),
+            **dict(zip(("xs", "xj"), extraction_json(episode.extraction), strict=True)),
+        )
+
+    def set_extraction(self, episode_id: str, state: ExtractionState) -> None:
+        xs, xj = extraction_json(state)
+        self._run(
+            "MATCH (e:Episodic {uuid: $id}) "
+            "SET e.kgmem_extraction_status = $xs, e.kgmem_extraction = $xj",
+            id=episode_id, xs=xs, xj=xj,
         )
 
     def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:

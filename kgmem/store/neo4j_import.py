@@ -131,7 +131,8 @@ def export_rows(
         yield from copy(
             "episodes",
             "SELECT id, group_id, content, source, source_description, speaker, "
-            "reference_time, created_at, content_hash FROM episodes WHERE group_id=?",
+            "reference_time, created_at, content_hash, extraction_status, extraction "
+            "FROM episodes WHERE group_id=?",
             (g,),
             lambda r: {
                 k: v
@@ -148,6 +149,8 @@ def export_rows(
                     "kgmem_tokens": token_text(episode_keyword_text(r[2], r[5])),
                     "entity_edges": [],
                     "name": f"{r[3]} {from_micros(r[6]).date().isoformat()}",
+                    "kgmem_extraction_status": r[9],
+                    "kgmem_extraction": r[10],
                 }.items()
                 if v is not None
             },

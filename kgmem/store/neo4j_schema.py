@@ -53,6 +53,9 @@ INDEXES: list[str] = [
     "FOR (n:Episodic) ON (n.group_id, n.valid_at)",
     "CREATE INDEX kgmem_episode_group_hash IF NOT EXISTS "
     "FOR (n:Episodic) ON (n.group_id, n.content_hash)",
+    # episodes whose extraction failed or is pending (kgmem extract --failed)
+    "CREATE INDEX kgmem_episode_extraction IF NOT EXISTS "
+    "FOR (n:Episodic) ON (n.group_id, n.kgmem_extraction_status)",
     # kgmem bookkeeping
     "CREATE INDEX kgmem_alias_lookup IF NOT EXISTS FOR (n:KgmemAlias) ON (n.group_id, n.norm_alias)",
     "CREATE INDEX kgmem_alias_entity IF NOT EXISTS FOR (n:KgmemAlias) ON (n.entity_id)",

@@ -25,10 +25,19 @@ def test_readme_library_example_runs(tmp_path, monkeypatch) -> None:  # type: ig
     assert m.paths("Bob", "Carol", max_hops=3, valid_at="2020-06-01") == []
 
 
+def test_ingestion_doc_example_runs(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    text = (ROOT / "docs" / "ingestion.md").read_text()
+    block = re.search(r"```python\n(.*?)```", text, re.S)
+    assert block, "docs/ingestion.md has a python block"
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.group(1), "docs/ingestion.md", "exec"), {})  # noqa: S102
+    assert capsys.readouterr().out.split() == ["done", "1", "0"]
+
+
 def test_public_api_names_are_pinned() -> None:
     assert set(kgmem.__all__) == {
         "Cardinality", "Change", "ClockError", "ConflictError", "Entity", "Episode", "Erasure",
-        "FactVersion", "InvalidInputError", "InvalidIntervalError", "InvalidTimeError",
+        "ExtractionState", "FactVersion", "InvalidInputError", "InvalidIntervalError", "InvalidTimeError",
         "KgmemError", "Memory", "NotFoundError", "Path", "PathHop", "Precision",
         "PredicateSpec", "Settings", "StoreUnavailableError", "Vocabulary", "open_memory",
     }

@@ -161,11 +161,62 @@ def ingest(
     m = _memory(extract=not no_extract)
     with Progress(console=err, disable=state.json) as prog:
         task = prog.add_task(f"ingesting {len(items):,} episodes", total=len(items))
-        eps = _run(lambda: m.add_episodes(items, group=state.group, extract=not no_extract,
-                                          batch_size=batch_size,
-                                          on_batch=lambda n: prog.advance(task, n)))
-    summary = {"episodes": len(eps), "stats": m.stats()}
-    _emit(summary) if state.json else console.print(summary)
+        report = _run(lambda: m.ingest(items, group=state.group, extract=not no_extract,
+                                       batch_size=batch_size,
+                                       on_batch=lambda n: prog.advance(task, n)))
+    _report(m, report)
+
+
+def _report(m: Any, report: Any) -> None:
+    """Print what an ingest or extract did, per group written (never other groups' counts);
+    exit 1 when an extraction failed (it is recorded and retried by `kgmem extract --failed`)."""
+    summary = report.summary()
+    if not summary["groups"] and not state.json:
+        console.print(f"nothing to do in group {state.group}")
+    for g, row in summary["groups"].items():
+        row["stored"] = m.stats(g)
+    if state.json:
+        _emit(summary)
+    else:
+        for g, r in summary["groups"].items():
+            st = r["stored"]
+            retried = f", {r['retried']:,} retried" if r["retried"] else ""
+            console.print(
+                f"group {g}: {r['new']:,} new episodes, {r['already_stored']:,} already stored"
+                f"{retried}; extraction: {r['extracted']:,} done, {r['failed']:,} failed, "
+                f"{r['pending']:,} pending, {r['facts']:,} facts\n"
+                f"  the group holds {st['episodes']:,} episodes, {st['entities']:,} entities, "
+                f"{st['lineages']:,} facts ({st['versions']:,} versions)", highlight=False)
+    failed = {g: r["failed"] for g, r in summary["groups"].items() if r["failed"]}
+    if failed:
+        first = summary["errors"][0]
+        for g, n in failed.items():
+            err.print(f"[red]error:[/red] the extraction of {n:,} episode(s) of group {g!r} "
+                      "failed; they are stored and recorded as failed: retry them with "
+                      f"`kgmem --group {g} extract --failed`")
+        err.print(f"first error ({first['kind']}): {first['message']}")
+        raise typer.Exit(1)
+
+
+@app.command()
+def extract(
+    failed: Annotated[bool, typer.Option(
+        "--failed", help="retry the episodes whose extraction failed or is pending")] = False,
+    batch_size: Annotated[int, typer.Option()] = 256,
+) -> None:
+    """Run extraction again on the group's episodes whose extraction failed or is pending
+    (with the configured --extractor; each batch is one write with its facts)."""
+    if not failed:
+        err.print("[red]error:[/red] say which episodes: --failed (failed or pending ones)")
+        raise typer.Exit(2)
+    from rich.progress import Progress
+
+    m = _memory(extract=True)
+    with Progress(console=err, disable=state.json) as prog:
+        task = prog.add_task("extracting", total=None)
+        report = _run(lambda: m.extract_failed(group=state.group, batch_size=batch_size,
+                                               on_batch=lambda n: prog.advance(task, n)))
+    _report(m, report)
 
 
 def _ingest_graphiti(items: list[dict[str, Any]], no_extract: bool) -> None:
@@ -397,9 +448,11 @@ def context(
 
 @app.command()
 def stats() -> None:
-    """Counts of entities, episodes, facts and versions."""
+    """Counts of the group's entities, episodes, facts and versions, and of its episodes by
+    extraction status."""
     m = _memory()
-    out = m.stats(state.group)
+    out: dict[str, Any] = {"group": state.group, **m.stats(state.group),
+                           "extraction": m.store.extraction_counts(state.group)}
     _emit(out) if state.json else console.print(out)
 
 

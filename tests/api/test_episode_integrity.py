@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgmem.ingest.extract import ExtractedFact
+from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
 from kgmem.memory import Memory
 from tests.ingest.test_extraction_state import Scripted

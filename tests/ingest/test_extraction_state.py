@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kgmem.ingest.extract import ExtractedFact
+from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
 from kgmem.memory import Memory
 from tests.conftest import fresh_group

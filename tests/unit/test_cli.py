@@ -45,7 +45,9 @@ def test_ingest_is_idempotent(tmp_path: Path) -> None:
     code, out = cli(tmp_path, "--json", "ingest", str(DEMO))
     second = json.loads(out)
     assert first["episodes"] == second["episodes"] == 13
-    assert first["stats"] == second["stats"]
+    assert first["groups"]["default"]["new"] == second["groups"]["default"]["already_stored"] == 13
+    assert second["groups"]["default"]["new"] == 0
+    assert first["groups"]["default"]["stored"] == second["groups"]["default"]["stored"]
 
 
 def test_paths_and_changes_commands(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Hand-written temporal expressions with the expected resolution (see kgmem/ingest/temporal.py
+"""Hand-written temporal expressions with the expected resolution (see kgmem/ingest/temporal/
 for the policy). ``expected`` is an ISO date whose form carries the precision ("2019" = year,
 "2023-03" = month, "2023-05-07" = day, a full timestamp = instant) or ``None`` (no time).
 

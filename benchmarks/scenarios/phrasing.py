@@ -4,7 +4,7 @@ Every event type has at least eight phrasings, written once for both grammatical
 ``{S}`` is "I" (the speaker talking about themselves) or a colleague's name (third person),
 ``{have}``/``{was}``/``{poss}`` agree with it. Time expressions are chosen so that each one
 denotes exactly the statement's valid-time point under kgmem's documented policy
-(``kgmem/ingest/temporal.py``): ``in 2019``/``last year``/``two years ago`` are years,
+(``kgmem/ingest/temporal/``): ``in 2019``/``last year``/``two years ago`` are years,
 ``in June 2021``/``last June`` (only when no nearer June exists)/``three months ago`` are
 months, ``on June 3, 2021``/``yesterday``/``four days ago`` are days. The answer key never
 depends on the rendering: a wrong reading is the extractor's error, reported as such.

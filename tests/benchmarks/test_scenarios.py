@@ -103,7 +103,7 @@ def test_phrasings_per_event_type():
 
 def test_time_phrases_denote_their_point():
     """Every relative/absolute phrase the generator may use means exactly its point under
-    kgmem's documented temporal policy (docs: kgmem/ingest/temporal.py)."""
+    kgmem's documented temporal policy (docs: kgmem/ingest/temporal/__init__.py)."""
     from kgmem.ingest.temporal import resolve_time
 
     told = datetime(2023, 5, 10, 15, 0, tzinfo=UTC)

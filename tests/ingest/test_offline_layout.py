@@ -1,5 +1,5 @@
-"""The offline extractor stays in small rooms: no module over 1,000 lines, no function over
-120 (issue 14)."""
+"""The offline extractor and the time resolver stay in small rooms: no module over 1,000 lines,
+no function over 120 (issue 14)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import kgmem.ingest
 
 INGEST = Path(kgmem.ingest.__file__).parent
-CHECKED = sorted((INGEST / "offline").rglob("*.py"))
+CHECKED = sorted((INGEST / "offline").rglob("*.py")) + sorted((INGEST / "temporal").rglob("*.py"))
 
 
 def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kgmem.errors import KgmemError
+from kgmem.errors import KgmemError, StoreUnavailableError
 
 log = logging.getLogger("kgmem.api")
 
@@ -27,7 +27,7 @@ class ErrorDetail(BaseModel):
     type: str = Field(
         description="Stable machine-readable error type, e.g. not_found, invalid_input, "
         "invalid_time, conflict, clock_went_backwards, unauthorized, forbidden, "
-        "request_too_large, store_unavailable, internal_error."
+        "request_too_large, store_unavailable, store_busy, internal_error."
     )
     message: str = Field(description="Human-readable explanation.")
     details: dict[str, Any] = Field(
@@ -91,7 +91,11 @@ ERROR_DOCS: dict[int | str, dict[str, Any]] = {
     413: _doc("Request body larger than max_request_bytes."),
     422: _doc("Invalid input: a malformed parameter, header, body, time or interval."),
     500: _doc("Unexpected server error (a bug): the message never includes internals."),
-    503: _doc("The backing store cannot be reached."),
+    503: {**_doc("The store cannot be reached (store_unavailable) or stayed busy longer than "
+                 "busy_timeout (store_busy); nothing was written. Retry after Retry-After "
+                 "seconds."),
+          "headers": {"Retry-After": {"description": "Seconds to wait before retrying.",
+                                      "schema": {"type": "integer"}}}},
 }
 
 
@@ -115,7 +119,11 @@ def install_error_handlers(app: FastAPI) -> None:
         status = exc.http_status
         if status >= 500:
             log.error("store error on %s %s: %s", request.method, request.url.path, exc)
-        return error_json(status, exc.type, exc.message, jsonable_encoder(exc.details))
+        headers = None
+        if isinstance(exc, StoreUnavailableError):  # nothing was written: say when to retry
+            headers = {"Retry-After": str(exc.retry_after)}
+        return error_json(status, exc.type, exc.message, jsonable_encoder(exc.details),
+                          headers=headers)
 
     @app.exception_handler(APIError)
     async def _api(request: Request, exc: APIError) -> JSONResponse:

@@ -72,7 +72,21 @@ class ConflictError(KgmemError):
 
 
 class StoreUnavailableError(KgmemError):
-    """The backing store cannot be reached."""
+    """The backing store cannot be reached. Nothing was written; retrying later may work
+    (``retry_after`` seconds, sent over HTTP as ``Retry-After``)."""
 
     type = "store_unavailable"
     http_status = 503
+    retry_after = 5
+
+    def __init__(self, message: str, **details: Any) -> None:
+        details.setdefault("retry_after_s", self.retry_after)
+        super().__init__(message, **details)
+
+
+class StoreBusyError(StoreUnavailableError):
+    """The store stayed busy (another writer held its lock, a transient conflict) for longer
+    than the bounded wait. Nothing was written: retry the same request."""
+
+    type = "store_busy"
+    retry_after = 1

@@ -15,6 +15,11 @@ class Settings(BaseSettings):
     store: Literal["embedded", "neo4j"] = "embedded"
     home: Path = Field(default_factory=lambda: Path.home() / ".kgmem" / "default")
     extractor: Literal["offline", "llm", "none"] = "offline"
+    busy_timeout: float = Field(
+        default=5.0, gt=0,
+        description="seconds a write waits for the store's lock (held by another writer) "
+        "before failing with store_busy (HTTP 503 + Retry-After)",
+    )
 
     neo4j_uri: str = "bolt://127.0.0.1:7687"
     neo4j_user: str = "neo4j"
@@ -48,6 +53,9 @@ def open_memory(settings: Settings | None = None, **kw):  # type: ignore[no-unty
         from .store.neo4j import Neo4jStore
 
         store = Neo4jStore(uri=s.neo4j_uri, user=s.neo4j_user, password=s.neo4j_password,
-                           database=s.neo4j_database)
+                           database=s.neo4j_database, busy_timeout=s.busy_timeout)
         return Memory(store=store, extractor=extractor, **kw)
-    return Memory(s.home, extractor=extractor, **kw)
+    from .store.embedded import EmbeddedStore
+
+    return Memory(store=EmbeddedStore(s.home, busy_timeout=s.busy_timeout), extractor=extractor,
+                  **kw)

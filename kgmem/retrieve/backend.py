@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, StoreBusyError
 from ..model import Entity, Episode, FactVersion
 from ..store.base import TimeFilter
 from ..timeutil import UTC, to_micros
@@ -173,15 +173,25 @@ class EmbeddedBackend:
         self._scrubbed_seq = -1
         self._index_lock = threading.Lock()
         # group -> (database change stamp, reference times, created_at), both by reference time
-        self._times: OrderedDict[str, tuple[tuple[int, int], np.ndarray, np.ndarray]] = (
+        self._times: OrderedDict[str, tuple[int, np.ndarray, np.ndarray]] = (
             OrderedDict()
         )
         self._times_lock = threading.Lock()
 
     # ------------------------------------------------------------------ indexing
     def auto_index(self) -> int:
-        """Search-time catch-up (cheap when nothing is queued)."""
-        return self.index_pending()
+        """Search-time catch-up (cheap when nothing is queued). Best effort: while another
+        writer holds the store, search goes on with what is already indexed instead of
+        waiting for the lock (a read never waits for a writer)."""
+        db = self.view._db
+        try:
+            with db.without_waiting():
+                if self.view.search_queue_size():
+                    with db.write():  # free now? (else do not embed what cannot be stored)
+                        pass
+                return self.index_pending()
+        except StoreBusyError:
+            return 0
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
         from .indexing import drain_queue

@@ -135,8 +135,14 @@ class Neo4jBackend:
         return self.store._q(query, **params)
 
     def _w(self, query: str, **params: Any) -> list[list[Any]]:
-        with self.store.driver.session(database=self.store.database) as s:
-            return s.execute_write(lambda tx: tx.run(query, params).values())
+        try:
+            with self.store.driver.session(database=self.store.database) as s:
+                return s.execute_write(lambda tx: tx.run(query, params).values())
+        except Exception as exc:  # the driver already retried transient errors
+            mapped = _ns().store_error(exc, "search index write")
+            if mapped is None:
+                raise
+            raise mapped from exc
 
     def _write_batch(self, query: str, rows: list[dict[str, Any]]) -> None:
         """Write a batch; if it fails (e.g. an item was erased concurrently), write the items

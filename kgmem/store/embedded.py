@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreUnavailableError
+from ..errors import StoreBusyError, StoreUnavailableError
 from ..model import (
     Change,
     Entity,
@@ -38,6 +37,7 @@ from .base import (
     extraction_json,
     iter_chunks,
 )
+from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
 
 SCHEMA_VERSION = "1"
 
@@ -157,85 +157,73 @@ def _visibility_sql(when: TimeFilter) -> tuple[str, list[Any]]:
 
 
 class EmbeddedStore:
-    """SQLite-backed store in a directory. Thread-safe (one connection behind a lock)."""
+    """SQLite-backed store in a directory. Thread-safe: writes are serialised on one
+    connection (waiting at most ``busy_timeout`` seconds for the database's lock, then
+    :class:`~kgmem.errors.StoreBusyError`); reads run on connections of their own and never
+    wait for a writer (:mod:`kgmem.store.sqlite_conns`)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = Path(path).expanduser()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             self.db_path = self.path / "kgmem.sqlite3"
-            self._conn = sqlite3.connect(
-                self.db_path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
+            self._db = SqliteConnections(self.db_path, busy_timeout)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                raise StoreBusyError(f"the store at {self.path} is busy: {exc}") from exc
+            raise StoreUnavailableError(f"cannot open store at {self.path}: {exc}") from exc
         except (OSError, sqlite3.Error) as exc:
             raise StoreUnavailableError(f"cannot open store at {self.path}: {exc}") from exc
-        self._lock = threading.RLock()
+        # the write connection; tests and benchmarks use it directly (from one thread)
+        self._conn = self._db.writer
+        self._lock = self._db.lock
         self._search_backends: dict[Hashable, SearchBackend] = {}
-        c = self._conn
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA synchronous=FULL")
-        c.execute("PRAGMA foreign_keys=OFF")
-        c.execute("PRAGMA cache_size=-65536")
-        c.execute("PRAGMA temp_store=MEMORY")
-        with self._lock:
-            c.execute("BEGIN IMMEDIATE")
-            try:
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        c.execute(stmt)
-                _add_extraction_columns(c)
-                c.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
-                    (SCHEMA_VERSION,),
-                )
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
+        with self._db.write() as c:
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            _add_extraction_columns(c)
+            c.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
+                (SCHEMA_VERSION,),
+            )
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield _WriteTx(self._conn)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
+        with self._db.write() as conn:
+            yield _WriteTx(conn)
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+        return self._db.query(sql, params)
 
     # ------------------------------------------------------------------ reads
     def last_tx_time(self, group: str) -> datetime | None:
-        with self._lock:
-            return _last_tx_time(self._conn, group)
+        with self._db.read() as c:
+            return _last_tx_time(c, group)
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        return _get_entity(self._conn, self._lock, group, entity_id)
+        with self._db.read() as c:
+            return _get_entity(c, group, entity_id)
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return _find_entities(self._conn, self._lock, group, norm_name)
+        with self._db.read() as c:
+            return _find_entities(c, group, norm_name)
 
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
-        with self._lock:  # one query for the rows (aliases are read per entity)
-            rows = self._conn.execute(
+        with self._db.read() as c:  # one query for the rows (aliases are read per entity)
+            rows = c.execute(
                 "SELECT id, group_id, name, summary, created_at FROM entities WHERE group_id=? "
                 "ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (group, limit, offset),
             ).fetchall()
-            return [_entity_from_row(self._conn, r) for r in rows]
+            return [_entity_from_row(c, r) for r in rows]
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
         rows = self._q(_EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
@@ -510,34 +498,24 @@ def _entity_from_row(conn: sqlite3.Connection, r: tuple[Any, ...]) -> Entity:
     )
 
 
-def _get_entity(conn: sqlite3.Connection, lock: Any, group: str, entity_id: str) -> Entity | None:
-    with lock:
-        row = conn.execute(
-            "SELECT id, group_id, name, summary, created_at FROM entities WHERE id=? AND group_id=?",
-            (entity_id, group),
-        ).fetchone()
-        return _entity_from_row(conn, row) if row else None
+def _get_entity(conn: sqlite3.Connection, group: str, entity_id: str) -> Entity | None:
+    row = conn.execute(
+        "SELECT id, group_id, name, summary, created_at FROM entities WHERE id=? AND group_id=?",
+        (entity_id, group),
+    ).fetchone()
+    return _entity_from_row(conn, row) if row else None
 
 
-def _find_entities(conn: sqlite3.Connection, lock: Any, group: str, norm_name: str) -> list[Entity]:
-    with lock:
-        rows = conn.execute(
-            "SELECT id, group_id, name, summary, created_at FROM entities "
-            "WHERE group_id=? AND norm_name=? UNION "
-            "SELECT e.id, e.group_id, e.name, e.summary, e.created_at FROM aliases a "
-            "JOIN entities e ON e.id = a.entity_id WHERE a.group_id=? AND a.norm_alias=? "
-            "ORDER BY 5, 1",
-            (group, norm_name, group, norm_name),
-        ).fetchall()
-        return [_entity_from_row(conn, r) for r in rows]
-
-
-class _DummyLock:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *a: object) -> None:
-        return None
+def _find_entities(conn: sqlite3.Connection, group: str, norm_name: str) -> list[Entity]:
+    rows = conn.execute(
+        "SELECT id, group_id, name, summary, created_at FROM entities "
+        "WHERE group_id=? AND norm_name=? UNION "
+        "SELECT e.id, e.group_id, e.name, e.summary, e.created_at FROM aliases a "
+        "JOIN entities e ON e.id = a.entity_id WHERE a.group_id=? AND a.norm_alias=? "
+        "ORDER BY 5, 1",
+        (group, norm_name, group, norm_name),
+    ).fetchall()
+    return [_entity_from_row(conn, r) for r in rows]
 
 
 class _WriteTx:
@@ -545,7 +523,6 @@ class _WriteTx:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.c = conn
-        self._nolock = _DummyLock()
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return self.c.execute(sql, params).fetchone()
@@ -572,10 +549,10 @@ class _WriteTx:
 
     # entities
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        return _get_entity(self.c, self._nolock, group, entity_id)
+        return _get_entity(self.c, group, entity_id)
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return _find_entities(self.c, self._nolock, group, norm_name)
+        return _find_entities(self.c, group, norm_name)
 
     def insert_entity(self, entity: Entity, norm_name: str) -> None:
         self.c.execute(

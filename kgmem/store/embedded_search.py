@@ -2,8 +2,8 @@
 SQLite triggers.
 
 ``EmbeddedSearchMixin`` adds ``search_*`` / ``keyword_*`` methods to
-:class:`~kgmem.store.embedded.EmbeddedStore` (it only uses ``self._conn``, ``self._lock`` and
-``self.path``). The methods also work unbound on a store that does not inherit the mixin:
+:class:`~kgmem.store.embedded.EmbeddedStore` (it only uses ``self._db``, the store's
+:class:`~kgmem.store.sqlite_conns.SqliteConnections`, and ``self.path``). The methods also work unbound on a store that does not inherit the mixin:
 ``EmbeddedSearchMixin.keyword_facts(store, ...)`` -- :mod:`kgmem.retrieve` calls them that way.
 
 What :meth:`search_ensure_schema` installs in the store's database (once, idempotent):
@@ -37,6 +37,7 @@ from typing import Any
 from ..model import Entity, Episode, FactVersion
 from ..timeutil import to_micros
 from .base import TimeFilter, iter_chunks
+from .sqlite_conns import SqliteConnections
 
 SEARCH_SCHEMA_VERSION = "1"
 
@@ -151,34 +152,27 @@ def _emb() -> Any:
 class EmbeddedSearchMixin:
     """Search tables and queries for the embedded SQLite store (see module docstring)."""
 
-    _conn: sqlite3.Connection
-    _lock: Any
+    _db: SqliteConnections
 
     # ------------------------------------------------------------------ plumbing
     def _sq(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+        return self._db.query(sql, params)
 
     @contextmanager
     def _swrite(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
+        with self._db.write() as conn:
+            yield conn
 
     def search_ensure_schema(self) -> None:
         """Create the search tables and triggers (and backfill) if not done yet."""
         if getattr(self, "_kgmem_search_ready", False):
             return
-        with self._lock:
+        with self._db.lock:  # one thread installs it
+            if getattr(self, "_kgmem_search_ready", False):
+                return
             row = None
             try:
-                row = self._conn.execute(
+                row = self._db.writer.execute(
                     "SELECT value FROM search_meta WHERE key='schema_version'"
                 ).fetchone()
             except sqlite3.OperationalError:
@@ -590,12 +584,10 @@ class EmbeddedSearchMixin:
         params.append(limit)
         return [(r[0], int(r[1])) for r in self._sq(sql, params)]
 
-    def change_stamp(self) -> tuple[int, int]:
-        """Changes when anything was written to the database since the last call: by another
-        connection (``PRAGMA data_version``) or by this one (``total_changes``)."""
-        with self._lock:
-            dv = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-            return dv, int(self._conn.total_changes)
+    def change_stamp(self) -> int:
+        """Changes when anything was written to the database since the last call (by any
+        connection of any process)."""
+        return self._db.change_stamp()
 
     def episode_time_rows(self, group: str) -> list[tuple[int, int]]:
         """``(reference_time, created_at)`` micros of all the group's episodes, by reference
@@ -638,12 +630,12 @@ class EmbeddedSearchMixin:
             + " ORDER BY e.reference_time, e.created_at, e.id LIMIT 1)"
         )
         out: dict[str, tuple[str | None, str | None]] = {}
-        with self._lock:
+        with self._db.read() as conn:
             for i in dict.fromkeys(ids):
                 if i not in stamps:
                     continue
                 created, ref = stamps[i]
-                prev, nxt = self._conn.execute(
+                prev, nxt = conn.execute(
                     both,
                     [group, ref - gap_micros, ref, created, i, *vparams,
                      group, ref + gap_micros, ref, created, i, *vparams],
@@ -750,10 +742,11 @@ class EmbeddedSearchMixin:
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
         emb = _emb()
         out: dict[str, Entity] = {}
-        for eid in dict.fromkeys(ids):
-            e = emb._get_entity(self._conn, self._lock, group, eid)
-            if e is not None:
-                out[eid] = e
+        with self._db.read() as conn:
+            for eid in dict.fromkeys(ids):
+                e = emb._get_entity(conn, group, eid)
+                if e is not None:
+                    out[eid] = e
         return out
 
     def entities_by_norm_names(self, group: str, norms: Sequence[str]) -> list[tuple[str, str]]:
@@ -776,8 +769,7 @@ class SearchView(EmbeddedSearchMixin):
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        self._conn = store._conn
-        self._lock = store._lock
+        self._db = store._db
         self.path = store.path
 
 

@@ -55,9 +55,17 @@ from datetime import datetime
 from typing import Any
 
 import neo4j
-from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    AuthError,
+    ConnectionAcquisitionTimeoutError,
+    DatabaseUnavailable,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
-from ..errors import StoreUnavailableError
+from ..errors import StoreBusyError, StoreUnavailableError
 from ..model import (
     Change,
     Entity,
@@ -125,6 +133,19 @@ def _at(x: Any) -> datetime:
 
 def _new_id() -> str:
     return str(_uuid.uuid4())
+
+
+def store_error(exc: BaseException, what: str) -> StoreUnavailableError | None:
+    """The kgmem error (503) for a driver/server error that retrying may cure: the server
+    gone or unavailable, or a transient conflict (deadlock, lock wait timeout); else None."""
+    if isinstance(exc, (ServiceUnavailable, SessionExpired, DatabaseUnavailable,
+                        ConnectionAcquisitionTimeoutError)):
+        return StoreUnavailableError(f"Neo4j is unavailable ({what}): {exc}")
+    if isinstance(exc, TransientError):
+        return StoreBusyError(f"Neo4j reported a transient conflict ({what}): "
+                              f"{exc.code or type(exc).__name__}; retry later",
+                              code=exc.code or "")
+    return None
 
 
 # ---------------------------------------------------------------------------------- Cypher
@@ -394,6 +415,7 @@ class Neo4jStore:
         ensure_indexes: bool = True,
         connection_timeout: float = 10.0,
         embedder: Any = None,
+        busy_timeout: float = 5.0,
     ) -> None:
         if embedder is not None and int(embedder.dim) != EMBEDDING_DIM:
             raise ValueError(
@@ -404,6 +426,7 @@ class Neo4jStore:
         # on write (name_embedding / fact_embedding), which graphiti's cosine search and the
         # vector indexes use.
         self.embedder = embedder
+        self.busy_timeout = float(busy_timeout)  # the wait for this process's other writers
         env = settings_from_env()
         self.uri = uri or env["uri"] or "bolt://127.0.0.1:7687"
         self.database = database or env["database"] or "neo4j"
@@ -479,6 +502,10 @@ class Neo4jStore:
                 self._drop_session()
                 if attempt:
                     raise StoreUnavailableError(f"lost the connection to Neo4j: {exc}") from exc
+            except (TransientError, ConnectionAcquisitionTimeoutError) as exc:
+                mapped = store_error(exc, "read")
+                assert mapped is not None
+                raise mapped from exc
         raise AssertionError("unreachable")
 
     def close(self) -> None:
@@ -497,7 +524,10 @@ class Neo4jStore:
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:
-        with self._write_lock:
+        if not self._write_lock.acquire(timeout=self.busy_timeout):
+            raise StoreBusyError(f"another write of this process held the Neo4j store for "
+                                 f"{self.busy_timeout:g} s (KGMEM_BUSY_TIMEOUT); retry later")
+        try:
             if getattr(self._local, "in_write", False):
                 raise RuntimeError("nested store.write() blocks are not supported")
             session = getattr(self._local, "wsession", None)
@@ -517,15 +547,22 @@ class Neo4jStore:
                 yield w
                 w._flush_meta()
                 tx.commit()
-            except BaseException:
+            except BaseException as exc:
                 try:
                     if tx.closed() is False:
                         tx.rollback()
                 except Exception:  # noqa: BLE001 - keep the original error
                     self._local.wsession = None
+                mapped = store_error(exc, "write rolled back")
+                if mapped is not None:
+                    if not isinstance(mapped, StoreBusyError):
+                        self._local.wsession = None  # its connection is gone
+                    raise mapped from exc
                 raise
             finally:
                 self._local.in_write = False
+        finally:
+            self._write_lock.release()
 
     # ------------------------------------------------------------------ reads
     def last_tx_time(self, group: str) -> datetime | None:

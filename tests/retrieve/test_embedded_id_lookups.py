@@ -14,16 +14,17 @@ from .conftest import at
 
 
 def _plans(m: Memory, call) -> list[str]:  # type: ignore[no-untyped-def]
-    conn = m.store._conn
     seen: list[str] = []
-    conn.set_trace_callback(seen.append)
-    try:
-        call()
-    finally:
-        conn.set_trace_callback(None)
-    selects = [s for s in seen if s.lstrip().upper().startswith("SELECT") and " IN (" in s]
-    assert selects, "no id lookup was run"
-    return [" / ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + s)) for s in selects]
+    with m.store._db.read() as conn:  # reads nested in it run on this same connection
+        conn.set_trace_callback(seen.append)
+        try:
+            call()
+        finally:
+            conn.set_trace_callback(None)
+        selects = [s for s in seen if s.lstrip().upper().startswith("SELECT") and " IN (" in s]
+        assert selects, "no id lookup was run"
+        return [" / ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + s))
+                for s in selects]
 
 
 def test_episode_lookups_by_id_seek_the_ids(mem: Memory) -> None:

@@ -27,6 +27,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "ingest-locomo": ("benchmarks.ingest_locomo", []),
     "api-load": ("benchmarks.api_load", []),
     "compare": ("benchmarks.compare", []),
+    "misses": ("benchmarks.misses", []),
 }
 
 

@@ -28,6 +28,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "api-load": ("benchmarks.api_load", []),
     "compare": ("benchmarks.compare", []),
     "misses": ("benchmarks.misses", []),
+    "final": ("benchmarks.final", []),
 }
 
 

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 SUITES: dict[str, tuple[str, list[str]]] = {
     # suite -> (module with main(argv), default arguments prepended)
     "locomo": ("benchmarks.locomo_baselines",
-               ["--systems", "random,bm25-sessions,bm25-turns,minilm-sessions,minilm-turns,kgmem"]),
+               ["--systems", "kgmem-extract,kgmem,random,bm25-sessions,bm25-turns,minilm-sessions,"
+                "minilm-turns"]),
     "zyphra": ("benchmarks.zyphra_baselines", []),
     "longmemeval": ("benchmarks.longmemeval_baselines", []),
     "timeqa": ("benchmarks.timeqa_suite", []),

@@ -88,8 +88,8 @@ def gzip_outputs(root: Path) -> int:
 def longmemeval_source(path: Path | None) -> Path:
     if path is not None:
         return path
-    from benchmarks.datasets.longmemeval import find_longmemeval_file
     from benchmarks.datasets._common import DatasetNotFoundError
+    from benchmarks.datasets.longmemeval import find_longmemeval_file
 
     try:
         return find_longmemeval_file("s")
@@ -98,8 +98,15 @@ def longmemeval_source(path: Path | None) -> Path:
 
 
 def run_steps(args: argparse.Namespace, out: Path, skip: set[str]) -> dict[str, Any]:
-    from benchmarks import compare, ingest_locomo, locomo_baselines, longmemeval_baselines
-    from benchmarks import misses, split_table, zyphra_baselines
+    from benchmarks import (
+        compare,
+        ingest_locomo,
+        locomo_baselines,
+        longmemeval_baselines,
+        misses,
+        split_table,
+        zyphra_baselines,
+    )
 
     done: dict[str, Any] = {}
     qa = ["--qa"] if args.qa else []

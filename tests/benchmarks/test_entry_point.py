@@ -17,6 +17,7 @@ def test_unknown_suite_is_an_error(capsys) -> None:  # type: ignore[no-untyped-d
     assert "unknown suite" in capsys.readouterr().out
 
 
-def test_locomo_runs_kgmem_beside_the_baselines_by_default() -> None:
+def test_locomo_runs_the_product_default_first_beside_the_baselines() -> None:
     module, defaults = SUITES["locomo"]
-    assert "kgmem" in defaults[1].split(",") and "bm25-turns" in defaults[1].split(",")
+    systems = defaults[1].split(",")
+    assert systems[:2] == ["kgmem-extract", "kgmem"] and "bm25-turns" in systems

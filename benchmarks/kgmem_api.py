@@ -13,7 +13,9 @@ it here (``tests/benchmarks/test_kgmem_api.py`` checks each against the public A
   latency in RESULTS.md is one search plus the session ranking.
 * :func:`open_replay_memory`: a :class:`kgmem.Memory` with the product's extractor setting
   (``Settings.extractor``: ``"offline"`` is the product default, ``"none"`` turns extraction
-  off), built by the public :func:`kgmem.open_memory`.
+  off), built by the public :func:`kgmem.open_memory` for a directory; on a store the harness
+  shares across haystacks (one Neo4jStore for a run), the extractor comes from
+  ``kgmem.ingest.pipeline.make_extractor``, the function ``open_memory`` itself uses.
 * :func:`last_transaction_time`: the store's last transaction time (``Memory.store`` is
   public; ``last_tx_time`` is part of the store interface), so a question asked after a
   reused replay still sees everything replayed.
@@ -69,7 +71,9 @@ def open_replay_memory(path: Path | None, *, extract: bool, clock: Any,
     settings = Settings(store="embedded", extractor="offline" if extract else "none",
                         **({"home": path} if path is not None else {}))
     if store is not None:
-        return open_memory(settings, store=store, clock=clock)  # type: ignore[no-any-return]
+        from kgmem.ingest.pipeline import make_extractor
+
+        return Memory(store=store, clock=clock, extractor=make_extractor(settings))
     return open_memory(settings, clock=clock)  # type: ignore[no-any-return]
 
 

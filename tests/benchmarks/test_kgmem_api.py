@@ -52,3 +52,13 @@ def test_replay_memory_extracts_only_when_asked(tmp_path):
     assert last_transaction_time(without, "default") == T0 + timedelta(days=40)
     with_x.close()
     without.close()
+
+
+def test_replay_memory_on_a_shared_store_keeps_that_store(tmp_path):
+    from kgmem.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path / "shared")
+    for extract in (True, False):
+        m = open_replay_memory(None, extract=extract, clock=lambda: T0, store=store)
+        assert m.store is store and (m.extractor is not None) is extract
+    store.close()

@@ -15,8 +15,9 @@ Runs, into ``--out``:
   extraction);
 * ``ingest/``: ``ingest-locomo`` (all 5,882 turns through the product's ingestion: turns per
   wall second and per CPU-second);
-* ``comparison.md`` / ``.json`` (:mod:`benchmarks.compare`), the miss browser for both kgmem
-  systems (:mod:`benchmarks.misses`), ``machine.json`` (commit, load before and after, CPU
+* ``comparison.md`` / ``.json`` (:mod:`benchmarks.compare`), ``headline.md`` (the rows of
+  RESULTS.md's headline tables for this run), the miss browser for both kgmem systems
+  (:mod:`benchmarks.misses`), ``machine.json`` (commit, load before and after, CPU
   count) and ``look.md``: the row of the held-out look log, which is also added to the log
   table of ``benchmarks/RESULTS.md`` (between its ``heldout-looks`` markers) unless
   ``--no-log``.
@@ -83,6 +84,37 @@ def gzip_outputs(root: Path) -> int:
         p.unlink()
         n += 1
     return n
+
+
+HEADLINE = (("kgmem-extract", "kgmem, extraction on (product default)"),
+            ("kgmem", "kgmem, extraction off"), ("bm25-sessions", "BM25 over sessions"),
+            ("bm25-turns", "BM25 over turns"))
+HEADLINE_METRICS = ("session.recall_any@5", "session.recall_any@10", "session.recall_all@10",
+                    "turn.recall_any@10", "turn.recall_all@10")
+
+
+def headline_tables(comparison: dict[str, Any], commit: str) -> str:
+    """RESULTS.md's headline rows (LoCoMo held-out then dev; Zyphra families) of this run."""
+    rows = {(r["system"], r["split"]): r for r in comparison["measured"]
+            if r["benchmark"] == "LoCoMo"}
+    lines = ["| method | split | n | session recall_any@5 | session recall_any@10 | "
+             "session recall_all@10 | turn recall_any@10 | turn recall_all@10 | measured at |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for split in ("held-out (5-9)", "dev (0-4)"):
+        for system, label in HEADLINE:
+            r = rows.get((system, split))
+            if r is None:
+                continue
+            vals = [("-" if r["metrics"].get(m) is None else f"{100 * r['metrics'][m]:.1f}%")
+                    for m in HEADLINE_METRICS]
+            lines.append(f"| {label} | {split} | {r['n']:,} | " + " | ".join(vals)
+                         + f" | {commit} |")
+    zy = [r for r in comparison["measured"] if r["benchmark"] == "Zyphra"]
+    if zy:
+        lines += ["", "| Zyphra family | system | turn.zyphra_recall@10 |", "|---|---|---|"]
+        lines += [f"| {r['split']} | {r['system']} | {100 * next(iter(r['metrics'].values())):.1f}%"
+                  " |" for r in zy]
+    return "\n".join(lines) + "\n"
 
 
 def longmemeval_source(path: Path | None) -> Path:
@@ -166,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     state = {"before": before, "after": machine_state(), "elapsed_s": round(time.time() - t0),
              "steps": done, "gzipped_jsonl": gzip_outputs(out)}
     (out / "machine.json").write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
+    comparison = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
+    (out / "headline.md").write_text(headline_tables(comparison, before["commit"]),
+                                     encoding="utf-8")
     scored = "; ".join(f"{k}: {v}" for k, v in done.items())
     row = log_row(before, args.purpose, scored)
     (out / "look.md").write_text(row + "\n", encoding="utf-8")

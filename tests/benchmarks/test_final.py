@@ -29,6 +29,8 @@ def test_final_writes_everything_results_md_needs_and_logs_the_look(tmp_path, mo
     assert (out / "longmemeval" / "kgmem-extract.jsonl.gz").is_file()
     assert (out / "ingest" / "ingest_locomo.json").is_file()
     assert "## Quoted from the peers" in (out / "comparison.md").read_text()
+    headline = (out / "headline.md").read_text()
+    assert "| kgmem, extraction on (product default) | dev (0-4) | 5 |" in headline
     for system in ("kgmem-extract", "kgmem"):
         assert (out / "locomo" / f"misses-original-{system}.html").is_file()
     machine = json.loads((out / "machine.json").read_text())

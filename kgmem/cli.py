@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -159,7 +161,7 @@ def ingest(
     if state.extractor == "graphiti":
         return _run(lambda: _ingest_graphiti(items, no_extract))
     m = _memory(extract=not no_extract)
-    with Progress(console=err, disable=state.json) as prog:
+    with _llm_figures_on_error(m), Progress(console=err, disable=state.json) as prog:
         task = prog.add_task(f"ingesting {len(items):,} episodes", total=len(items))
         report = _run(lambda: m.ingest(items, group=state.group, extract=not no_extract,
                                        batch_size=batch_size,
@@ -171,6 +173,9 @@ def _report(m: Any, report: Any) -> None:
     """Print what an ingest or extract did, per group written (never other groups' counts);
     exit 1 when an extraction failed (it is recorded and retried by `kgmem extract --failed`)."""
     summary = report.summary()
+    llm = _llm_stats(m)
+    if llm is not None:  # requests, retries, rejected replies, tokens, time per episode
+        summary["llm"] = llm.summary()
     if not summary["groups"] and not state.json:
         console.print(f"nothing to do in group {state.group}")
     for g, row in summary["groups"].items():
@@ -187,6 +192,10 @@ def _report(m: Any, report: Any) -> None:
                 f"{r['pending']:,} pending, {r['facts']:,} facts\n"
                 f"  the group holds {st['episodes']:,} episodes, {st['entities']:,} entities, "
                 f"{st['lineages']:,} facts ({st['versions']:,} versions)", highlight=False)
+        if llm is not None:
+            from .llm.usage import format_summary
+
+            console.print(format_summary(summary["llm"]), highlight=False)
     failed = {g: r["failed"] for g, r in summary["groups"].items() if r["failed"]}
     if failed:
         first = summary["errors"][0]
@@ -212,11 +221,36 @@ def extract(
     from rich.progress import Progress
 
     m = _memory(extract=True)
-    with Progress(console=err, disable=state.json) as prog:
+    with _llm_figures_on_error(m), Progress(console=err, disable=state.json) as prog:
         task = prog.add_task("extracting", total=None)
         report = _run(lambda: m.extract_failed(group=state.group, batch_size=batch_size,
                                                on_batch=lambda n: prog.advance(task, n)))
     _report(m, report)
+
+
+def _llm_stats(m: Any) -> Any:
+    """The LLM extractor's :class:`kgmem.llm.LLMStats` (None for other extractors)."""
+    if "kgmem.ingest.llm" not in sys.modules:  # not imported: not the extractor in use
+        return None
+    from .ingest.llm import LLMExtractor
+
+    inner = getattr(getattr(m, "extractor", None), "extractor", None)
+    return inner.stats if isinstance(inner, LLMExtractor) else None
+
+
+@contextmanager
+def _llm_figures_on_error(m: Any) -> Iterator[None]:
+    """When the command fails, still say what the LLM calls cost before it did (stderr)."""
+    try:
+        yield
+    except typer.Exit:
+        llm = _llm_stats(m)
+        if llm is not None:
+            from .llm.usage import format_summary
+
+            print(json.dumps({"llm": llm.summary()}) if state.json
+                  else format_summary(llm.summary()), file=sys.stderr)
+        raise
 
 
 def _ingest_graphiti(items: list[dict[str, Any]], no_extract: bool) -> None:

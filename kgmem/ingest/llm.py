@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +55,7 @@ from kgmem.llm import (
     LLMOutputError,
     LLMStats,
     LLMUnavailableError,
+    LLMUnreachableError,
     PriceTable,
     ResponseCache,
     ResponseFormatUnsupportedError,
@@ -68,6 +70,8 @@ from .facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "DEFAULT_MAX_TOKENS",
+    "EpisodeOutcome",
     "LLMAuthError",
     "LLMError",
     "LLMExtractor",
@@ -75,13 +79,19 @@ __all__ = [
     "LLMOutputError",
     "LLMSettings",
     "LLMUnavailableError",
+    "ends_batch",
     "parse_reply",
+    "primary_error",
+    "salvage_facts",
 ]
 
 log = logging.getLogger("kgmem.ingest.llm")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 FORMAT_MODES = ("json_schema", "json_object", "none")
+# About 14 facts of ~70 tokens; bounds a local model that loops (the reply is then cut off
+# and its complete facts are kept).
+DEFAULT_MAX_TOKENS = 1024
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours",
                            "ourselves", "speaker", "the speaker"})
@@ -109,55 +119,92 @@ class LLMSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="KGMEM_LLM_", env_file=".env", extra="ignore")
 
-    timeout: float = 30.0
+    timeout: float = 60.0  # seconds per HTTP request
+    episode_timeout: float = 180.0  # seconds per episode, retries and repair included
     max_retries: int = 4
     backoff_base: float = 0.5
     cache: bool = True
     cache_dir: Path | None = None
     concurrency: int = 4
     temperature: float = 0.0
-    max_tokens: int | None = None
+    max_tokens: int | None = DEFAULT_MAX_TOKENS  # 0: send none (the server's default)
     prices: dict[str, Any] | None = None  # JSON: {"gpt-4o-mini": [0.15, 0.6]} (USD / 1M tok)
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+    instructions: Literal["auto", "system", "user"] = "auto"
     on_error: Literal["raise", "skip"] = "raise"
 
 
 # --------------------------------------------------------------------------- validation
 class _BadReply(ValueError):
-    """The reply is not usable JSON of the expected shape (triggers the repair request)."""
+    """The reply is not usable JSON of the expected shape (triggers the repair request).
+    ``reason`` is the key it is counted under in ``stats.rejected``."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def parse_reply(content: str | None) -> list[Any]:
     """The ``facts`` array from a model reply. Tolerates code fences, ``<think>`` blocks,
-    prose around one JSON object, and a bare top-level array. Raises ``ValueError``."""
+    prose around one JSON object, and a bare top-level array; ``{}`` and ``{"facts": null}``
+    mean nothing to extract. Raises ``ValueError``."""
     if content is None or not content.strip():
-        raise _BadReply("the reply is empty")
+        raise _BadReply("the reply is empty", "empty")
     text = _THINK.sub("", content).strip()
     m = _FENCE.match(text)
     if m:
         text = m.group(1).strip()
-    try:
-        obj = json.loads(text)
+    try:  # strict=False: raw newlines in strings (a grammar-constrained local model writes them)
+        obj = json.loads(text, strict=False)
     except json.JSONDecodeError as exc:
         start, end = text.find("{"), text.rfind("}")
         obj = None
         if 0 <= start < end:
             try:
-                obj = json.loads(text[start:end + 1])
+                obj = json.loads(text[start:end + 1], strict=False)
             except ValueError:
                 obj = None
         if obj is None:
-            raise _BadReply(f"it is not valid JSON ({exc.msg} at position {exc.pos})") from None
+            raise _BadReply(f"it is not valid JSON ({exc.msg} at position {exc.pos})",
+                            "not_json") from None
     if isinstance(obj, list):
         return obj
     if isinstance(obj, dict):
         facts = obj.get("facts")
         if isinstance(facts, list):
             return facts
+        if not obj or (facts is None and "facts" in obj):
+            return []  # {} / {"facts": null}: the model found nothing to extract
         if facts is None and {"subject", "predicate", "object"} <= obj.keys():
             return [obj]  # a single fact without the wrapper
-        raise _BadReply('the JSON object has no "facts" array')
-    raise _BadReply(f"the JSON is a {type(obj).__name__}, expected an object with \"facts\"")
+        raise _BadReply('the JSON object has no "facts" array', "no_facts_array")
+    raise _BadReply(f"the JSON is a {type(obj).__name__}, expected an object with \"facts\"",
+                    "no_facts_array")
+
+
+_FACTS_START = re.compile(r'"facts"\s*:\s*\[')
+
+
+def salvage_facts(content: str | None) -> list[Any]:
+    """The complete fact objects at the start of a reply that was cut off (finish_reason
+    ``length``): ``{"facts": [{...}, {...}, {"subj`` gives the first two."""
+    text = _THINK.sub("", content or "")
+    m = _FACTS_START.search(text)
+    pos = m.end() if m else text.find("[") + 1
+    if pos <= 0:
+        return []
+    decoder = json.JSONDecoder(strict=False)
+    out: list[Any] = []
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] != "{":
+            return out
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            return out
+        out.append(obj)
 
 
 class LLMFact(BaseModel):
@@ -261,16 +308,50 @@ def _span(text: str, quote: str) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------- extractor
+@dataclass
+class EpisodeOutcome:
+    """What extraction did for one episode of a batch: its facts, or the error that left it
+    without any (to be retried later). ``attempted=False``: not sent at all, because an
+    earlier error stopped the batch (``error`` says which). The shape of
+    :class:`kgmem.ingest.pipeline.Outcome`, which records it on the episode."""
+
+    facts: list[ExtractedFact] = field(default_factory=list)
+    error: LLMError | None = None
+    attempted: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def ends_batch(exc: LLMError) -> bool:
+    """Errors every later request would hit too: stop the batch instead of trying them all."""
+    if isinstance(exc, (LLMUnreachableError, LLMAuthError)):
+        return True
+    if isinstance(exc, LLMUnavailableError) and exc.details.get("code") == "insufficient_quota":
+        return True
+    return isinstance(exc, LLMBadRequestError) and exc.status_code == 404
+
+
 class LLMExtractor:
     """Fact extraction with an OpenAI-compatible chat model (see the module docstring).
 
     ``cache_dir``: where the SQLite response cache lives (default ``$KGMEM_LLM_CACHE_DIR`` via
-    :meth:`from_settings`, else ``~/.cache/kgmem/llm``); ``cache=False`` disables caching.
+    :meth:`from_settings`, else ``~/.cache/kgmem/llm``); ``cache=False`` disables caching (and
+    the memory of what the endpoint supports lasts only as long as the instance).
     ``prices``: ``{model: (input, output[, cached_input])}`` in USD per 1M tokens.
     ``concurrency``: threads used by :meth:`extract_many`. ``on_error``: ``"raise"`` (default)
-    re-raises the first failed episode after the whole batch ran (successful answers are
-    cached); ``"skip"`` logs it and returns no facts for that episode. ``vocabulary``: the
-    predicates offered to the model (default :data:`kgmem.vocabulary.DEFAULT_PREDICATES`);
+    re-raises a failed episode after the batch ran (successful answers are cached, and
+    :meth:`extract_outcomes` keeps their facts); ``"skip"`` logs it and returns no facts for
+    that episode. Either way an unreachable endpoint, a rejected key or an unknown model stops
+    the batch at once. ``timeout`` bounds one HTTP request, ``episode_timeout`` one episode
+    (retries and the repair request included); ``max_tokens`` (default
+    :data:`DEFAULT_MAX_TOKENS`, ``None`` or 0 for the server's default) bounds the reply.
+    ``instructions``: ``"system"`` sends them as the system message, ``"user"`` at the start of
+    the user message (for chat formats without a system role), ``"auto"`` (default) starts
+    with the system message and switches to ``"user"`` when the server's prompt token count
+    shows that the system message was dropped. ``vocabulary``: the predicates offered to the
+    model (default :data:`kgmem.vocabulary.DEFAULT_PREDICATES`);
     ``allow_new_predicates=False`` drops facts whose predicate is not in it.
     ``transport``/``sleep`` are test injection points; ``extra_body`` is merged into every
     request (e.g. ``{"seed": 7}`` or Ollama ``{"options": {"num_ctx": 8192}}``).
@@ -281,7 +362,7 @@ class LLMExtractor:
         base_url: str,
         model: str,
         api_key: str | None = None,
-        timeout: float = 30.0,
+        timeout: float = 60.0,
         max_retries: int = 4,
         cache_dir: str | Path | None = None,
         temperature: float | None = 0.0,
@@ -289,11 +370,13 @@ class LLMExtractor:
         cache: bool = True,
         concurrency: int = 4,
         prices: Mapping[str, Any] | None = None,
-        max_tokens: int | None = None,
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
+        episode_timeout: float = 180.0,
         backoff_base: float = 0.5,
         max_backoff: float = 30.0,
         max_retry_after: float = 60.0,
         response_format: str = "json_schema",
+        instructions: str = "auto",
         vocabulary: Vocabulary | None = None,
         allow_new_predicates: bool = True,
         on_error: str = "raise",
@@ -305,8 +388,13 @@ class LLMExtractor:
         if response_format not in FORMAT_MODES:
             raise InvalidInputError(f"response_format must be one of {FORMAT_MODES}",
                                     field="response_format")
+        if instructions not in ("auto", *P.LAYOUTS):
+            raise InvalidInputError("instructions must be 'auto', 'system' or 'user'",
+                                    field="instructions")
         if on_error not in ("raise", "skip"):
             raise InvalidInputError("on_error must be 'raise' or 'skip'", field="on_error")
+        if episode_timeout <= 0:
+            raise InvalidInputError("episode_timeout must be > 0", field="episode_timeout")
         self.stats = LLMStats()
         self.client = ChatClient(
             base_url, model, api_key, timeout, max_retries,
@@ -320,6 +408,7 @@ class LLMExtractor:
         self.prompt_version = P.PROMPT_VERSION
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.episode_timeout = float(episode_timeout)
         self.concurrency = max(1, int(concurrency))
         self.prices = PriceTable(prices)
         self.vocabulary = vocabulary or Vocabulary()
@@ -327,11 +416,14 @@ class LLMExtractor:
         self.on_error = on_error
         self.extra_body = dict(extra_body or {})
         self.response_format_mode = response_format
+        self.instructions = "system" if instructions == "auto" else instructions
+        self._detect_layout = instructions == "auto"
         self._send_temperature = temperature is not None
         self._lock = threading.Lock()
         self.cache: ResponseCache | None = None
         if cache:
             self.cache = ResponseCache(cache_dir if cache_dir is not None else default_cache_dir())
+            self._recall_endpoint()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -359,6 +451,7 @@ class LLMExtractor:
             model=getattr(settings, "llm_model", None) or "gpt-4o-mini",
             api_key=api_key,
             timeout=extra.timeout,
+            episode_timeout=extra.episode_timeout,
             max_retries=extra.max_retries,
             cache_dir=extra.cache_dir,
             temperature=extra.temperature,
@@ -368,6 +461,7 @@ class LLMExtractor:
             max_tokens=extra.max_tokens,
             backoff_base=extra.backoff_base,
             response_format=extra.response_format,
+            instructions=extra.instructions,
             on_error=extra.on_error,
         )
         kw.update(overrides)
@@ -399,8 +493,50 @@ class LLMExtractor:
         try:
             return self._extract_one(text, reference_time, speaker, user)
         except LLMError:
-            self.stats.add(errors=1)
+            self.stats.add(errors=1, failed_episodes=1)
             raise
+
+    def extract_outcomes(
+        self,
+        items: Iterable[str | Mapping[str, Any] | tuple],
+        reference_time: datetime | None = None,
+        speaker: str | None = None,
+        user: str | None = None,
+    ) -> list[EpisodeOutcome]:
+        """One :class:`EpisodeOutcome` per item, in input order, whatever ``on_error`` says:
+        the facts of the episodes that succeeded and the error of each that failed. After an
+        error that every request would hit (:func:`ends_batch`: unreachable endpoint, bad key,
+        unknown model) the episodes not yet started are not sent and carry that error."""
+        norm = [normalize_item(it, reference_time, speaker, user) for it in items]
+        outcomes: list[EpisodeOutcome] = [EpisodeOutcome() for _ in norm]
+        stop: list[LLMError] = []
+
+        def run(i: int) -> None:
+            if stop:
+                outcomes[i] = EpisodeOutcome(error=stop[0], attempted=False)
+                self.stats.add(failed_episodes=1)
+                return
+            try:
+                outcomes[i] = EpisodeOutcome(self._extract_one(*norm[i]))
+            except LLMError as exc:
+                self.stats.add(errors=1, failed_episodes=1)
+                outcomes[i] = EpisodeOutcome(error=exc)
+                if ends_batch(exc):
+                    stop.append(exc)
+                log.error("LLM extraction failed for episode %d of the batch: %s", i, exc)
+
+        workers = min(self.concurrency, len(norm))
+        if workers <= 1:
+            for i in range(len(norm)):
+                run(i)
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgmem-llm") as ex:
+                list(ex.map(run, range(len(norm))))
+        if stop:
+            left = sum(not o.attempted for o in outcomes)
+            log.error("LLM extraction stopped: %s (%d episode(s) of the batch not sent)",
+                      stop[0], left)
+        return outcomes
 
     def extract_many(
         self,
@@ -411,37 +547,72 @@ class LLMExtractor:
     ) -> list[list[ExtractedFact]]:
         """Like :meth:`OfflineExtractor.extract_many`: items are ``(text, reference_time[,
         speaker[, user]])`` tuples, mappings with ``text``..., or strings (using the keyword
-        arguments). One call per episode, ``concurrency`` at a time; results in input order."""
-        norm = [normalize_item(it, reference_time, speaker, user) for it in items]
-        if not norm:
-            return []
-        results: list[list[ExtractedFact] | None] = [None] * len(norm)
-        errors: list[tuple[int, LLMError]] = []
+        arguments). One call per episode, ``concurrency`` at a time; results in input order.
+        With ``on_error="raise"`` a failure is raised after the batch: the error that stopped
+        it, else the first by position."""
+        outcomes = self.extract_outcomes(items, reference_time, speaker, user)
+        if self.on_error == "raise":
+            failure = primary_error(outcomes)
+            if failure is not None:
+                raise failure
+        return [o.facts for o in outcomes]
 
-        def run(i: int) -> None:
-            try:
-                results[i] = self._extract_one(*norm[i])
-            except LLMError as exc:
-                self.stats.add(errors=1)
-                errors.append((i, exc))
-                results[i] = []
-                if self.on_error == "skip":
-                    log.error("LLM extraction failed for episode %d of the batch, skipped: %s",
-                              i, exc)
+    # ------------------------------------------------------------------ the endpoint
+    def _recall_endpoint(self) -> None:
+        """Start from what earlier runs learnt about this endpoint (base URL + model)."""
+        assert self.cache is not None
+        caps = self.cache.endpoint_caps(self.client.url, self.model)
+        mode = caps.get("response_format")
+        if mode in FORMAT_MODES and FORMAT_MODES.index(mode) > FORMAT_MODES.index(
+                self.response_format_mode):
+            self.response_format_mode = mode
+        if self._detect_layout and caps.get("instructions") in P.LAYOUTS:
+            self.instructions = caps["instructions"]
+            self._detect_layout = False
 
-        workers = min(self.concurrency, len(norm))
-        if workers == 1:
-            for i in range(len(norm)):
-                run(i)
-                if errors and self.on_error == "raise" and isinstance(
-                        errors[-1][1], LLMAuthError):
-                    break  # a bad key fails every call: stop at once
-        else:
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgmem-llm") as ex:
-                list(ex.map(run, range(len(norm))))
-        if errors and self.on_error == "raise":
-            raise min(errors, key=lambda e: e[0])[1]
-        return [r or [] for r in results]
+    def _remember(self, **caps: str) -> None:
+        if self.cache is not None:
+            self.cache.remember_endpoint(self.client.url, self.model, **caps)
+
+    def _downgrade(self, mode: str, exc: LLMError) -> bool:
+        """Step below ``mode`` after the server refused it; False when nothing is left."""
+        nxt = {"json_schema": "json_object", "json_object": "none"}.get(mode)
+        if nxt is None:
+            return False
+        with self._lock:
+            if FORMAT_MODES.index(self.response_format_mode) < FORMAT_MODES.index(nxt):
+                log.warning("LLM server refused response_format %r (HTTP %s: %s); using %r from "
+                            "now on", mode, exc.status_code,
+                            str(exc.details.get("server_message"))[:200], nxt)
+                self.response_format_mode = nxt
+                self._remember(response_format=nxt)
+        return True
+
+    def _system_dropped(self, result: ChatResult, sent: list[dict[str, str]]) -> bool:
+        """The server counted too few prompt tokens for the system message to be in them
+        (llama-cpp-python's gemma chat format drops it silently). Checked until the first
+        reply that shows it was kept."""
+        if not self._detect_layout or sent[0]["role"] != "system":
+            return False
+        prompt = result.usage.get("prompt_tokens")
+        if not isinstance(prompt, int) or prompt <= 0:
+            return False
+        system = len(sent[0]["content"])
+        rest = sum(len(m["content"]) for m in sent[1:])
+        if prompt * 4 >= rest + 0.4 * system:  # ~4 characters a token
+            with self._lock:
+                self._detect_layout = False
+            return False
+        with self._lock:
+            if self._detect_layout:
+                log.warning("LLM server counted %d prompt tokens for a %d-character system "
+                            "message: it was dropped (a chat format without a system role); "
+                            "putting the instructions in the user message from now on",
+                            prompt, system)
+                self._detect_layout = False
+                self.instructions = "user"
+                self._remember(instructions="user")
+        return True
 
     # ------------------------------------------------------------------ internals
     def _on_retry(self, attempt: int, wait: float, why: str) -> None:
@@ -470,7 +641,11 @@ class LLMExtractor:
                 except (LLMError, ValueError):
                     raw = None  # unusable cache row: ask again
         if raw is None:
-            result, raw = self._call(messages)
+            t0 = time.monotonic()
+            try:
+                result, raw = self._call(messages, t0 + self.episode_timeout)
+            finally:
+                self.stats.episode_done(time.monotonic() - t0)
             if self.cache is not None:
                 self.cache.put(key, result.raw, self.model, self.prompt_version)
         assert result is not None
@@ -479,7 +654,7 @@ class LLMExtractor:
         return facts
 
     def _payload(self, messages: list[dict[str, str]], mode: str) -> dict[str, Any]:
-        sent = messages if mode == "json_schema" else P.with_schema_instructions(messages)
+        sent = P.arrange(messages, self.instructions, schema=mode != "json_schema")
         payload: dict[str, Any] = {"model": self.model, "messages": sent}
         if self._send_temperature and self.temperature is not None:
             payload["temperature"] = self.temperature
@@ -491,23 +666,18 @@ class LLMExtractor:
         payload.update(self.extra_body)
         return payload
 
-    def _send(self, messages: list[dict[str, str]]) -> tuple[ChatResult, dict[str, Any]]:
+    def _send(self, messages: list[dict[str, str]], deadline: float
+              ) -> tuple[ChatResult, dict[str, Any]]:
         """One successful response, downgrading the response format / dropping temperature
-        when the server rejects them (remembered for this instance)."""
+        when the server refuses them (remembered for the endpoint)."""
         while True:
             mode = self.response_format_mode
             payload = self._payload(messages, mode)
             try:
-                return self.client.complete(payload), payload
+                return self.client.complete(payload, deadline), payload
             except ResponseFormatUnsupportedError as exc:
-                nxt = {"json_schema": "json_object", "json_object": "none"}.get(mode)
-                if nxt is None:
+                if not self._downgrade(mode, exc):
                     raise
-                with self._lock:
-                    if FORMAT_MODES.index(self.response_format_mode) < FORMAT_MODES.index(nxt):
-                        log.warning("LLM server rejected response_format %r (%s); using %r "
-                                    "from now on", mode, exc.details.get("server_message"), nxt)
-                        self.response_format_mode = nxt
             except LLMBadRequestError as exc:
                 msg = str(exc.details.get("server_message") or "").lower()
                 if "temperature" in msg and "temperature" in payload:
@@ -519,30 +689,50 @@ class LLMExtractor:
                     continue
                 raise
 
-    def _call(self, messages: list[dict[str, str]]) -> tuple[ChatResult, list[Any]]:
-        result, payload = self._send(messages)
+    def _record(self, result: ChatResult, purpose: str = "extract") -> None:
         self.stats.record_call(result.model, result.usage, self.prices, self.model,
-                               result.latency_s)
+                               result.latency_s, purpose, body=result.raw)
+
+    def _call(self, messages: list[dict[str, str]], deadline: float
+              ) -> tuple[ChatResult, list[Any]]:
+        result, payload = self._send(messages, deadline)
+        self._record(result)
+        if self._system_dropped(result, payload["messages"]):
+            self.stats.reject("system_dropped")  # answered without instructions: ask again
+            result, payload = self._send(messages, deadline)
+            self._record(result)
         try:
             return result, self._facts_of(result)
         except _BadReply as bad:
+            self.stats.reject(bad.reason)
+            if bad.reason == "cut_off":  # a repair would be cut off the same way
+                raise self._output_error(bad, result, None) from None
             first_error = str(bad)
         self.stats.add(repairs=1)
         log.warning("LLM reply unusable (%s); sending one repair request", first_error)
         repair = {**payload, "messages": P.repair_messages(
             payload["messages"], result.content or "", first_error)}
-        fixed = self.client.complete(repair)
-        self.stats.record_call(fixed.model, fixed.usage, self.prices, self.model,
-                               fixed.latency_s, purpose="repair")
+        fixed = self.client.complete(repair, deadline)
+        self._record(fixed, purpose="repair")
         try:
             return fixed, self._facts_of(fixed)
         except _BadReply as bad:
-            raise LLMOutputError(
-                f"model {self.model!r} at {self.client.url} did not return the facts JSON, "
-                f"even after a repair request: {bad} (first reply: {first_error}); "
-                f"reply starts {(fixed.content or '')[:120]!r}",
-                url=self.client.url, model=self.model, finish_reason=fixed.finish_reason,
-            ) from None
+            self.stats.reject(bad.reason)
+            raise self._output_error(bad, fixed, first_error) from None
+
+    def _output_error(self, bad: _BadReply, result: ChatResult, first_error: str | None
+                      ) -> LLMOutputError:
+        if first_error is None:
+            what = (f"{bad}; raise KGMEM_LLM_MAX_TOKENS (now {self.max_tokens}) if the "
+                    "episode has many facts")
+        else:
+            what = f"even after a repair request: {bad} (first reply: {first_error})"
+        return LLMOutputError(
+            f"model {self.model!r} at {self.client.url} did not return the facts JSON, {what}; "
+            f"reply starts {(result.content or '')[:120]!r}",
+            url=self.client.url, model=self.model, finish_reason=result.finish_reason,
+            rejected=bad.reason,
+        )
 
     def _facts_of(self, result: ChatResult, count: bool = True) -> list[Any]:
         if result.refusal:
@@ -550,14 +740,20 @@ class LLMExtractor:
                 self.stats.add(refusals=1)
             log.warning("LLM refused to extract facts: %s", result.refusal[:200])
             return []
-        if not (result.content or "").strip() and result.finish_reason == "length":
-            raise _BadReply("the reply was cut off (finish_reason=length)")
         try:
             return parse_reply(result.content)
         except _BadReply as bad:
-            if result.finish_reason == "length":
-                raise _BadReply(f"{bad}; the reply was cut off (finish_reason=length)") from None
-            raise
+            if result.finish_reason != "length":
+                raise
+            kept = salvage_facts(result.content)
+            if not kept:
+                raise _BadReply(f"the reply was cut off (finish_reason=length) before its "
+                                f"first complete fact ({bad})", "cut_off") from None
+        if count:
+            self.stats.add(truncated_replies=1)
+            log.warning("LLM reply cut off at max_tokens=%s; keeping its %d complete fact(s)",
+                        self.max_tokens, len(kept))
+        return kept
 
     def _convert(self, raw: list[Any], text: str, who: str, model: str) -> list[ExtractedFact]:
         out: list[ExtractedFact] = []
@@ -619,6 +815,12 @@ def _resolve_person(name: str, who: str, field: str) -> str:
     if low in _PRONOUNS:
         raise ValueError(f"{field} {name!r} is an unresolved pronoun")
     return name
+
+
+def primary_error(outcomes: Iterable[EpisodeOutcome]) -> LLMError | None:
+    """The error to report for a batch: the one that stopped it, else the first failure."""
+    errors = [o.error for o in outcomes if o.error is not None]
+    return next((e for e in errors if ends_batch(e)), errors[0] if errors else None)
 
 
 def _short(item: Any) -> str:

@@ -11,6 +11,10 @@ Layout (prompt-cache friendly: everything constant comes first)::
 The model answers ``{"facts": [...]}`` matching :data:`RESPONSE_SCHEMA` (sent as a strict
 ``json_schema`` response format; for servers without structured outputs the schema is
 appended to the system message instead, see :func:`schema_instructions`).
+
+Chat formats without a system role (llama-cpp-python ``--chat_format gemma`` drops system
+messages without a word) get the ``"user"`` layout (:func:`arrange`): the instructions open
+the user message, still first, so the prompt prefix stays the same for every episode.
 """
 
 from __future__ import annotations
@@ -26,12 +30,15 @@ from kgmem.vocabulary import PredicateSpec, Vocabulary
 
 __all__ = [
     "FACT_SCHEMA",
+    "GRAMMAR_SCHEMA",
     "PROMPT_VERSION",
     "REPAIR_TEMPLATE",
     "RESPONSE_SCHEMA",
     "SCHEMA_NAME",
     "SYSTEM_TEMPLATE",
     "USER_TEMPLATE",
+    "LAYOUTS",
+    "arrange",
     "build_messages",
     "repair_messages",
     "response_format",
@@ -96,15 +103,33 @@ RESPONSE_SCHEMA: dict[str, Any] = {
 }
 
 
+def _grammar_friendly(node: Any) -> Any:
+    """The schema with ``type`` dropped beside ``enum`` (the same values): llama-cpp-python's
+    schema-to-grammar conversion ignores an enum next to ``"type": ["string", "null"]``."""
+    if isinstance(node, dict):
+        return {k: _grammar_friendly(v) for k, v in node.items()
+                if not (k == "type" and "enum" in node)}
+    if isinstance(node, list):
+        return [_grammar_friendly(v) for v in node]
+    return node
+
+
+GRAMMAR_SCHEMA: dict[str, Any] = _grammar_friendly(RESPONSE_SCHEMA)
+
+
 def response_format(mode: str = "json_schema") -> dict[str, Any] | None:
-    """The ``response_format`` request field for ``mode`` (json_schema | json_object | none)."""
+    """The ``response_format`` request field for ``mode`` (json_schema | json_object | none).
+
+    ``json_object`` carries the schema too (:data:`GRAMMAR_SCHEMA`): llama.cpp's server and
+    llama-cpp-python turn ``{"type": "json_object", "schema": ...}`` into a grammar, so even a
+    tiny model can only write the facts shape; vLLM and Ollama ignore the extra key."""
     if mode == "json_schema":
         return {
             "type": "json_schema",
             "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": RESPONSE_SCHEMA},
         }
     if mode == "json_object":
-        return {"type": "json_object"}
+        return {"type": "json_object", "schema": GRAMMAR_SCHEMA}
     return None
 
 
@@ -246,6 +271,21 @@ def schema_instructions() -> str:
 def with_schema_instructions(messages: list[dict[str, str]]) -> list[dict[str, str]]:
     out = [dict(m) for m in messages]
     out[0]["content"] = out[0]["content"] + schema_instructions()
+    return out
+
+
+LAYOUTS = ("system", "user")
+
+
+def arrange(messages: list[dict[str, str]], layout: str = "system", schema: bool = False
+            ) -> list[dict[str, str]]:
+    """The messages as sent: ``schema`` appends :func:`schema_instructions` to the
+    instructions; layout ``"user"`` puts the instructions at the start of the user message
+    (for chat formats that drop or refuse the system role)."""
+    out = with_schema_instructions(messages) if schema else [dict(m) for m in messages]
+    if layout == "user" and len(out) >= 2 and out[0]["role"] == "system":
+        system, user, *rest = out
+        return [{"role": "user", "content": f"{system['content']}\n\n{user['content']}"}, *rest]
     return out
 
 

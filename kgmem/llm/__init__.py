@@ -10,7 +10,9 @@ from .errors import (
     LLMBadRequestError,
     LLMError,
     LLMOutputError,
+    LLMTimeoutError,
     LLMUnavailableError,
+    LLMUnreachableError,
     ResponseFormatUnsupportedError,
 )
 from .usage import CallUsage, LLMStats, Price, PriceTable, parse_prices
@@ -24,7 +26,9 @@ __all__ = [
     "LLMError",
     "LLMOutputError",
     "LLMStats",
+    "LLMTimeoutError",
     "LLMUnavailableError",
+    "LLMUnreachableError",
     "Price",
     "PriceTable",
     "ResponseCache",

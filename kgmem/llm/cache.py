@@ -4,6 +4,10 @@ Keyed by ``sha256`` of the canonical JSON of ``(model, prompt_version, messages)
 episode with the same prompt version and model is answered from disk, so re-ingesting costs
 no calls. Only responses that parsed and validated are stored. Safe to share between threads
 (one connection behind a lock) and between processes (WAL journal, busy timeout).
+
+The same file remembers what each endpoint (base URL + model) was found to support
+(``endpoint_caps``: e.g. ``{"response_format": "json_object", "instructions": "user"}``), so
+the next run does not pay the failed requests again.
 """
 
 from __future__ import annotations
@@ -25,6 +29,13 @@ CREATE TABLE IF NOT EXISTS responses (
     prompt_version TEXT NOT NULL,
     created_at REAL NOT NULL,
     body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS endpoints (
+    base_url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    caps TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (base_url, model)
 )
 """
 
@@ -54,7 +65,7 @@ class ResponseCache:
             self._conn.execute("PRAGMA synchronous=NORMAL")  # a cache: durability is optional
         except sqlite3.DatabaseError:  # pragma: no cover - e.g. network filesystems
             pass
-        self._conn.execute(_SCHEMA)
+        self._conn.executescript(_SCHEMA)
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
@@ -75,6 +86,32 @@ class ResponseCache:
                 "INSERT OR REPLACE INTO responses (key, model, prompt_version, created_at, body)"
                 " VALUES (?, ?, ?, ?, ?)", (key, model, prompt_version, time.time(), blob),
             )
+
+    def endpoint_caps(self, base_url: str, model: str) -> dict[str, str]:
+        """What was learnt about this endpoint ({} if nothing)."""
+        with self._lock:
+            row = self._conn.execute("SELECT caps FROM endpoints WHERE base_url = ? AND model = ?",
+                                     (base_url, model)).fetchone()
+        try:
+            caps = json.loads(row[0]) if row is not None else {}
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in caps.items()} if isinstance(caps, dict) else {}
+
+    def remember_endpoint(self, base_url: str, model: str, **caps: str) -> None:
+        """Merge ``caps`` into what is remembered about this endpoint."""
+        with self._lock:
+            row = self._conn.execute("SELECT caps FROM endpoints WHERE base_url = ? AND model = ?",
+                                     (base_url, model)).fetchone()
+            try:
+                known = json.loads(row[0]) if row is not None else {}
+            except ValueError:
+                known = {}
+            known = {**(known if isinstance(known, dict) else {}), **caps}
+            self._conn.execute(
+                "INSERT OR REPLACE INTO endpoints (base_url, model, caps, updated_at)"
+                " VALUES (?, ?, ?, ?)", (base_url, model, json.dumps(known, sort_keys=True),
+                                         time.time()))
 
     def __len__(self) -> int:
         with self._lock:

@@ -3,13 +3,18 @@ gateways, Ollama ``http://localhost:11434/v1``, vLLM, llama.cpp server, LM Studi
 
 * ``base_url`` is the API root (``https://api.openai.com/v1``); a bare ``http://host:port``
   gets ``/v1`` appended, and a URL already ending in ``/chat/completions`` is accepted.
-* 408/409/425/429/5xx answers, timeouts and network errors are retried ``max_retries`` times
-  with exponential backoff and jitter (``backoff_base * 2**attempt``, capped at
-  ``max_backoff``); a ``retry-after-ms`` / ``Retry-After`` header (seconds or HTTP date) is
-  honoured instead, capped at ``max_retry_after``. A 429 with code ``insufficient_quota`` is
-  not retried (no amount of waiting helps).
-* 401/403 raise :class:`LLMAuthError` at once; a 400 about ``response_format`` raises
-  :class:`ResponseFormatUnsupportedError` (so callers can fall back); other 4xx raise
+* 408/409/425/429/5xx answers and connection errors are retried ``max_retries`` times with
+  exponential backoff and jitter (``backoff_base * 2**attempt``, capped at ``max_backoff``); a
+  ``retry-after-ms`` / ``Retry-After`` header (seconds or HTTP date) is honoured instead, capped
+  at ``max_retry_after``. A 429 with code ``insufficient_quota`` is not retried (no amount of
+  waiting helps). No HTTP answer on any attempt raises :class:`LLMUnreachableError`.
+* A reply that does not come within ``timeout`` (or before ``deadline``) raises
+  :class:`LLMTimeoutError` and is **not** retried: httpx closes the connection, but a server
+  that keeps generating for an abandoned request (llama-cpp-python does) would make a retry
+  queue behind it.
+* 401/403 raise :class:`LLMAuthError` at once; any 4xx/5xx whose message names
+  ``response_format`` (or json_schema/json_object) raises
+  :class:`ResponseFormatUnsupportedError` at once (so callers can fall back); other 4xx raise
   :class:`LLMBadRequestError` with the server's message.
 """
 
@@ -33,7 +38,9 @@ from .errors import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,
+    LLMTimeoutError,
     LLMUnavailableError,
+    LLMUnreachableError,
     ResponseFormatUnsupportedError,
 )
 
@@ -225,20 +232,33 @@ class ChatClient:
         return base * (0.5 + random.random() / 2)  # jitter in [base/2, base]
 
     # ------------------------------------------------------------------ HTTP
-    def complete(self, payload: dict[str, Any]) -> ChatResult:
+    def complete(self, payload: dict[str, Any], deadline: float | None = None) -> ChatResult:
+        """One successful response to ``payload``. ``deadline`` (a ``time.monotonic()``
+        value) bounds the whole call, retries and backoff included: each attempt's timeout is
+        cut to what is left, and no attempt starts after it."""
         payload = {"model": self.model, **payload}
         attempts = self.max_retries + 1
-        last, last_status = "", None
+        last, last_status, answered = "", None, False
         for attempt in range(attempts):
             resp: httpx.Response | None = None
+            timeout = self._attempt_timeout(deadline)
             if self.on_request is not None:
                 self.on_request()
             t0 = time.monotonic()
             try:
-                resp = self._client.post(self.url, json=payload)
+                resp = self._client.post(self.url, json=payload, timeout=timeout)
+            except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout) as exc:
+                raise LLMTimeoutError(
+                    f"chat completions request to {self.url} (model {self.model!r}) got no "
+                    f"reply within {timeout.read:g} s ({type(exc).__name__}); not retried, "
+                    "the server may still be working on it (raise KGMEM_LLM_TIMEOUT or lower "
+                    "KGMEM_LLM_MAX_TOKENS for a slow local model)",
+                    url=self.url, model=self.model, timeout_s=timeout.read) from None
             except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 last, last_status = f"{type(exc).__name__}: {exc}".rstrip(": "), None
+                answered = answered or isinstance(exc, httpx.RemoteProtocolError)
             else:
+                answered = True
                 status = resp.status_code
                 if 200 <= status < 300:
                     return self._result(resp, time.monotonic() - t0)
@@ -247,14 +267,30 @@ class ChatClient:
                 self._raise_final(status, msg, code, param)
             if attempt + 1 < attempts:
                 wait = self.delay(attempt, resp)
+                if deadline is not None and time.monotonic() + wait >= deadline:
+                    break  # the next attempt could not finish in time
                 if self.on_retry is not None:
                     self.on_retry(attempt + 1, wait, last)
                 self._sleep(wait)
-        raise LLMUnavailableError(
-            f"chat completions request to {self.url} (model {self.model!r}) still failing "
-            f"after {attempts} attempt(s); last error: {last}",
-            status_code=last_status, url=self.url, model=self.model, attempts=attempts,
+        cls = LLMUnavailableError if answered else LLMUnreachableError
+        what = "still failing" if answered else "unreachable (no HTTP answer)"
+        raise cls(
+            f"chat completions endpoint {self.url} (model {self.model!r}) {what} after "
+            f"{attempt + 1} attempt(s); last error: {last}",
+            status_code=last_status, url=self.url, model=self.model, attempts=attempt + 1,
         )
+
+    def _attempt_timeout(self, deadline: float | None) -> httpx.Timeout:
+        read = self.timeout
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LLMTimeoutError(
+                    f"chat completions request to {self.url} not sent: the episode's time "
+                    "budget (KGMEM_LLM_EPISODE_TIMEOUT) is used up", url=self.url,
+                    model=self.model)
+            read = min(read, left)
+        return httpx.Timeout(read, connect=min(10.0, read))
 
     def _raise_final(self, status: int, msg: str, code: str | None, param: str | None) -> None:
         """Raise for answers that retrying will not fix; return for retryable ones."""
@@ -264,17 +300,17 @@ class ChatClient:
             raise LLMUnavailableError(
                 f"chat completions request to {self.url} failed with HTTP 429: {msg} "
                 "(no quota left: not retried)", **common)
-        if status in RETRY_STATUSES or status >= 500:
-            return
         text = f"chat completions request to {self.url} (model {self.model!r}) failed with " \
                f"HTTP {status}: {msg}{_hint(status)}"
-        if status in (401, 403):
-            raise LLMAuthError(text, **common)
-        if status in (400, 422) and (
-            param == "response_format"
-            or any(w in msg.lower() for w in _FORMAT_WORDS)
+        # Any status: llama-cpp-python answers 500 to a json_schema response_format.
+        if status not in (401, 403, 429) and (
+            param == "response_format" or any(w in msg.lower() for w in _FORMAT_WORDS)
         ):
             raise ResponseFormatUnsupportedError(text, **common)
+        if status in RETRY_STATUSES or status >= 500:
+            return
+        if status in (401, 403):
+            raise LLMAuthError(text, **common)
         raise LLMBadRequestError(text, **common)
 
     def _result(self, resp: httpx.Response, latency: float) -> ChatResult:

@@ -38,8 +38,10 @@ class LLMBadRequestError(LLMError):
 
 
 class ResponseFormatUnsupportedError(LLMBadRequestError):
-    """400 about ``response_format``: the server/model cannot do this structured-output mode
-    (callers downgrade json_schema -> json_object -> none)."""
+    """A 4xx or 5xx answer that names ``response_format`` (or json_schema/json_object): the
+    server/model cannot do this structured-output mode, and asking again will not change that
+    (callers downgrade json_schema -> json_object -> none). llama-cpp-python answers HTTP 500
+    "Input should be 'text' or 'json_object'" to a json_schema request."""
 
     reason = "response_format_unsupported"
 
@@ -49,6 +51,22 @@ class LLMUnavailableError(LLMError):
     account has no quota left."""
 
     reason = "unavailable"
+
+
+class LLMUnreachableError(LLMUnavailableError):
+    """No HTTP answer at all on any attempt (connection refused, DNS failure, connect timeout):
+    the endpoint is down or the URL is wrong, so a batch stops instead of trying every
+    remaining episode."""
+
+    reason = "unreachable"
+
+
+class LLMTimeoutError(LLMUnavailableError):
+    """The reply did not come within the request timeout or the episode's time budget. Not
+    retried: a server that keeps working on an abandoned request (llama-cpp-python does) would
+    make the retry queue behind it."""
+
+    reason = "timeout"
 
 
 class LLMOutputError(LLMError):

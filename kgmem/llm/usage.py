@@ -13,6 +13,7 @@ longest configured name it starts with, then by the configured model name.
 
 from __future__ import annotations
 
+import statistics
 import threading
 from collections import deque
 from collections.abc import Mapping
@@ -21,7 +22,8 @@ from typing import Any
 
 from kgmem.errors import InvalidInputError
 
-__all__ = ["CallUsage", "LLMStats", "Price", "PriceTable", "parse_prices"]
+__all__ = ["CallUsage", "LLMStats", "Price", "PriceTable", "cached_prompt_tokens",
+           "format_summary", "parse_prices"]
 
 
 @dataclass(frozen=True)
@@ -105,13 +107,45 @@ def _int(v: Any) -> int:
         return 0
 
 
+def cached_prompt_tokens(usage: Mapping[str, Any] | None,
+                         body: Mapping[str, Any] | None = None) -> int | None:
+    """Prompt tokens the server answered from its prompt cache, or ``None`` when the response
+    does not say. OpenAI and vLLM report ``usage.prompt_tokens_details.cached_tokens``;
+    llama.cpp's own server adds ``timings.cache_n`` (and ``tokens_cached`` in older versions)
+    to the response body; llama-cpp-python's server reports none of them."""
+    details = (usage or {}).get("prompt_tokens_details")
+    if isinstance(details, Mapping) and details.get("cached_tokens") is not None:
+        return _int(details.get("cached_tokens"))
+    body = body or {}
+    timings = body.get("timings")
+    if isinstance(timings, Mapping) and timings.get("cache_n") is not None:
+        return _int(timings.get("cache_n"))
+    if body.get("tokens_cached") is not None:
+        return _int(body.get("tokens_cached"))
+    return None
+
+
+def _seconds_summary(values: list[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"n": 0, "median": None, "p95": None, "max": None, "total": 0.0}
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"n": len(values), "median": round(statistics.median(ordered), 3),
+            "p95": round(p95, 3), "max": round(ordered[-1], 3), "total": round(sum(values), 3)}
+
+
 @dataclass
 class LLMStats:
     """Running totals, thread-safe. ``calls`` counts billable (2xx) chat-completions responses,
     repair calls included; ``requests`` counts HTTP attempts (retries and fallbacks included);
     ``cache_hits`` counts episodes answered from the response cache (no request at all).
     ``cost_usd`` is ``None`` until a call is priced (no price table, or unknown model).
-    ``per_call`` keeps the most recent calls (bounded)."""
+    ``per_call`` keeps the most recent calls (bounded). ``rejected`` counts replies that could
+    not be used, by reason (``not_json``, ``no_facts_array``, ``cut_off``, ``empty``,
+    ``system_dropped``); ``failed_episodes`` the episodes left without facts by an error;
+    ``cache_reported_calls`` the calls whose response said how many prompt tokens came from the
+    server's prompt cache (0: the server does not say, so ``cached_prompt_tokens`` means
+    nothing); ``episode_seconds`` the wall time of each episode that sent a request."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -128,6 +162,11 @@ class LLMStats:
     cached_prompt_tokens: int = 0
     cost_usd: float | None = None
     unpriced_calls: int = 0
+    failed_episodes: int = 0
+    truncated_replies: int = 0
+    cache_reported_calls: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    episode_seconds: list[float] = field(default_factory=list)
     per_call: deque[CallUsage] = field(default_factory=lambda: deque(maxlen=1000))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -140,14 +179,23 @@ class LLMStats:
             for k, v in counts.items():
                 setattr(self, k, getattr(self, k) + v)
 
+    def reject(self, reason: str) -> None:
+        with self._lock:
+            self.rejected[reason] = self.rejected.get(reason, 0) + 1
+
+    def episode_done(self, seconds: float) -> None:
+        with self._lock:
+            self.episode_seconds.append(seconds)
+
     def record_call(self, model: str, usage: Mapping[str, Any] | None, prices: PriceTable,
                     configured_model: str, latency_s: float = 0.0,
-                    purpose: str = "extract") -> CallUsage:
+                    purpose: str = "extract", body: Mapping[str, Any] | None = None
+                    ) -> CallUsage:
         usage = usage if isinstance(usage, Mapping) else {}
         prompt = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
         completion = _int(usage.get("completion_tokens", usage.get("output_tokens")))
-        details = usage.get("prompt_tokens_details")
-        cached = _int(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
+        reported = cached_prompt_tokens(usage, body)
+        cached = reported or 0
         price = prices.lookup(model, configured_model) if prices else None
         cost = price.cost(prompt, completion, cached) if price is not None else None
         call = CallUsage(model or configured_model, prompt, completion, cached, cost,
@@ -157,6 +205,7 @@ class LLMStats:
             self.prompt_tokens += prompt
             self.completion_tokens += completion
             self.cached_prompt_tokens += cached
+            self.cache_reported_calls += reported is not None
             if cost is None:
                 self.unpriced_calls += 1
             else:
@@ -167,10 +216,30 @@ class LLMStats:
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
             d = {k: getattr(self, k) for k in self.__dataclass_fields__
-                 if k not in ("per_call", "_lock")}
+                 if k not in ("per_call", "_lock", "rejected", "episode_seconds")}
+            d["rejected"] = dict(self.rejected)
+            d["episode_seconds"] = _seconds_summary(self.episode_seconds)
             d["total_tokens"] = self.total_tokens
             d["per_call"] = [asdict(c) | {"total_tokens": c.total_tokens} for c in self.per_call]
         return d
+
+    def summary(self) -> dict[str, Any]:
+        """The figures an ingest prints: requests, retries, rejected replies by reason,
+        tokens in/out (cached prompt tokens ``None`` when the server does not report them),
+        seconds per episode."""
+        with self._lock:
+            return {
+                "episodes": self.episodes, "cache_hits": self.cache_hits,
+                "failed_episodes": self.failed_episodes, "requests": self.requests,
+                "retries": self.retries, "repairs": self.repairs,
+                "rejected": dict(self.rejected), "truncated_replies": self.truncated_replies,
+                "facts": self.facts, "dropped_facts": self.dropped_facts,
+                "tokens_in": self.prompt_tokens, "tokens_out": self.completion_tokens,
+                "cached_prompt_tokens": (self.cached_prompt_tokens
+                                         if self.cache_reported_calls else None),
+                "cost_usd": self.cost_usd,
+                "episode_seconds": _seconds_summary(self.episode_seconds),
+            }
 
     def reset(self) -> None:
         fresh = LLMStats()
@@ -178,3 +247,24 @@ class LLMStats:
             for k in self.__dataclass_fields__:
                 if k != "_lock":
                     setattr(self, k, getattr(fresh, k))
+
+
+def format_summary(s: Mapping[str, Any]) -> str:
+    """One human line for :meth:`LLMStats.summary` (the CLI's ingest summary)."""
+    rej = s.get("rejected") or {}
+    why = ", ".join(f"{k} {v}" for k, v in sorted(rej.items()))
+    secs = s.get("episode_seconds") or {}
+    cached = s.get("cached_prompt_tokens")
+    parts = [
+        f"{s['episodes']} episodes ({s['cache_hits']} from cache, {s['failed_episodes']} failed)",
+        f"{s['requests']} requests, {s['retries']} retries, {s['repairs']} repairs",
+        f"{sum(rej.values())} rejected replies" + (f" ({why})" if why else ""),
+        f"tokens {s['tokens_in']:,} in / {s['tokens_out']:,} out, cached "
+        + ("not reported by the server" if cached is None else f"{cached:,}"),
+    ]
+    if secs.get("n"):
+        parts.append(f"{secs['median']:.2f} s per episode (median, p95 {secs['p95']:.2f} s, "
+                     f"max {secs['max']:.2f} s)")
+    if s.get("cost_usd") is not None:
+        parts.append(f"${s['cost_usd']:.4f}")
+    return "LLM: " + "; ".join(parts)

@@ -11,8 +11,8 @@ import pytest
 from kgmem.errors import KgmemError
 from kgmem.ingest.facts import ANY_OBJECT, ExtractedFact
 from kgmem.ingest.llm import LLMError, LLMExtractor, LLMOutputError, LLMUnavailableError
-from kgmem.ingest.llm_prompt import PROMPT_VERSION, RESPONSE_SCHEMA, SCHEMA_NAME
-from kgmem.llm import LLMAuthError, LLMBadRequestError
+from kgmem.ingest.llm_prompt import GRAMMAR_SCHEMA, PROMPT_VERSION, RESPONSE_SCHEMA, SCHEMA_NAME
+from kgmem.llm import LLMAuthError, LLMBadRequestError, LLMTimeoutError, LLMUnreachableError
 from kgmem.timeutil import Precision
 
 from .fakeserver import EPISODES, Reply, error, load, ok
@@ -222,11 +222,15 @@ def test_insufficient_quota_is_not_retried(server, make_extractor):
     assert len(server.requests) == 1
 
 
-def test_timeout_is_retried(server, make_extractor):
+def test_read_timeout_is_not_retried(server, make_extractor):
+    # A local server keeps generating for a request kgmem gave up on: a retry would queue
+    # behind it. The episode fails with a timeout instead (and is retried by a later run).
     server.push(Reply(200, load("empty"), delay=0.6), ok("alice_moved"))
     ex = make_extractor(timeout=0.2)
-    assert len(ex.extract(*ep("alice_moved")[:2], speaker="Alice")) == 3
-    assert ex.stats.retries == 1 and ex.stats.calls == 1
+    with pytest.raises(LLMTimeoutError, match="not retried"):
+        ex.extract(*ep("alice_moved")[:2], speaker="Alice")
+    assert len(server.requests) == 1 and ex.stats.retries == 0
+    assert ex.stats.failed_episodes == 1
 
 
 def test_retries_exhausted_raise_unavailable(server, make_extractor):
@@ -240,12 +244,13 @@ def test_retries_exhausted_raise_unavailable(server, make_extractor):
     assert len(server.requests) == 3 and ex.stats.errors == 1
 
 
-def test_unreachable_server_raises_unavailable(tmp_path):
+def test_unreachable_server_raises_unreachable(tmp_path):
     with LLMExtractor("http://127.0.0.1:9/v1", "m", max_retries=1, backoff_base=0.001,
                       timeout=0.5, cache=False) as ex:
-        with pytest.raises(LLMUnavailableError) as info:
+        with pytest.raises(LLMUnreachableError, match="unreachable") as info:
             ex.extract("hello", REF_DT)
     assert info.value.status_code is None
+    assert isinstance(info.value, LLMUnavailableError)  # still an outage to older callers
 
 
 # --------------------------------------------------------------------------- errors
@@ -317,12 +322,12 @@ def test_response_format_fallback_is_remembered(server, make_extractor):
     assert len(ex.extract(*ep("alice_moved")[:2], speaker="Alice")) == 3
     first, second = server.requests[0].body, server.requests[1].body
     assert first["response_format"]["type"] == "json_schema"
-    assert second["response_format"] == {"type": "json_object"}
+    assert second["response_format"] == {"type": "json_object", "schema": GRAMMAR_SCHEMA}
     assert "Output JSON schema" in second["messages"][0]["content"]
     assert ex.response_format_mode == "json_object"
     ex.extract(*ep("bob_quit")[:2], speaker="Bob")
     assert len(server.requests) == 3  # no second 400: the mode is remembered
-    assert server.requests[2].body["response_format"] == {"type": "json_object"}
+    assert server.requests[2].body["response_format"]["type"] == "json_object"
     # the cache key does not depend on the mode: a fresh instance hits the cache
     ex2 = make_extractor(model="gpt-3.5-turbo")
     assert len(ex2.extract(*ep("alice_moved")[:2], speaker="Alice")) == 3

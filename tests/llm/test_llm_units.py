@@ -12,6 +12,7 @@ import pytest
 from kgmem.errors import InvalidInputError
 from kgmem.ingest.llm import LLMFact, parse_reply
 from kgmem.ingest.llm_prompt import (
+    GRAMMAR_SCHEMA,
     PROMPT_VERSION,
     RESPONSE_SCHEMA,
     build_messages,
@@ -55,7 +56,8 @@ def test_prompt_version_and_schema_is_strict_mode_valid():
     assert item["properties"]["kind"]["enum"] == ["assert", "end", "retract"]
     assert item["properties"]["valid_precision"]["enum"] == ["year", "month", "day", "instant",
                                                             None]
-    assert response_format("json_object") == {"type": "json_object"}
+    # json_object carries the schema: llama.cpp servers turn it into a grammar
+    assert response_format("json_object") == {"type": "json_object", "schema": GRAMMAR_SCHEMA}
     assert response_format("none") is None
     json.dumps(response_format())  # serialisable
 
@@ -182,3 +184,17 @@ def test_response_cache_roundtrip(tmp_path):
     c2.clear()
     assert len(c2) == 0
     c2.close()
+
+
+def test_grammar_schema_keeps_enums_that_a_type_list_would_hide():
+    # llama-cpp-python turns {"type": ["string", "null"], "enum": [...]} into any string
+    item = GRAMMAR_SCHEMA["properties"]["facts"]["items"]["properties"]
+    assert item["valid_precision"] == {"enum": ["year", "month", "day", "instant", None]}
+    assert item["kind"] == {"enum": ["assert", "end", "retract"]}
+    assert item["valid_at"]["type"] == ["string", "null"]  # no enum: its type stays
+    assert GRAMMAR_SCHEMA["required"] == RESPONSE_SCHEMA["required"]
+
+
+def test_reply_with_raw_newlines_in_strings_parses():
+    assert parse_reply('{"facts": [{"subject": "A", "evidence": "line one\nline two"}]}') == [
+        {"subject": "A", "evidence": "line one\nline two"}]

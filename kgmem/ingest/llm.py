@@ -105,6 +105,8 @@ _KIND_ALIASES = {"assert": "assert", "asserted": "assert", "add": "assert", "hol
                  "correction": "retract", "never": "retract"}
 _PRECISION_RANK = {Precision.YEAR: 0, Precision.MONTH: 1, Precision.DAY: 2, Precision.INSTANT: 3}
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_WEEKDAY_SUFFIX = re.compile(
+    r"\s*\((?:mon|tues|wednes|thurs|fri|satur|sun)day\)\s*$", re.I)
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```\s*$", re.S)
 
 
@@ -240,6 +242,8 @@ class LLMFact(BaseModel):
     def _time_text(cls, v: Any) -> Any:
         if v is None or (isinstance(v, str) and v.strip().lower() in _NULLS):
             return None
+        if isinstance(v, str):  # small models copy the prompt's "2023-05-08T10:00:00Z (Monday)"
+            v = _WEEKDAY_SUFFIX.sub("", v)
         return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
     @field_validator("valid_precision", "invalid_precision", mode="before")

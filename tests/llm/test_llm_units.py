@@ -198,3 +198,9 @@ def test_grammar_schema_keeps_enums_that_a_type_list_would_hide():
 def test_reply_with_raw_newlines_in_strings_parses():
     assert parse_reply('{"facts": [{"subject": "A", "evidence": "line one\nline two"}]}') == [
         {"subject": "A", "evidence": "line one\nline two"}]
+
+
+def test_a_copied_weekday_after_a_date_is_ignored():
+    f = LLMFact.model_validate({"subject": "A", "predicate": "LIVES_IN", "object": "B",
+                                "valid_at": "2021-03-14T18:02:00Z (Sunday)"})
+    assert f.valid_at == "2021-03-14T18:02:00Z"

@@ -518,7 +518,7 @@ class LLMExtractor:
         def run(i: int) -> None:
             if stop:
                 outcomes[i] = EpisodeOutcome(error=stop[0], attempted=False)
-                self.stats.add(failed_episodes=1)
+                self.stats.add(episodes=1, failed_episodes=1)
                 return
             try:
                 outcomes[i] = EpisodeOutcome(self._extract_one(*norm[i]))

@@ -256,7 +256,6 @@ class ChatClient:
                     url=self.url, model=self.model, timeout_s=timeout.read) from None
             except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 last, last_status = f"{type(exc).__name__}: {exc}".rstrip(": "), None
-                answered = answered or isinstance(exc, httpx.RemoteProtocolError)
             else:
                 answered = True
                 status = resp.status_code

@@ -193,7 +193,7 @@ def test_an_unreachable_endpoint_stops_the_batch_with_that_message(tmp_path):
         assert ex.stats.requests == 3  # the first episode's attempts only
         assert all(isinstance(o.error, LLMUnreachableError) for o in outcomes)
         assert [o.attempted for o in outcomes] == [True] + [False] * 5
-        assert ex.stats.failed_episodes == 6
+        assert ex.stats.failed_episodes == 6 and ex.stats.episodes == 6
         with pytest.raises(LLMUnreachableError, match="unreachable"):
             ex.extract_many(items)
 

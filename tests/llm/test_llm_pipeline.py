@@ -123,3 +123,48 @@ def test_openai_without_key_fails_fast(monkeypatch, tmp_path):
     with pytest.raises(LLMError, match="KGMEM_LLM_API_KEY"):
         LLMExtractor.from_settings(Settings(extractor="llm", llm_api_key=None,
                                             llm_base_url=None), cache=False)
+
+
+def _items(*names: str) -> list[dict]:
+    return [{"content": EPISODES[n][0], "reference_time": EPISODES[n][1],
+             "speaker": EPISODES[n][2]} for n in names]
+
+
+def test_llm_failures_are_recorded_and_a_rerun_retries_exactly_them(server, make_extractor,
+                                                                    tmp_path):
+    from .fakeserver import Reply, load
+
+    bad = load("empty")
+    bad["choices"][0]["message"]["content"] = "no JSON here"
+    server.route(EPISODES["alice_moved"][0], ok("alice_moved"))
+    server.route(EPISODES["bob_quit"][0], Reply(200, bad))  # and its repair
+    ex = make_extractor(concurrency=1)  # on_error="raise": successes are kept all the same
+    with Memory(tmp_path / "mem", extractor=ExtractionPipeline(ex)) as m:
+        report = m.ingest(_items("alice_moved", "bob_quit"))
+        assert report.summary()["groups"]["default"]["failed"] == 1
+        assert {f.object for f in m.facts(subject="Alice")} == {"Berlin", "Sarah"}
+        states = {e.content: e.extraction for e in m.episodes()}
+        bob = states[EPISODES["bob_quit"][0]]
+        assert bob.status == "failed" and bob.error_kind == "llm_error"
+        assert "did not return the facts JSON" in bob.error_message
+        assert states[EPISODES["alice_moved"][0]].status == "done"
+
+        server.routes.clear()
+        server.route(EPISODES["bob_quit"][0], ok("bob_quit"))
+        sent = len(server.requests)
+        again = m.ingest(_items("alice_moved", "bob_quit"))
+        assert len(server.requests) == sent + 1  # only Bob's episode, once
+        assert again.summary()["groups"]["default"]["retried"] == 1
+        assert ex.stats.cache_hits == 0  # Alice's episode was not extracted again
+        assert {e.extraction.status for e in m.episodes()} == {"done"}
+
+
+def test_an_unreachable_endpoint_leaves_the_rest_pending_with_the_reason(tmp_path):
+    ex = LLMExtractor("http://127.0.0.1:9/v1", "m", max_retries=1, backoff_base=0.001,
+                      cache=False, concurrency=1)
+    with Memory(tmp_path / "mem", extractor=ExtractionPipeline(ex)) as m:
+        m.ingest(_items("alice_moved", "bob_quit", "dana"))
+        states = [e.extraction for e in m.episodes()]
+        assert sorted(s.status for s in states) == ["failed", "pending", "pending"]
+        assert all("unreachable" in (s.error_message or "") for s in states)
+        assert ex.stats.requests == 2  # the first episode's attempts only

@@ -211,12 +211,17 @@ def _report(m: Any, report: Any) -> None:
 def extract(
     failed: Annotated[bool, typer.Option(
         "--failed", help="retry the episodes whose extraction failed or is pending")] = False,
+    skipped: Annotated[bool, typer.Option(
+        "--skipped", help="also the episodes stored without extraction (--no-extract, "
+        "\"extract\": false)")] = False,
     batch_size: Annotated[int, typer.Option()] = 256,
 ) -> None:
-    """Run extraction again on the group's episodes whose extraction failed or is pending
-    (with the configured --extractor; each batch is one write with its facts)."""
-    if not failed:
-        err.print("[red]error:[/red] say which episodes: --failed (failed or pending ones)")
+    """Run extraction on the group's episodes whose extraction failed or is pending (and
+    with --skipped those stored without it), with the configured --extractor; each batch is
+    one write with its facts."""
+    if not failed and not skipped:
+        err.print("[red]error:[/red] say which episodes: --failed (failed or pending ones) "
+                  "and/or --skipped (stored without extraction)")
         raise typer.Exit(2)
     from rich.progress import Progress
 
@@ -224,7 +229,8 @@ def extract(
     with _llm_figures_on_error(m), Progress(console=err, disable=state.json) as prog:
         task = prog.add_task("extracting", total=None)
         report = _run(lambda: m.extract_failed(group=state.group, batch_size=batch_size,
-                                               on_batch=lambda n: prog.advance(task, n)))
+                                               on_batch=lambda n: prog.advance(task, n),
+                                               include_skipped=skipped))
     _report(m, report)
 
 

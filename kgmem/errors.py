@@ -71,6 +71,14 @@ class ConflictError(KgmemError):
     http_status = 409
 
 
+class ExtractionTooLargeError(KgmemError):
+    """More text than one request may send to synchronous extraction (the API's
+    ``max_extract_chars``): split it, or store it without extraction and extract it later."""
+
+    type = "extraction_too_large"
+    http_status = 413
+
+
 class StoreUnavailableError(KgmemError):
     """The backing store cannot be reached. Nothing was written; retrying later may work
     (``retry_after`` seconds, sent over HTTP as ``Retry-After``)."""

@@ -20,7 +20,7 @@ from . import timeline
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .merges import SplitResult
 from .merges import split_alias as _split_alias
-from .model import Change, Entity, Episode, Erasure, FactVersion
+from .model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from .model import Path as GraphPath
 from .names import check_group, clean_name, normalize_name
 from .resolve import EntityResolver, Resolution, Resolver, first_visible
@@ -279,11 +279,12 @@ class Memory:
 
     def extract_failed(
         self, group: str = DEFAULT_GROUP, batch_size: int = 500,
-        on_batch: Callable[[int], None] | None = None,
+        on_batch: Callable[[int], None] | None = None, include_skipped: bool = False,
     ) -> IngestReport:
         """Run extraction again on the group's episodes whose extraction failed or is
-        pending (oldest reference time first), with the configured extractor; each batch is
-        one write with the facts and the new states."""
+        pending (and, with ``include_skipped``, those stored without extraction), oldest
+        reference time first, with the configured extractor; each batch is one write with
+        the facts and the new states."""
         from .ingest.episodes import IngestReport, extract_stored, pipeline_of
 
         group = check_group(group)
@@ -293,9 +294,11 @@ class Memory:
                                     field="extractor")
         report = IngestReport()
         done: set[str] = set()
+        statuses: tuple[ExtractionStatus, ...] = (
+            ("failed", "pending", "skipped") if include_skipped else ("failed", "pending"))
         while True:
             batch = [ep for ep in self.store.episodes_by_extraction(
-                group, ("failed", "pending"), limit=batch_size + len(done)) if ep.id not in done]
+                group, statuses, limit=batch_size + len(done)) if ep.id not in done]
             if not batch:
                 return report
             batch = batch[:batch_size]

@@ -37,6 +37,12 @@ class Settings(BaseSettings):
     )
     max_request_bytes: int = 2_000_000
     max_list: int = 1000
+    max_extract_chars: int = Field(
+        default=200_000, ge=1,
+        description="characters an API request may send to synchronous extraction (the sum "
+        "over its episodes with extract=true; ~30 s of offline extraction on 2 cores); more is "
+        "refused with 413 extraction_too_large",
+    )
 
 
 def open_memory(settings: Settings | None = None, **kw):  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from kgmem.errors import InvalidInputError, NotFoundError
+from kgmem.errors import ExtractionTooLargeError, InvalidInputError, NotFoundError
 from kgmem.model import Episode, Erasure
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, SettingsDep, known_by, page_of
@@ -16,6 +16,18 @@ from ..schemas import EpisodeIn, EpisodeList, EpisodePage, EpisodesBulkIn
 router = APIRouter(prefix="/episodes", tags=["episodes"])
 
 EpisodeId = Annotated[str, Path(min_length=1, max_length=128, description="Episode id.")]
+
+
+def _bound_extraction(episodes: list[EpisodeIn], limit: int) -> None:
+    """Refuse a request that would extract more than ``limit`` characters synchronously."""
+    got = sum(len(e.content) for e in episodes if e.extract)
+    if got > limit:
+        raise ExtractionTooLargeError(
+            f"this request has {got:,} characters to extract and one request may extract at "
+            f"most {limit:,} (KGMEM_MAX_EXTRACT_CHARS): split it into several requests, or send "
+            'it with "extract": false (stored and searchable at once) and extract it outside '
+            "the request with `kgmem extract --skipped`",
+            limit=limit, got=got)
 
 
 def _add(memory: MemoryDep, group: str, body: EpisodeIn) -> Episode:
@@ -32,9 +44,12 @@ def _add(memory: MemoryDep, group: str, body: EpisodeIn) -> Episode:
 
 @router.post("", status_code=201, response_model=Episode, summary="Add an episode",
              responses=errors(409, 413))
-def add_episode(body: EpisodeIn, memory: MemoryDep, group: GroupDep) -> Episode:
+def add_episode(body: EpisodeIn, memory: MemoryDep, group: GroupDep,
+                settings: SettingsDep) -> Episode:
     """Store an episode verbatim and run extraction. Idempotent: the same content, reference
-    time, source and speaker return the already stored episode."""
+    time, source and speaker return the already stored episode. Content longer than
+    ``max_extract_chars`` is refused (413) unless ``extract`` is false."""
+    _bound_extraction([body], settings.max_extract_chars)
     return _add(memory, group, body)
 
 
@@ -51,6 +66,7 @@ def add_episodes(body: EpisodesBulkIn, memory: MemoryDep, group: GroupDep,
             f"at most {settings.max_list} episodes per request",
             field="episodes", max=settings.max_list, got=len(body.episodes),
         )
+    _bound_extraction(body.episodes, settings.max_extract_chars)
     items = [e.model_dump() for e in body.episodes]
     return EpisodeList(items=memory.add_episodes(items, group=group, batch_size=len(items)))
 

@@ -19,6 +19,10 @@ stay ``pending``), and ``name`` / ``version`` attributes, recorded in the extrac
 Without ``extract_outcomes``, an ``extract_many`` that raises is retried one episode at a time
 so that only the episodes that fail are recorded as failed.
 
+Work is bounded by size, not by episode count: an episode longer than ``chunk_chars`` reaches
+the extractor in pieces cut at paragraph, line or sentence ends (its facts are those of its
+pieces), and one ``extract_many`` call gets at most ``batch_chars`` characters, so the parser
+never holds more than that much text at a time.
 """
 
 from __future__ import annotations
@@ -43,6 +47,29 @@ log = logging.getLogger(__name__)
 
 Item = tuple[str, datetime, "str | None"]
 MAX_DROPPED_REASONS = 20  # kept per episode in its extraction state
+CHUNK_CHARS = 10_000  # longest text handed to the extractor at once
+BATCH_CHARS = 20_000  # most text in one extract_many call (the parser holds it all)
+_CUTS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
+
+
+def split_text(text: str, size: int) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters that join back to it, each cut
+    after the last paragraph break in its window, else line break, sentence end, clause
+    break or space (in the second half of the window), else at ``size``."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > size:
+        window = text[start:start + size]
+        cut = size
+        for sep in _CUTS:
+            k = window.rfind(sep)
+            if k >= size // 2:
+                cut = k + len(sep)
+                break
+        pieces.append(window[:cut])
+        start += cut
+    pieces.append(text[start:])
+    return pieces
 
 
 @dataclass(frozen=True)
@@ -101,13 +128,28 @@ def _matching_in(m: Memory, w: WriteTx, group: str, subject: str, predicate: str
 _MIN = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 
+def _merge(parts: Sequence[Outcome]) -> Outcome:
+    """The outcome of an episode extracted in pieces: its pieces' facts, or the first error
+    (then none of its facts), or not attempted if a piece was not."""
+    for o in parts:
+        if not o.attempted:
+            return o
+    for o in parts:
+        if o.error is not None:
+            return o
+    return Outcome(facts=[f for o in parts for f in o.facts])
+
+
 
 class ExtractionPipeline:
     """Wraps an extractor (``extract_many(items) -> list[list[ExtractedFact]]``)."""
 
-    def __init__(self, extractor: Any, min_confidence: float = 0.0) -> None:
+    def __init__(self, extractor: Any, min_confidence: float = 0.0,
+                 chunk_chars: int | None = CHUNK_CHARS, batch_chars: int = BATCH_CHARS) -> None:
         self.extractor = extractor
         self.min_confidence = min_confidence
+        self.chunk_chars = chunk_chars  # None: every episode whole (the measured baseline)
+        self.batch_chars = batch_chars
 
     @property
     def name(self) -> str:
@@ -123,7 +165,32 @@ class ExtractionPipeline:
 
     # ------------------------------------------------------------------ extraction (pure)
     def extract(self, items: Sequence[Item]) -> list[Outcome]:
-        """One :class:`Outcome` per ``(text, reference_time, speaker)`` item, in order."""
+        """One :class:`Outcome` per ``(text, reference_time, speaker)`` item, in order (long
+        texts in pieces, at most ``batch_chars`` characters per extractor call)."""
+        pieces: list[Item] = []
+        owner: list[int] = []
+        for i, (text, ref, speaker) in enumerate(items):
+            parts = [text] if self.chunk_chars is None else split_text(text, self.chunk_chars)
+            pieces += [(p, ref, speaker) for p in parts]
+            owner += [i] * len(parts)
+        outcomes: list[Outcome] = []
+        run: list[Item] = []
+        size = 0
+        for piece in pieces:
+            if run and size + len(piece[0]) > self.batch_chars:
+                outcomes += self._extract_run(run)
+                run, size = [], 0
+            run.append(piece)
+            size += len(piece[0])
+        outcomes += self._extract_run(run)
+        if len(pieces) == len(items):
+            return outcomes
+        merged: list[list[Outcome]] = [[] for _ in items]
+        for i, o in zip(owner, outcomes, strict=True):
+            merged[i].append(o)
+        return [_merge(os) for os in merged]
+
+    def _extract_run(self, items: Sequence[Item]) -> list[Outcome]:
         if not items:
             return []
         hook: Callable[[Sequence[Item]], Sequence[Outcome]] | None = getattr(
@@ -139,7 +206,7 @@ class ExtractionPipeline:
         except Exception as exc:  # noqa: BLE001 - recorded on the episodes, never lost
             if len(items) == 1:
                 return [Outcome(error=exc)]
-            return [self.extract([it])[0] for it in items]  # find the episodes that fail
+            return [self._extract_run([it])[0] for it in items]  # find the ones that fail
         return [Outcome(facts=list(r)) for r in results]
 
     # ------------------------------------------------------------------ applying (in a write)

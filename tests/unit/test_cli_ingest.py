@@ -62,3 +62,19 @@ def test_failed_extractions_exit_1_and_extract_failed_retries_them(
     assert json.loads(r.stdout)["extraction"] == {"done": 2}
     r = runner.invoke(app, [*home, "-g", "g1", "extract", "--failed"])
     assert r.exit_code == 0 and "nothing to do in group g1" in r.stdout
+
+
+def test_episodes_stored_without_extraction_are_extracted_by_extract_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ex = Scripted({"I like tea": [ExtractedFact("Ann", "LIKES", "tea")]})
+    monkeypatch.setattr("kgmem.ingest.pipeline.make_extractor",
+                        lambda settings=None: ExtractionPipeline(ex))
+    f = _write(tmp_path / "e.jsonl", "g1", ["hello", "I like tea"])
+    home = ["--home", str(tmp_path / "home")]
+    assert runner.invoke(app, [*home, "ingest", "--no-extract", str(f)]).exit_code == 0
+    assert runner.invoke(app, [*home, "-g", "g1", "extract", "--failed"]).exit_code == 0
+    assert ex.seen == []  # skipped episodes are not "failed"
+    r = runner.invoke(app, [*home, "-g", "g1", "--json", "extract", "--skipped"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["groups"]["g1"]["facts"] == 1
+    assert sorted(ex.seen) == ["I like tea", "hello"]

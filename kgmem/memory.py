@@ -620,78 +620,17 @@ class Memory:
     ) -> Erasure:
         """Physically delete an episode, an entity, or a whole group (privacy).
 
-        Everything derived only from it is removed at every ``known_at``; an audit record
-        without content remains (:meth:`erasures`). Neighbouring facts that were closed by an
-        erased fact keep their past versions (their cause reference is scrubbed) and are
-        recomputed from now on.
+        Everything derived only from it is removed at every ``known_at`` -- entities no
+        remaining fact or episode refers to included -- and so are its copies in index files
+        and in the embedding and LLM caches; an audit record without content remains
+        (:meth:`erasures`). Neighbouring facts that were closed by an erased fact keep their
+        past versions (their cause reference is scrubbed) and are recomputed from now on.
+        See :mod:`kgmem.erase`.
         """
-        group = check_group(group)
-        if (
-            sum(x is not None and x is not False for x in (episode, entity, whole_group or None))
-            != 1
-        ):
-            raise InvalidInputError(
-                "erase takes exactly one of episode=, entity=, whole_group=True"
-            )
-        if episode is not None:
-            self.episode(episode, group)
-        ent = self._lookup_entity(group, entity) if entity is not None else None
-        if whole_group:
-            with self.store.write() as w:
-                now = self._tick(w, group)
-                counts = w.delete_group(group)
-                er = Erasure(id=_new_id(), group=group, kind="group", created_at=now,
-                             counts=counts)
-                w.insert_erasure(er)
-            self._scrub_search_indexes()
-            return er
-        with self.store.write() as w:
-            now = self._tick(w, group)
-            er_id = _new_id()
-            if episode is not None:
-                fact_ids = w.fact_ids_only_from_episode(group, episode)
-                kind: Literal["episode", "entity"] = "episode"
-            else:
-                assert ent is not None
-                fact_ids = w.fact_ids_touching_entity(group, ent.id)
-                kind = "entity"
-            lineages = [lin for f in fact_ids if (lin := w.get_lineage(f)) is not None]
-            n_versions = w.delete_lineages(fact_ids)
-            w.scrub_caused_by(fact_ids)
-            counts = {"facts": len(fact_ids), "versions": n_versions}
-            if episode is not None:
-                counts["episodes"] = w.delete_episode(group, episode)
-            else:
-                assert ent is not None
-                counts["entities"] = w.delete_entity(group, ent.id)
-            change = Change(
-                id=_new_id(), group=group, kind="erase", created_at=now, reason=f"erase {kind}"
-            )
-            for subject_id, pred in sorted({(x.subject_id, x.predicate) for x in lineages}):
-                if ent is not None and subject_id == ent.id:
-                    continue
-                others = {x.object_id for x in lineages if x.subject_id == subject_id
-                          and x.predicate == pred and (ent is None or x.object_id != ent.id)}
-                self._recompute(w, group, subject_id, pred, change, "neighbour of erased fact",
-                                parties=others)
-            if ent is not None:  # the other side of the erased entity's symmetric relations
-                for party, pred in sorted({
-                    (x.object_id, x.predicate) for x in lineages
-                    if x.subject_id == ent.id and x.object_id != ent.id
-                    and self.vocabulary.get(x.predicate).symmetric
-                    and self.vocabulary.is_functional(x.predicate)
-                }):
-                    self._recompute(w, group, party, pred, change, "neighbour of erased fact")
-            w.insert_change(change, [])
-            er = Erasure(id=er_id, group=group, kind=kind, created_at=now, counts=counts)
-            w.insert_erasure(er)
-        self._scrub_search_indexes()
-        return er
+        from .erase import erase
 
-    def _scrub_search_indexes(self) -> None:
-        """After an erase: drop erased vectors from any loaded ANN index files too."""
-        for backend in list(self.store.search_backends().values()):
-            backend.index_pending(256, None)
+        return erase(self, episode=episode, entity=entity, group=group,
+                     whole_group=whole_group)
 
     def erasures(self, group: str = DEFAULT_GROUP) -> list[Erasure]:
         return self.store.erasures(check_group(group))

@@ -168,6 +168,12 @@ class Oracle:
         self.erased.update(fact_ids)
         for f in fact_ids:
             del self.lineages[f]
+        # a change that touched only erased facts is erased with them (its reason may quote
+        # them): undoing it is then "not found"
+        for cid, ch in list(self.changes.items()):
+            ids = {e[0] for e in ch.effects}
+            if ids & set(fact_ids) and ids <= self.erased:
+                del self.changes[cid]
         self._snap(t)
 
     # -- reads ---------------------------------------------------------------------------

@@ -6,11 +6,18 @@ Entries are keyed by ``(inner.name, sha256(text))``, so embedders of different v
 spaces never share entries, and a text is embedded once however often it is seen.
 Within one ``embed`` call duplicate texts are embedded once, and all misses go to the
 inner embedder in a single batched call.
+
+One cache file may serve many stores and groups (the default one does, see
+:func:`kgmem.embed.get_default_embedder`): an erase forgets the erased texts in it
+(:meth:`CachedEmbedder.forget`, :func:`forget_in_file`), whatever model embedded them, and
+leaves no copy behind (``secure_delete``, WAL truncated). Another store that still holds the
+same text loses nothing but a cache hit: its vectors live in its own files.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -34,6 +41,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID
 """
 _SQL_CHUNK = 500  # stay below SQLite's host-parameter limit
+log = logging.getLogger(__name__)
 
 
 def text_key(text: str) -> str:
@@ -71,6 +79,7 @@ class CachedEmbedder:
             db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA secure_delete=ON")  # a forgotten vector leaves no bytes
             db.execute(_SCHEMA)
             db.commit()
             self._db = db
@@ -178,6 +187,16 @@ class CachedEmbedder:
                 with self._db:
                     self._db.execute("DELETE FROM embeddings WHERE model = ?", [self.name])
 
+    def forget(self, texts: Sequence[str]) -> int:
+        """Drop ``texts`` from the cache for every model (an erase: neither the hash nor the
+        vector of an erased text may stay); returns how many entries went."""
+        keys = sorted({text_key(t) for t in texts})
+        with self._lock:
+            n = sum(self._lru.pop(k, None) is not None for k in keys)
+            if self._db is not None:
+                n += _forget_keys(self._db, keys)
+            return n
+
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
@@ -189,3 +208,44 @@ class CachedEmbedder:
         where = str(self.path) if self.path else "memory"
         return f"CachedEmbedder({self.inner!r}, {where})"
 
+
+
+def _forget_keys(db: sqlite3.Connection, keys: Sequence[str]) -> int:
+    """Delete ``keys`` (all models) with zeroed pages, then truncate the WAL that still holds
+    their old pages. Writes nothing when none of them is cached."""
+    present: list[str] = []
+    for i in range(0, len(keys), _SQL_CHUNK):
+        part = list(keys[i : i + _SQL_CHUNK])
+        present += [r[0] for r in db.execute(
+            f"SELECT DISTINCT key FROM embeddings WHERE key IN ({','.join('?' * len(part))})",
+            part)]
+    if not present:
+        return 0
+    n = 0
+    db.execute("PRAGMA secure_delete=ON")
+    with db:
+        for i in range(0, len(present), _SQL_CHUNK):
+            part = present[i : i + _SQL_CHUNK]
+            n += db.execute(
+                f"DELETE FROM embeddings WHERE key IN ({','.join('?' * len(part))})", part
+            ).rowcount
+    busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    if busy:
+        log.warning("embedding cache: other processes kept the WAL busy; the forgotten "
+                    "entries leave it at its next checkpoint")
+    return n
+
+
+def forget_in_file(path: str | Path, texts: Sequence[str]) -> int:
+    """:meth:`CachedEmbedder.forget` on a cache file no embedder of this process has open
+    (e.g. the default cache, filled by another process). A missing file holds nothing."""
+    p = Path(path)
+    if not p.is_file():
+        return 0
+    db = sqlite3.connect(str(p), timeout=5.0)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(_SCHEMA)
+        return _forget_keys(db, sorted({text_key(t) for t in texts}))
+    finally:
+        db.close()

@@ -651,7 +651,7 @@ class LLMExtractor:
             finally:
                 self.stats.episode_done(time.monotonic() - t0)
             if self.cache is not None:
-                self.cache.put(key, result.raw, self.model, self.prompt_version)
+                self.cache.put(key, result.raw, self.model, self.prompt_version, text=text)
         assert result is not None
         facts = self._convert(raw, text, who, result.model or self.model)
         self.stats.add(facts=len(facts))

@@ -8,6 +8,10 @@ no calls. Only responses that parsed and validated are stored. Safe to share bet
 The same file remembers what each endpoint (base URL + model) was found to support
 (``endpoint_caps``: e.g. ``{"response_format": "json_object", "instructions": "user"}``), so
 the next run does not pay the failed requests again.
+
+Each row also keeps ``text_key`` (sha256 of the episode text it answered, no text), so that an
+erase forgets the responses about an erased episode (:meth:`ResponseCache.forget_texts`,
+:func:`forget_texts_in_dir`) with no copy left in the file (``secure_delete``, WAL truncated).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ CREATE TABLE IF NOT EXISTS responses (
     model TEXT NOT NULL,
     prompt_version TEXT NOT NULL,
     created_at REAL NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    text_key TEXT
 );
 CREATE TABLE IF NOT EXISTS endpoints (
     base_url TEXT NOT NULL,
@@ -38,6 +43,11 @@ CREATE TABLE IF NOT EXISTS endpoints (
     PRIMARY KEY (base_url, model)
 )
 """
+
+
+def text_key(text: str) -> str:
+    """sha256 hex of an episode text (what :meth:`ResponseCache.forget_texts` matches)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def cache_key(model: str, prompt_version: str, messages: list[dict[str, Any]]) -> str:
@@ -65,7 +75,12 @@ class ResponseCache:
             self._conn.execute("PRAGMA synchronous=NORMAL")  # a cache: durability is optional
         except sqlite3.DatabaseError:  # pragma: no cover - e.g. network filesystems
             pass
+        self._conn.execute("PRAGMA secure_delete=ON")  # a forgotten response leaves no bytes
         self._conn.executescript(_SCHEMA)
+        if "text_key" not in {r[1] for r in self._conn.execute("PRAGMA table_info(responses)")}:
+            self._conn.execute("ALTER TABLE responses ADD COLUMN text_key TEXT")  # older files
+        self._conn.execute(
+            "CREATE INDEX IF NOT EXISTS responses_text ON responses(text_key)")
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
@@ -78,13 +93,16 @@ class ResponseCache:
             return None
         return body if isinstance(body, dict) else None
 
-    def put(self, key: str, body: dict[str, Any], model: str = "", prompt_version: str = ""
-            ) -> None:
+    def put(self, key: str, body: dict[str, Any], model: str = "", prompt_version: str = "",
+            text: str | None = None) -> None:
+        """Store a response; ``text``: the episode text it answers (only its hash is kept)."""
         blob = json.dumps(body, ensure_ascii=False)
+        tkey = text_key(text) if text is not None else None
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO responses (key, model, prompt_version, created_at, body)"
-                " VALUES (?, ?, ?, ?, ?)", (key, model, prompt_version, time.time(), blob),
+                "INSERT OR REPLACE INTO responses (key, model, prompt_version, created_at, body,"
+                " text_key) VALUES (?, ?, ?, ?, ?, ?)",
+                (key, model, prompt_version, time.time(), blob, tkey),
             )
 
     def endpoint_caps(self, base_url: str, model: str) -> dict[str, str]:
@@ -113,6 +131,11 @@ class ResponseCache:
                 " VALUES (?, ?, ?, ?)", (base_url, model, json.dumps(known, sort_keys=True),
                                          time.time()))
 
+    def forget_texts(self, texts: list[str]) -> int:
+        """Drop the responses about these episode texts (an erase); returns how many."""
+        with self._lock:
+            return _forget(self._conn, sorted({text_key(t) for t in texts}))
+
     def __len__(self) -> int:
         with self._lock:
             return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])
@@ -124,3 +147,30 @@ class ResponseCache:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _forget(conn: sqlite3.Connection, keys: list[str]) -> int:
+    """Delete rows by ``text_key`` (autocommit connection), then truncate the WAL that still
+    holds their pages. Writes nothing when no row matches."""
+    n = 0
+    for i in range(0, len(keys), 500):
+        part = keys[i : i + 500]
+        n += conn.execute(
+            f"DELETE FROM responses WHERE text_key IN ({','.join('?' * len(part))})", part
+        ).rowcount
+    if n:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return n
+
+
+def forget_texts_in_dir(directory: str | Path, texts: list[str]) -> int:
+    """:meth:`ResponseCache.forget_texts` on the cache file in ``directory`` when no cache of
+    this process has it open; a missing file holds nothing."""
+    path = Path(directory).expanduser() / ResponseCache.FILENAME
+    if not path.is_file():
+        return 0
+    cache = ResponseCache(path.parent)
+    try:
+        return cache.forget_texts(texts)
+    finally:
+        cache.close()

@@ -394,6 +394,23 @@ class VectorIndexes:
         return n
 
 
+def scrub_ann_files(view: Any) -> int:
+    """After an erase: rewrite every persisted index file that still holds a deleted vector,
+    also when no search backend of this process has it loaded (an erase from the CLI), and
+    remove the files a crash left behind. Returns how many indexes were rewritten."""
+    tables = {r[0] for r in view._sq(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name='search_ann_files'")}
+    if not tables:
+        return 0  # search never used on this store: no index file
+    model, dim = view.search_meta_get("model"), view.search_meta_get("dim")
+    if model is None or dim is None:
+        return 0
+    indexes = VectorIndexes(view, model, int(dim))
+    n = indexes.scrub_persisted()
+    indexes.cleanup_orphans(min_age_s=60.0)
+    return n
+
+
 def _fsync_dir(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)

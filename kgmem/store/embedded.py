@@ -9,6 +9,7 @@ Durability: every write block is one SQLite transaction committed with
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
@@ -37,9 +38,11 @@ from .base import (
     extraction_json,
     iter_chunks,
 )
+from .embedded_erase import EraseOps
 from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
 
 SCHEMA_VERSION = "1"
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -178,15 +181,23 @@ class EmbeddedStore:
         self._conn = self._db.writer
         self._lock = self._db.lock
         self._search_backends: dict[Hashable, SearchBackend] = {}
+        # erase leaves no bytes behind: freed cells and pages are zeroed (kgmem/erase.py); the
+        # write connection is the only one that deletes
+        self._conn.execute("PRAGMA secure_delete=ON")
         with self._db.write() as c:
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip():
                     c.execute(stmt)
             _add_extraction_columns(c)
+            fresh = c.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is None
             c.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
                 (SCHEMA_VERSION,),
             )
+            if fresh:  # zeroed since its first byte: no VACUUM owed (after_erase)
+                c.execute("INSERT INTO meta(key, value) VALUES('secure_delete', '1')")
+        with self._lock:  # a WAL left by a kill -9 may hold pages from before an erase
+            self._truncate_wal(busy_ms=0)
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -194,6 +205,31 @@ class EmbeddedStore:
 
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends
+
+    def after_erase(self) -> None:
+        """After an erase: a store written before ``secure_delete`` was on may keep erased
+        bytes in its free space (earlier deletes and updates), so its first erase VACUUMs it
+        once; then the WAL, which still holds the pages from before the erase, is truncated."""
+        with self._lock:
+            if not self._q("SELECT 1 FROM meta WHERE key='secure_delete'"):
+                log.info("erase: vacuuming %s once (written before secure_delete)", self.db_path)
+                self._conn.execute("VACUUM")
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES('secure_delete', '1')")
+            if not self._truncate_wal(busy_ms=5000):
+                log.warning("erase: other connections kept the WAL of %s busy; it is truncated "
+                            "at the next erase, open or last close", self.db_path)
+
+    def _truncate_wal(self, busy_ms: int) -> bool:
+        """Checkpoint and truncate the WAL to zero bytes; False if other connections kept it
+        busy (waiting at most ``busy_ms``)."""
+        c = self._conn
+        before = int(c.execute("PRAGMA busy_timeout").fetchone()[0])
+        c.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
+        try:
+            return bool(c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0)
+        finally:
+            c.execute(f"PRAGMA busy_timeout={before}")
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:
@@ -518,7 +554,7 @@ def _find_entities(conn: sqlite3.Connection, group: str, norm_name: str) -> list
     return [_entity_from_row(conn, r) for r in rows]
 
 
-class _WriteTx:
+class _WriteTx(EraseOps):
     """Write operations inside one open SQLite transaction."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -775,74 +811,7 @@ class _WriteTx:
     def mark_undone(self, change_id: str, undone_by: str) -> None:
         self.c.execute("UPDATE changes SET undone_by=? WHERE id=?", (undone_by, change_id))
 
-    # erase
-    def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
-        rows = self.c.execute(
-            "SELECT p.fact_id FROM provenance p JOIN lineages l ON l.fact_id = p.fact_id "
-            "WHERE p.episode_id=? AND l.group_id=? AND NOT EXISTS (SELECT 1 FROM provenance q "
-            "WHERE q.fact_id = p.fact_id AND q.episode_id <> p.episode_id)",
-            (episode_id, group),
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]:
-        rows = self.c.execute(
-            "SELECT fact_id FROM lineages WHERE group_id=? AND (subject_id=? OR object_id=?) "
-            "UNION SELECT fact_id FROM versions WHERE group_id=? AND (subject_id=? OR object_id=?)",
-            (group, entity_id, entity_id, group, entity_id, entity_id),
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    def delete_lineages(self, fact_ids: Sequence[str]) -> int:
-        n = 0
-        for chunk in iter_chunks(list(fact_ids), 400):
-            marks = ",".join("?" * len(chunk))
-            n += self.c.execute(f"DELETE FROM versions WHERE fact_id IN ({marks})", chunk).rowcount
-            self.c.execute(f"DELETE FROM lineages WHERE fact_id IN ({marks})", chunk)
-            self.c.execute(f"DELETE FROM provenance WHERE fact_id IN ({marks})", chunk)
-            # the change log keeps ids only; the lineage content it held is removed too
-            self.c.execute(f"DELETE FROM change_effects WHERE fact_id IN ({marks})", chunk)
-        return n
-
-    def delete_episode(self, group: str, episode_id: str) -> int:
-        n = self.c.execute(
-            "DELETE FROM episodes WHERE id=? AND group_id=?", (episode_id, group)
-        ).rowcount
-        self.c.execute("DELETE FROM episodes_fts WHERE episode_id=?", (episode_id,))
-        self.c.execute("DELETE FROM provenance WHERE episode_id=?", (episode_id,))
-        self.c.execute("DELETE FROM mentions WHERE episode_id=?", (episode_id,))
-        return n
-
-    def delete_entity(self, group: str, entity_id: str) -> int:
-        n = self.c.execute(
-            "DELETE FROM entities WHERE id=? AND group_id=?", (entity_id, group)
-        ).rowcount
-        self.c.execute("DELETE FROM aliases WHERE entity_id=?", (entity_id,))
-        self.c.execute("DELETE FROM mentions WHERE entity_id=?", (entity_id,))
-        return n
-
-    def delete_group(self, group: str) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for table in ("versions", "lineages", "entities", "episodes", "changes"):
-            counts[table] = self.c.execute(
-                f"DELETE FROM {table} WHERE group_id=?", (group,)
-            ).rowcount
-        self.c.execute("DELETE FROM aliases WHERE group_id=?", (group,))
-        self.c.execute("DELETE FROM episodes_fts WHERE group_id=?", (group,))
-        self.c.execute("DELETE FROM provenance WHERE fact_id NOT IN (SELECT fact_id FROM lineages)")
-        self.c.execute("DELETE FROM mentions WHERE episode_id NOT IN (SELECT id FROM episodes)")
-        self.c.execute("DELETE FROM change_effects WHERE change_id NOT IN (SELECT id FROM changes)")
-        return counts
-
-    def scrub_caused_by(self, fact_ids: Sequence[str]) -> None:
-        for chunk in iter_chunks(list(fact_ids), 400):
-            marks = ",".join("?" * len(chunk))
-            self.c.execute(
-                f"UPDATE versions SET caused_by=NULL, reason='closed by a fact that was erased' "
-                f"WHERE caused_by IN ({marks})",
-                chunk,
-            )
-
+    # erase: kgmem/store/embedded_erase.py (EraseOps)
     def insert_erasure(self, erasure: Erasure) -> None:
         self.c.execute(
             "INSERT INTO erasures(id, group_id, kind, created_at, counts) VALUES(?,?,?,?,?)",

@@ -87,6 +87,7 @@ from .base import (
     extraction_json,
 )
 from .fts_tokens import fts5_tokens, token_text
+from .neo4j_erase import EraseOps
 from .neo4j_schema import (
     EMBEDDING_DIM,
     EPISODE_TOKENS,
@@ -522,6 +523,10 @@ class Neo4jStore:
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends
 
+    def after_erase(self) -> None:
+        """Nothing outside the graph to clean: deleted nodes leave the indexes at commit
+        (the server's transaction logs follow its retention policy: docs/erase.md)."""
+
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:
         if not self._write_lock.acquire(timeout=self.busy_timeout):
@@ -807,7 +812,7 @@ class Neo4jStore:
 
 
 # ---------------------------------------------------------------------------------- writes
-class _WriteTx:
+class _WriteTx(EraseOps):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
     def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:
@@ -1120,114 +1125,7 @@ class _WriteTx:
             "MATCH (c:KgmemChange {id: $id}) SET c.undone_by = $by", id=change_id, by=undone_by
         )
 
-    # erase (physical)
-    def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
-        rows = self._run(
-            "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
-            "WHERE l.group_id = $g AND COUNT { (l)<-[:KGMEM_SUPPORTS]-() } = 1 "
-            "RETURN l.fact_id",
-            e=episode_id,
-            g=group,
-        )
-        return [r[0] for r in rows]
-
-    def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]:
-        rows = self._run(
-            "CALL () { MATCH (l:KgmemLineage {subject_id: $e}) WHERE l.group_id = $g "
-            "RETURN l.fact_id AS f "
-            "UNION MATCH (l:KgmemLineage {object_id: $e}) WHERE l.group_id = $g "
-            "RETURN l.fact_id AS f "
-            "UNION MATCH (:Entity {uuid: $e})-[r:RELATES_TO]-() WHERE r.group_id = $g "
-            "RETURN coalesce(r.fact_id, r.uuid) AS f } RETURN f",
-            e=entity_id,
-            g=group,
-        )
-        return [r[0] for r in rows]
-
-    def delete_lineages(self, fact_ids: Sequence[str]) -> int:
-        ids = list(fact_ids)
-        if not ids:
-            return 0
-        n = self._run(
-            "CALL () { UNWIND $ids AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() RETURN r "
-            "UNION UNWIND $ids AS f MATCH ()-[r:RELATES_TO {uuid: f}]->() "
-            "WHERE r.fact_id IS NULL RETURN r } DELETE r RETURN count(r)",
-            ids=ids,
-        )[0][0]
-        self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) DETACH DELETE l", ids=ids)
-        # the change log keeps ids only; the lineage content it held is removed too
-        self._run("UNWIND $ids AS f MATCH (e:KgmemEffect {fact_id: f}) DELETE e", ids=ids)
-        return int(n)
-
-    def delete_episode(self, group: str, episode_id: str) -> int:
-        # Versions keep no trace of the erased episode (graphiti readers see r.episodes).
-        self._run(
-            "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
-            "MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() WHERE $e IN r.episodes "
-            "SET r.episodes = [x IN r.episodes WHERE x <> $e]",
-            e=episode_id,
-        )
-        # search-side derivatives of the episode (kgmem.retrieve.neo4j_backend): text-chunk
-        # vectors and mentioned periods go in the same transaction
-        self._run(
-            "MATCH (ep:Episodic {uuid: $e})-[:KGMEM_CHUNK|KGMEM_TIME]->(x) WHERE ep.group_id = $g "
-            "DETACH DELETE x",
-            e=episode_id,
-            g=group,
-        )
-        rows = self._run(
-            "MATCH (ep:Episodic {uuid: $e}) WHERE ep.group_id = $g DETACH DELETE ep "
-            "RETURN count(*)",
-            e=episode_id,
-            g=group,
-        )
-        return int(rows[0][0]) if rows else 0
-
-    def delete_entity(self, group: str, entity_id: str) -> int:
-        rows = self._run(
-            "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g DETACH DELETE e RETURN count(*)",
-            id=entity_id,
-            g=group,
-        )
-        self._run("MATCH (a:KgmemAlias {entity_id: $id}) DELETE a", id=entity_id)
-        return int(rows[0][0]) if rows else 0
-
-    def delete_group(self, group: str) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        counts["versions"] = int(
-            self._run(
-                "MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g DELETE r RETURN count(r)",
-                g=group,
-            )[0][0]
-        )
-        for key, label in (
-            ("lineages", "KgmemLineage"),
-            ("entities", "Entity"),
-            ("episodes", "Episodic"),
-            ("changes", "KgmemChange"),
-        ):
-            # label is one of the constants above, never user input
-            counts[key] = int(
-                self._run(
-                    f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n RETURN count(n)",
-                    g=group,
-                )[0][0]
-            )
-        for label in ("KgmemAlias", "KgmemEffect", "KgmemChunk", "KgmemEpisodeTime"):
-            self._run(f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n", g=group)
-        # graphiti-only nodes of the group (communities, sagas) go too: nothing of the group
-        # may survive an erase except the audit record.
-        self._run("MATCH (n:Community|Saga) WHERE n.group_id = $g DETACH DELETE n", g=group)
-        return counts
-
-    def scrub_caused_by(self, fact_ids: Sequence[str]) -> None:
-        if fact_ids:
-            self._run(
-                "UNWIND $ids AS f MATCH ()-[r:RELATES_TO {caused_by: f}]->() "
-                "SET r.caused_by = null, r.reason = 'closed by a fact that was erased'",
-                ids=list(fact_ids),
-            )
-
+    # erase (physical): kgmem/store/neo4j_erase.py (EraseOps)
     def insert_erasure(self, erasure: Erasure) -> None:
         self._run(
             "CREATE (:KgmemErasure {id: $id, group_id: $g, kind: $kind, created_at: $t, "

@@ -40,10 +40,13 @@ class EraseOps:
         return [r[0] for r in rows]
 
     def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]:
+        # four indexed lookups ("group_id=? AND (s OR o)" scanned the group: 0.7 s at 100k facts)
         rows = self.c.execute(
-            "SELECT fact_id FROM lineages WHERE group_id=? AND (subject_id=? OR object_id=?) "
-            "UNION SELECT fact_id FROM versions WHERE group_id=? AND (subject_id=? OR object_id=?)",
-            (group, entity_id, entity_id, group, entity_id, entity_id),
+            "SELECT fact_id FROM lineages WHERE group_id=? AND subject_id=? "
+            "UNION SELECT fact_id FROM lineages WHERE object_id=? AND +group_id=? "
+            "UNION SELECT fact_id FROM versions WHERE subject_id=? AND +group_id=? "
+            "UNION SELECT fact_id FROM versions WHERE object_id=? AND +group_id=?",
+            (group, entity_id, entity_id, group, entity_id, group, entity_id, group),
         ).fetchall()
         return [r[0] for r in rows]
 

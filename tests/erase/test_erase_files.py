@@ -1,0 +1,81 @@
+"""Erase and the embedded store's side files: ANN index files rewritten by an erase in a process
+that never searched, and a store written before ``secure_delete`` scrubbed by its first erase."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from kgmem.embed import HashingEmbedder
+from kgmem.memory import Memory
+from kgmem.retrieve import index_pending, search
+from kgmem.retrieve import vector as vector_mod
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+def _bytes(path) -> bytes:  # type: ignore[no-untyped-def]
+    return b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())
+
+
+def test_an_erase_without_a_loaded_index_rewrites_the_ann_files(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("KGMEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(vector_mod, "HNSW_MIN", 8)
+    m = Memory(tmp_path / "s", extractor=None, embedder=HashingEmbedder(64))
+    eps = [m.add_episode(f"walk number {i} by the river{i}", T0 + timedelta(minutes=i))
+           for i in range(20)]
+    index_pending(m)
+    search(m, "river walk", kinds=("episodes",))  # builds and persists the HNSW file
+    (blob,) = m.store._conn.execute(  # type: ignore[attr-defined]
+        "SELECT vec FROM search_vectors WHERE item=?", (eps[3].id,)).fetchone()
+    m.close()
+    assert blob in _bytes(tmp_path / "s" / "search")
+    m = Memory(tmp_path / "s", extractor=None)  # a CLI run: no search, no embedder loaded
+    m.erase(episode=eps[3].id)
+    m.close()
+    assert blob not in _bytes(tmp_path / "s")
+
+
+def test_a_store_written_before_secure_delete_is_vacuumed_by_its_first_erase(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("KGMEM_CACHE_DIR", str(tmp_path / "cache"))
+    m = Memory(tmp_path / "s", extractor=None)
+    conn = m.store._conn  # type: ignore[attr-defined]
+    conn.execute("DELETE FROM meta WHERE key='secure_delete'")  # as written by 1953ce8...
+    conn.execute("PRAGMA secure_delete=OFF")
+    old = m.add_episode("Quarzwelder sold the boat", T0)
+    m.add_episode("Alice bought a kayak", T0)
+    m.assert_fact("Bob", "LIKES", "kayaks")
+    with m.store.write() as w:  # ...whose erase left the freed bytes as they were
+        w.delete_episode("default", old.id)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert b"Quarzwelder" in _bytes(tmp_path / "s")
+    conn.execute("PRAGMA secure_delete=ON")
+    m.erase(entity="Bob")  # the first erase of the new code scrubs the old leftovers too
+    assert conn.execute("SELECT value FROM meta WHERE key='secure_delete'").fetchone() == ("1",)
+    m.close()
+    data = _bytes(tmp_path / "s")
+    assert b"Quarzwelder" not in data and b"quarzweld" not in data
+    assert b"Alice bought a kayak" in data
+
+
+def test_a_store_created_now_owes_no_vacuum(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    m = Memory(tmp_path / "s", extractor=None)
+    row = m.store._conn.execute(  # type: ignore[attr-defined]
+        "SELECT value FROM meta WHERE key='secure_delete'").fetchone()
+    m.close()
+    assert row == ("1",)
+
+
+def test_the_erase_doc_example_prints_what_it_says(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import re
+    from pathlib import Path
+
+    monkeypatch.setenv("KGMEM_CACHE_DIR", str(tmp_path / "cache"))
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "erase.md").read_text()
+    block = re.search(r"```python\n(.*?)```", doc, re.S)
+    assert block
+    code = block.group(1).replace("/tmp/kgmem-erase-demo", str(tmp_path / "demo"))
+    exec(compile(code, "docs/erase.md", "exec"), {})  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    promised = [line.split("# ")[1].split(":")[0] if "]:" in line else line.split("# ")[1]
+                for line in code.splitlines() if line.startswith("print(")]
+    assert printed == promised

@@ -99,3 +99,22 @@ def test_no_byte_of_an_erased_name_stays_in_the_store_files(setup) -> None:  # t
     data = _store_bytes(m)
     assert [w for w in (NAME, "Frobnitzville", "Qwertyplumb") if w.encode() in data
             or w.lower().encode()[:8] in data] == []
+
+
+def test_erasing_a_fact_drops_the_resolvers_note_of_the_alias_it_used(setup) -> None:  # type: ignore[no-untyped-def]
+    from kgmem.model import INTERNAL_ALIAS
+    from kgmem.resolve import raw_aliases
+
+    m, group, _cache, _ep = setup
+    m.add_alias("Bob", "Bobby Tables", group=group)
+    ep = m.add_episode("Bobby Tables likes jazz", T0, group=group)
+    fact = m.assert_fact("Bobby Tables", "LIKES", "jazz", episode=ep.id, group=group)
+    bob = next(e for e in m.entities(group) if e.name == "Bob")
+    with raw_aliases():
+        notes = [a for a in m.store.get_entity(group, bob.id).aliases  # type: ignore[union-attr]
+                 if a.startswith(INTERNAL_ALIAS + "t:")]
+    assert notes and all(fact.fact_id in a for a in notes)  # the note exists before the erase
+    m.erase(episode=ep.id, group=group)
+    with raw_aliases():
+        left = m.store.get_entity(group, bob.id).aliases  # type: ignore[union-attr]
+    assert not [a for a in left if fact.fact_id in a] and "Bobby Tables" in left

@@ -252,7 +252,12 @@ def _forget_llm_responses(memory: Memory, content: ErasedContent) -> None:
         cache = getattr(ext, "cache", None)
         if isinstance(cache, ResponseCache):
             caches.append(cache)
-    texts = [text for text, _speaker in content.episodes]
+    # what the extractor was given: each episode text whole, or in pieces (ingest.pipeline)
+    from .ingest.pipeline import CHUNK_CHARS, split_text
+
+    sizes = {CHUNK_CHARS, getattr(memory.extractor, "chunk_chars", None) or CHUNK_CHARS}
+    texts = sorted({piece for text, _speaker in content.episodes
+                    for size in sizes for piece in [text, *split_text(text, size)]})
     for cache in caches:
         cache.forget_texts(texts)
     from .ingest.llm import LLMSettings, default_cache_dir

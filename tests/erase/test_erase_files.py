@@ -79,3 +79,27 @@ def test_the_erase_doc_example_prints_what_it_says(tmp_path, monkeypatch, capsys
     promised = [line.split("# ")[1].split(":")[0] if "]:" in line else line.split("# ")[1]
                 for line in code.splitlines() if line.startswith("print(")]
     assert printed == promised
+
+
+def test_the_llm_cache_forgets_the_pieces_of_a_long_erased_episode(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from kgmem.ingest.pipeline import CHUNK_CHARS, split_text
+    from kgmem.llm.cache import ResponseCache
+
+    monkeypatch.setenv("KGMEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    m = Memory(tmp_path / "s", extractor=None)
+    text = "Quarzwelder sailed on and on. " * 800  # extracted in pieces (ingest.pipeline)
+    ep = m.add_episode(text, T0)
+    cache = ResponseCache(tmp_path / "xdg" / "kgmem" / "llm")
+    pieces = split_text(text, CHUNK_CHARS)
+    assert len(pieces) > 1
+    for i, piece in enumerate(pieces):
+        cache.put(f"piece {i}", {"facts": [{"subject": "Quarzwelder"}]}, text=piece)
+    cache.put("other", {"facts": []}, text="Alice bought a kayak")
+    cache.close()
+    m.erase(episode=ep.id)
+    m.close()
+    cache = ResponseCache(tmp_path / "xdg" / "kgmem" / "llm")
+    assert len(cache) == 1 and cache.get("other") is not None
+    cache.close()
+    assert b"Quarzwelder" not in _bytes(tmp_path / "xdg")

@@ -497,6 +497,35 @@ def stats() -> None:
 
 
 @app.command()
+def check(
+    all_groups: Annotated[bool, typer.Option("--all-groups", help="every group of the store "
+                                             "(default: --group only)")] = False,
+) -> None:
+    """Verify the store's invariants (one current version per fact, disjoint functional
+    intervals, no orphans, indexes matching the rows, well-formed extraction states) and say
+    what is wrong; exit 1 when anything is."""
+    from .check import check_store
+
+    m = _memory()
+    report = _run(lambda: check_store(m.store, None if all_groups else state.group,
+                                      m.vocabulary))
+    if state.json:
+        _emit(report.to_dict())
+    else:
+        where = "every group" if all_groups else f"group {state.group}"
+        for f in report.findings:
+            mark = "[green]ok[/green]  " if f.ok else f"[red]FAIL[/red] {f.count:,}"
+            console.print(f"{mark} {f.name}: {f.description}", highlight=False)
+            for line in f.samples:
+                console.print(f"       {line}", highlight=False, markup=False)
+        console.print(f"{where}: extraction states {report.notes['extraction']}"
+                      + (f"; {report.notes['hint']}" if "hint" in report.notes else ""),
+                      highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
 def predicates() -> None:
     """The predicate vocabulary and its cardinality."""
     from .vocabulary import Vocabulary

@@ -65,6 +65,24 @@ def intervals_overlap(
     )
 
 
+def overlapping_pairs(
+    intervals: Sequence[tuple[datetime | None, datetime | None]],
+) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of closed-open intervals that share an instant: each interval that
+    overlaps one starting no later than it is paired with the furthest-reaching such one (so
+    the list is empty exactly when no two overlap)."""
+    order = sorted(range(len(intervals)), key=lambda i: intervals[i][0] or _MIN)
+    out: list[tuple[int, int]] = []
+    reach: int | None = None  # the interval seen so far that ends last
+    for i in order:
+        if reach is not None and intervals_overlap(*intervals[reach], *intervals[i]):
+            out.append((reach, i))
+        end, best = intervals[i][1], None if reach is None else intervals[reach][1]
+        if reach is None or (best is not None and (end is None or end > best)):
+            reach = i
+    return out
+
+
 def intersect(
     intervals: Iterable[tuple[datetime | None, datetime | None]],
 ) -> tuple[datetime | None, datetime | None] | None:

@@ -15,7 +15,7 @@ from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreBusyError, StoreUnavailableError
 from ..model import (
@@ -40,6 +40,9 @@ from .base import (
 )
 from .embedded_erase import EraseOps
 from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
+
+if TYPE_CHECKING:
+    from .embedded_check import EmbeddedIntegrityReads
 
 SCHEMA_VERSION = "1"
 log = logging.getLogger(__name__)
@@ -230,6 +233,12 @@ class EmbeddedStore:
             return bool(c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0)
         finally:
             c.execute(f"PRAGMA busy_timeout={before}")
+
+    def integrity_reads(self) -> EmbeddedIntegrityReads:
+        """The reads of ``kgmem check`` (:mod:`kgmem.check`)."""
+        from .embedded_check import EmbeddedIntegrityReads
+
+        return EmbeddedIntegrityReads(self)
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:

@@ -527,6 +527,12 @@ class Neo4jStore:
         """Nothing outside the graph to clean: deleted nodes leave the indexes at commit
         (the server's transaction logs follow its retention policy: docs/erase.md)."""
 
+    def integrity_reads(self) -> Any:
+        """The reads of ``kgmem check`` (:mod:`kgmem.check`, :mod:`.neo4j_check`)."""
+        from .neo4j_check import Neo4jIntegrityReads
+
+        return Neo4jIntegrityReads(self)
+
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:
         if not self._write_lock.acquire(timeout=self.busy_timeout):

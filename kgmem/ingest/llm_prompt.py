@@ -103,18 +103,32 @@ RESPONSE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _grammar_friendly(node: Any) -> Any:
-    """The schema with ``type`` dropped beside ``enum`` (the same values): llama-cpp-python's
-    schema-to-grammar conversion ignores an enum next to ``"type": ["string", "null"]``."""
-    if isinstance(node, dict):
-        return {k: _grammar_friendly(v) for k, v in node.items()
-                if not (k == "type" and "enum" in node)}
-    if isinstance(node, list):
-        return [_grammar_friendly(v) for v in node]
-    return node
+# Longest value the grammar lets a field take (characters), and most facts in one reply: a
+# small model that loops inside a string must still close it, so a reply cut off at
+# max_tokens always holds complete facts.
+GRAMMAR_MAX_CHARS = {"subject": 60, "predicate": 40, "object": 80, "valid_at": 30,
+                     "invalid_at": 30, "evidence": 160}
+GRAMMAR_MAX_FACTS = 12
 
 
-GRAMMAR_SCHEMA: dict[str, Any] = _grammar_friendly(RESPONSE_SCHEMA)
+def _grammar_field(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    if "enum" in spec:  # llama-cpp-python ignores an enum next to "type": ["string", "null"]
+        return {"enum": spec["enum"]}
+    if name not in GRAMMAR_MAX_CHARS:
+        return {"type": spec["type"]}
+    text = {"type": "string", "maxLength": GRAMMAR_MAX_CHARS[name]}
+    # maxLength is honoured on a plain string only, so a nullable one becomes anyOf
+    return {"anyOf": [text, {"type": "null"}]} if spec["type"] == ["string", "null"] else text
+
+
+def _grammar_schema() -> dict[str, Any]:
+    props = {k: _grammar_field(k, v) for k, v in FACT_SCHEMA["properties"].items()}
+    fact = {**FACT_SCHEMA, "properties": props}
+    return {**RESPONSE_SCHEMA, "properties": {"facts": {
+        "type": "array", "items": fact, "maxItems": GRAMMAR_MAX_FACTS}}}
+
+
+GRAMMAR_SCHEMA: dict[str, Any] = _grammar_schema()
 
 
 def response_format(mode: str = "json_schema") -> dict[str, Any] | None:

@@ -186,13 +186,19 @@ def test_response_cache_roundtrip(tmp_path):
     c2.close()
 
 
-def test_grammar_schema_keeps_enums_that_a_type_list_would_hide():
+def test_grammar_schema_keeps_enums_and_bounds_strings():
     # llama-cpp-python turns {"type": ["string", "null"], "enum": [...]} into any string
     item = GRAMMAR_SCHEMA["properties"]["facts"]["items"]["properties"]
     assert item["valid_precision"] == {"enum": ["year", "month", "day", "instant", None]}
     assert item["kind"] == {"enum": ["assert", "end", "retract"]}
-    assert item["valid_at"]["type"] == ["string", "null"]  # no enum: its type stays
+    # bounded strings: a small model looping inside one must still close it
+    assert item["evidence"] == {"type": "string", "maxLength": 160}
+    assert item["valid_at"] == {"anyOf": [{"type": "string", "maxLength": 30}, {"type": "null"}]}
+    assert item["confidence"] == {"type": "number"}
+    assert GRAMMAR_SCHEMA["properties"]["facts"]["maxItems"] == 12
     assert GRAMMAR_SCHEMA["required"] == RESPONSE_SCHEMA["required"]
+    assert (GRAMMAR_SCHEMA["properties"]["facts"]["items"]["required"]
+            == RESPONSE_SCHEMA["properties"]["facts"]["items"]["required"])
 
 
 def test_reply_with_raw_newlines_in_strings_parses():

@@ -11,7 +11,8 @@
 #   start    fetch if needed, start the server in the background, wait until it answers
 #   stop     stop the server (SIGTERM, SIGKILL after 20 s)
 #   restart  stop + start
-#   status   exit 0 if the server of this home is running and answering (3 otherwise)
+#   status   exit 0 if a server answers on the port (this home's, or one started elsewhere,
+#            which start then shares and test.sh leaves running); 3 otherwise
 #   wait     wait until GET /v1/models answers 200
 #   env      print the KGMEM_LLM_* variables that point kgmem at this server
 #   logs     tail the server log
@@ -178,8 +179,10 @@ is_running() {
   [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
   tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "llama_cpp.server.*--port $PORT"
 }
+# GET /v1/models waits for the request the server is working on (it takes the model lock),
+# so a busy server can take a whole reply to answer it: $1 seconds at most (default 10).
 answers() {
-  [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://$HOST:$PORT/v1/models" \
+  [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time "${1:-10}" "http://$HOST:$PORT/v1/models" \
         || true)" == 200 ]]
 }
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
@@ -198,8 +201,12 @@ cmd_wait() {
 }
 
 cmd_start() {
-  cmd_fetch
   if is_running; then log "already running (pid $(read_pid))"; cmd_wait; return; fi
+  if port_open "$PORT" && answers 300; then  # e.g. started from another worktree: share it
+    log "a server already answers on $HOST:$PORT (not started from $H): using it"
+    return 0
+  fi
+  cmd_fetch
   rm -f "$PID_FILE"
   port_open "$PORT" && die "port $HOST:$PORT is in use by another process (set KGMEM_LLAMA_PORT)"
   local args=(--model "$GGUF" --model_alias "$ALIAS" --host "$HOST" --port "$PORT"
@@ -229,8 +236,12 @@ cmd_stop() {
 }
 
 cmd_status() {
-  if is_running && answers; then
+  if is_running; then  # ours (it may be slow to answer while it generates)
     echo "running (pid $(read_pid)) http://$HOST:$PORT/v1 model=$ALIAS"
+    return 0
+  fi
+  if port_open "$PORT" && answers 300; then
+    echo "a server answers on http://$HOST:$PORT/v1 (not started from $H)"
     return 0
   fi
   echo "not running (port $PORT, home $H)"

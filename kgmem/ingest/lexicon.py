@@ -238,7 +238,6 @@ CORRECTION_CUES = (
     "that's not true", "not true", "i misspoke", "let me correct", "scratch that", "wrong,",
     "no no", "nope",
 )
-ENDING_WORDS = frozenset({"anymore", "longer"})  # "anymore", "no longer", "any longer"
 LANGUAGES = frozenset(
     {"english", "spanish", "french", "german", "italian", "portuguese", "japanese", "chinese",
      "mandarin", "cantonese", "korean", "russian", "arabic", "hindi", "urdu", "bengali",

@@ -141,6 +141,18 @@ def test_broke_up_with_named_partner(ex) -> None:
         ex.extract("Lisa and I broke up last week.", REF, "Maya"))
 
 
+@pytest.mark.parametrize("text,expected", [
+    # the copula has no subject of its own: "am" inherits "I" through the conjunction, "Been"
+    # drops it; "married"/"divorced" take the subject the copula found
+    ("I moved to Boston in 2015 and am married to Tom now.",
+     ("Maya", "MARRIED_TO", "Tom", "assert")),
+    ("Been married to Sam for ten years.", ("Maya", "MARRIED_TO", "Sam", "assert")),
+    ("Moved back to Ohio and am divorced from Mark now.", ("Maya", "MARRIED_TO", "Mark", "end")),
+])
+def test_married_or_divorced_after_a_copula_without_its_own_subject(ex, text, expected) -> None:
+    assert expected in triples(ex.extract(text, REF, "Maya"))
+
+
 def test_stopped_using_and_switching(ex) -> None:
     assert triples(ex.extract("I switched from Trello to Asana in January.", REF, "Maya")) == {
         ("Maya", "USES", "Trello", "end"), ("Maya", "USES", "Asana", "assert")}

@@ -40,7 +40,10 @@ def pair_relation(c: Context, v: Any, subj_tok: Any, pred: str, kind: str, rule:
 
 
 def marry(c: Context, v: Any, subs_override: list[Mention] | None = None) -> None:
-    """"I married Tom in 2015", "Sam and I got married", "I'm married to Tom": MARRIED_TO."""
+    """"I married Tom in 2015", "Sam and I got married", "I'm married to Tom": MARRIED_TO.
+
+    ``subs_override``: the subject the caller (the copula) resolved, for a clause without a
+    subject token of its own ("... and am married to Tom", "Been married to Sam")."""
     obj = child(v, "dobj")
     if obj is None:
         for prep, o in preps(v, ("to",)):
@@ -52,7 +55,7 @@ def marry(c: Context, v: Any, subs_override: list[Mention] | None = None) -> Non
         head = v.head
         subj_tok = child(head, ("nsubj", "nsubjpass"))
     if subj_tok is None:
-        subs, _ = subjects(c, v)
+        subs = subs_override if subs_override is not None else subjects(c, v)[0]
         if obj is not None and subs:
             for o in c.resolve(obj):
                 c.emit(subs[0], "MARRIED_TO", o.text, anchor, rule="marry", tokens=[obj])
@@ -67,7 +70,8 @@ def marry(c: Context, v: Any, subs_override: list[Mention] | None = None) -> Non
 
 
 def divorce(c: Context, v: Any, subs_override: list[Mention] | None = None) -> None:
-    """"I divorced Mark", "we got divorced in 2019": MARRIED_TO ends."""
+    """"I divorced Mark", "we got divorced in 2019": MARRIED_TO ends (``subs_override`` as for
+    :func:`marry`)."""
     obj = child(v, "dobj")
     if obj is None:
         for prep, o in preps(v, ("from",)):
@@ -77,6 +81,10 @@ def divorce(c: Context, v: Any, subs_override: list[Mention] | None = None) -> N
     if subj_tok is None and v.head is not v:
         subj_tok = child(v.head, ("nsubj", "nsubjpass"))
     if subj_tok is None:
+        if obj is not None and subs_override:
+            for o in c.resolve(obj):
+                c.emit(subs_override[0], "MARRIED_TO", o.text, anchor, kind="end",
+                       rule="divorce", tokens=[obj])
         return
     pair_relation(c, anchor, subj_tok, "MARRIED_TO", "end", "divorce", obj_tok=obj)
 

@@ -171,3 +171,90 @@ def test_a_part_of_a_month_stays_inside_that_month(year, month, which, n, unit):
         k = {"first": 0, "second": 1, "third": 2, "fourth": 3}[which]
         assert r.start == m0 + timedelta(days=7 * k if unit == "week" else 0)
         assert r.end == min(m1, r.start + span)
+
+
+# ------------------------------------------------------------------ the whole range of time
+# Policy: an expression whose period would leave the representable range (years 1-9999 in UTC)
+# is left unresolved, never clamped: "last year" said in year 1 names year 0, and a clamped
+# 0001-01-01 would be a date nobody said. The fact then takes the episode's reference time.
+TIME_MIN = datetime.min.replace(tzinfo=UTC)
+TIME_MAX = datetime.max.replace(tzinfo=UTC)
+ANY_REF = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59),
+                       timezones=st.just(UTC))
+# every family of the rule table, the relational forms and a few library fallbacks
+EXPRESSIONS = sorted({c.expr for c in CASES} | {
+    "the day before yesterday", "the day after tomorrow", "last night", "this weekend",
+    "over the weekend", "next weekend", "two weekends ago", "the weekend before last",
+    "the week before last", "the month before last", "the year before last",
+    "the summer before last", "next week", "next month", "this year", "last decade",
+    "next decade", "earlier this week", "earlier this month", "later this year", "the other week",
+    "a decade ago", "5 hours ago", "in 3 years", "three days from now", "next March",
+    "March of next year", "next winter", "the summer of last year", "last Christmas",
+    "next Thanksgiving", "on Halloween", "the 14th", "the 31st", "at 3pm", "noon",
+    "the beginning of next month", "the end of the year", "early next year", "late last month",
+    "the last week of next month", "until next month", "from last year to next year",
+    "for the past two months", "the 90s", "next Tuesday morning", "a week from Tuesday",
+})
+
+
+def _period_ok(r: ResolvedTime | None) -> bool:
+    if r is None:
+        return True
+    return (r.start.tzinfo is not None and TIME_MIN <= r.start <= TIME_MAX
+            and (r.end is None or r.start <= r.end <= TIME_MAX))
+
+
+@given(ref=ANY_REF, prefer=st.sampled_from(["past", "future"]))
+@settings(max_examples=40, deadline=None)
+def test_no_expression_raises_at_any_reference_time(ref: datetime, prefer: str) -> None:
+    """From 0001-01-01 to 9999-12-31 every expression resolves to a period inside the range or
+    to None; none raises (0001-06-01 "last year" raised ValueError on 1953ce8)."""
+    for expr in EXPRESSIONS:
+        assert _period_ok(resolve_time(expr, ref, prefer=prefer)), expr
+
+
+@given(ref=ANY_REF, n=st.integers(1, 400), future=st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_n_days_ago_or_ahead_against_a_calendar_model(ref: datetime, n: int, future: bool
+                                                      ) -> None:
+    """Reference model: the day ref.date() -/+ n, as [that day, the next day); None when either
+    bound is not a representable day."""
+    r = resolve_time(f"in {n} days" if future else f"{n} days ago", ref)
+    try:
+        day = ref.date() + timedelta(days=n if future else -n)
+        after = day + timedelta(days=1)
+    except OverflowError:
+        assert r is None
+        return
+    assert r is not None and r.precision is Precision.DAY
+    assert (r.start, r.end) == (datetime(day.year, day.month, day.day, tzinfo=UTC),
+                                datetime(after.year, after.month, after.day, tzinfo=UTC))
+
+
+@given(ref=ANY_REF, n=st.integers(1, 120), future=st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_n_years_ago_or_ahead_against_a_calendar_model(ref: datetime, n: int, future: bool
+                                                       ) -> None:
+    """Reference model: the year ref.year -/+ n, as [Jan 1, next Jan 1); None unless both are
+    in years 1-9999."""
+    r = resolve_time(f"in {n} years" if future else f"{n} years ago", ref)
+    year = ref.year + (n if future else -n)
+    if not 1 <= year <= 9998:
+        assert r is None
+        return
+    assert r is not None and r.precision is Precision.YEAR
+    assert (r.start, r.end) == (datetime(year, 1, 1, tzinfo=UTC),
+                                datetime(year + 1, 1, 1, tzinfo=UTC))
+
+
+def test_a_relative_date_before_year_1_leaves_the_fact_at_the_reference_time(tmp_path) -> None:
+    """The reported case: an episode said on 0001-06-01 about "last year" is stored, and its
+    fact starts at the episode's reference time (the text's date is not representable)."""
+    from kgmem.settings import Settings, open_memory
+
+    m = open_memory(Settings(_env_file=None, home=str(tmp_path / "s"),  # type: ignore[call-arg]
+                             extractor="offline"))
+    ep = m.add_episode("I moved to Paris last year.", "0001-06-01", speaker="Alice")
+    facts = m.facts(subject="Alice", predicate="LIVES_IN", valid_at="0001-06-01")
+    assert [(f.object, f.valid_at) for f in facts] == [("Paris", ep.reference_time)]
+    m.close()

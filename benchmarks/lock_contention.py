@@ -11,7 +11,7 @@ seeded with facts and episodes, then measures in one run:
    ``--hold`` seconds; one ``POST /v1/facts`` is sent at once, the readers loop as before.
 
 It prints a table (status and latency of the write; p50/p95/max of each read kind in both
-phases, over the whole phase and over the reads sent while the write was in flight, and the
+phases, over the whole phase and over the reads that overlapped the write in flight, and the
 p95 ratios) and writes JSON to ``benchmarks/out/lock_contention/latest.json``.
 ``--code DIR`` runs the server from another checkout (e.g. the code before the fix):
 
@@ -168,7 +168,10 @@ def phase(base: str, seconds: float, readers: int, write_index: int,
         proc.wait(timeout=seconds + 60)
     w0, w1 = write.pop("span")
     reads = {kind: _stats(xs) for kind, xs in sorted(lat.items())}
-    during = {kind: _stats([x for x in xs if w0 <= x[0] < w1]) for kind, xs in sorted(lat.items())}
+    # reads whose time on the wire overlapped the write's (started before it was answered and
+    # answered after it was sent)
+    during = {kind: _stats([x for x in xs if x[0] < w1 and x[0] + x[1] > w0])
+              for kind, xs in sorted(lat.items())}
     return {"seconds": round(time.monotonic() - t0, 2), "write": write, "reads": reads,
             "reads_while_write_in_flight": during}
 

@@ -79,6 +79,14 @@ class ExtractionTooLargeError(KgmemError):
     http_status = 413
 
 
+class OrphanedFactError(ConflictError):
+    """The fact's versions (or an entity it links) were deleted outside kgmem, e.g. by
+    graphiti-core's ``remove_episode`` on a shared Neo4j graph: it cannot be changed
+    (``Memory.orphans`` lists such facts)."""
+
+    type = "orphaned_fact"
+
+
 class StoreUnavailableError(KgmemError):
     """The backing store cannot be reached. Nothing was written; retrying later may work
     (``retry_after`` seconds, sent over HTTP as ``Retry-After``)."""

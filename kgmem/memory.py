@@ -25,7 +25,15 @@ from .model import Path as GraphPath
 from .names import check_group, clean_name, normalize_name
 from .resolve import EntityResolver, Resolution, Resolver, first_visible
 from .resolve import resolutions as _resolutions
-from .store.base import ChangeEffect, LineageState, Store, TimeFilter, WriteTx
+from .store.base import (
+    ChangeEffect,
+    LineageState,
+    OrphanedLineage,
+    Store,
+    TimeFilter,
+    WriteTx,
+    refuse_orphans,
+)
 from .timeutil import (
     Precision,
     parse_instant,
@@ -407,6 +415,7 @@ class Memory:
             if ep is not None:
                 for fid in same:
                     w.add_provenance(fid, ep.id)
+                w.add_mentions(ep.id, [s.id, o.id])  # as for a new fact from the episode
             current = w.current_versions(same)  # one read for all duplicates
             for fid in same:
                 if current.get(fid) is not None:
@@ -533,6 +542,7 @@ class Memory:
             raise ConflictError(
                 f"fact {fact_id} is retracted; undo the retraction first", fact_id=fact_id
             )
+        refuse_orphans(w, [fact_id])
         if now is None:
             now = self._tick(w, group)
         new = edit(lin, w, now) if needs_tx else edit(lin)
@@ -567,6 +577,7 @@ class Memory:
             if change.kind == "erase":
                 raise ConflictError("an erase cannot be undone (the data is gone)")
             effects = w.change_effects(change_id)
+            refuse_orphans(w, [e.fact_id for e in effects])
             for e in effects:
                 current = w.get_lineage(e.fact_id)
                 if current != e.after:
@@ -982,6 +993,12 @@ class Memory:
 
     def stats(self, group: str | None = None) -> dict[str, int]:
         return self.store.counts(None if group is None else check_group(group))
+
+    def orphans(self, group: str = DEFAULT_GROUP) -> list[OrphanedLineage]:
+        """Facts whose versions or entities were deleted outside kgmem (e.g. graphiti-core's
+        ``remove_episode`` on a shared Neo4j graph; docs/graphiti.md). They no longer show in
+        any read or timeline, and changing them raises :class:`OrphanedFactError`."""
+        return self.store.orphaned_lineages(check_group(group))
 
 
 def fact_ids(versions: Sequence[FactVersion]) -> list[str]:

@@ -278,8 +278,10 @@ class Neo4jBackend:
     def _ep_filter(alias: str = "e") -> str:
         return (
             f"{alias}.group_id = $g AND {alias}.created_at <= $k "
-            f"AND ($rmax IS NULL OR {alias}.valid_at <= $rmax) "
-            f"AND ($w0 IS NULL OR ({alias}.valid_at >= $w0 AND {alias}.valid_at < $w1))"
+            f"AND ($rmax IS NULL OR {alias}.valid_at <= $rmax OR {alias}.valid_at <= $rmax_l) "
+            # graphiti-core's naive reference times compare with the naive twins ($w0_l...)
+            f"AND ($w0 IS NULL OR ({alias}.valid_at >= $w0 AND {alias}.valid_at < $w1) "
+            f"OR ({alias}.valid_at >= $w0_l AND {alias}.valid_at < $w1_l))"
         )
 
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
@@ -300,7 +302,7 @@ class Neo4jBackend:
             "MATCH (t:KgmemEpisodeTime) WHERE t.group_id = $g AND t.start < $w1 "
             "AND t.start >= $lo AND t.end > $w0 "
             "MATCH (e:Episodic {uuid: t.episode_uuid}) WHERE e.created_at <= $k "
-            "AND ($rmax IS NULL OR e.valid_at <= $rmax) "
+            "AND ($rmax IS NULL OR e.valid_at <= $rmax OR e.valid_at <= $rmax_l) "
             "RETURN DISTINCT e.uuid, e.valid_at ORDER BY e.valid_at LIMIT $n",
             g=group, w0=window[0], w1=window[1], lo=shift(window[0], -timedelta(days=400)),
             k=known_at, rmax=ref_max, n=limit)
@@ -393,7 +395,8 @@ class Neo4jBackend:
             rows = self._widening(
                 f"CALL db.index.vector.queryNodes('{CHUNK_INDEX}', $kk, $q) YIELD node AS c, score "
                 "OPTIONAL MATCH (e:Episodic {uuid: c.episode_uuid}) WHERE c.group_id = $g "
-                f"AND {_MODEL_OK} AND e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax) "
+                f"AND {_MODEL_OK} AND e.created_at <= $k "
+                "AND ($rmax IS NULL OR e.valid_at <= $rmax OR e.valid_at <= $rmax_l) "
                 "WITH count(*) AS raw, collect(CASE WHEN e IS NOT NULL "
                 "THEN [c.episode_uuid, score, c.start, c.end] END) AS kept RETURN raw, kept",
                 limit * 4 if allowed is None else limit * 40,
@@ -457,7 +460,8 @@ class Neo4jBackend:
     ) -> dict[str, tuple[str | None, str | None]]:
         """Same as the embedded store: previous / next visible episode in the order
         ``(valid_at, created_at, uuid)``, each within ``gap``."""
-        vis = "e.group_id = $g AND e.created_at <= $k AND ($rmax IS NULL OR e.valid_at <= $rmax)"
+        vis = ("e.group_id = $g AND e.created_at <= $k "
+               "AND ($rmax IS NULL OR e.valid_at <= $rmax OR e.valid_at <= $rmax_l)")
         rows = self._q(
             "UNWIND $ids AS id MATCH (x:Episodic {uuid: id}) WHERE x.group_id = $g "
             "RETURN x.uuid, "

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from ..errors import OrphanedFactError
 from ..model import (
     Change,
     Entity,
@@ -33,6 +34,19 @@ from ..model import (
     FactVersion,
 )
 from ..timeutil import Precision, parse_optional
+
+
+@dataclass(frozen=True)
+class OrphanedLineage:
+    """A lineage whose versions, subject or object were deleted outside kgmem (another tool
+    sharing the Neo4j graph, e.g. graphiti-core's ``remove_episode``). ``missing`` names what
+    is gone: ``"versions"``, ``"subject"``, ``"object"``."""
+
+    fact_id: str
+    group: str
+    predicate: str
+    fact_text: str
+    missing: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -161,6 +175,10 @@ class WriteTx(Protocol):
     def insert_version(self, version: FactVersion) -> None: ...
     def expire_version(self, version_id: str, at: datetime) -> None: ...
     def add_provenance(self, fact_id: str, episode_id: str) -> None: ...
+    def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Of ``fact_ids``, the lineages left without versions or entities (deleted outside
+        kgmem) and what is missing (see :class:`OrphanedLineage`)."""
+        ...
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None: ...
@@ -268,6 +286,21 @@ class Store(Protocol):
     def erasures(self, group: str) -> list[Erasure]: ...
     def last_tx_time(self, group: str) -> datetime | None: ...
     def counts(self, group: str | None = None) -> dict[str, int]: ...
+    def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
+        """The group's lineages whose versions or entities were deleted outside kgmem."""
+        ...
+
+
+def refuse_orphans(w: WriteTx, fact_ids: Sequence[str]) -> None:
+    """A change to a lineage whose versions vanished would write nothing: refuse it with
+    :class:`~kgmem.errors.OrphanedFactError`."""
+    gone = w.orphaned(fact_ids)
+    if gone:
+        fid, missing = next(iter(gone.items()))
+        raise OrphanedFactError(
+            f"fact {fid} was deleted outside kgmem ({', '.join(missing)} missing, e.g. by "
+            "graphiti-core's remove_episode): it cannot be changed", fact_id=fid,
+            missing=list(missing))
 
 
 def episode_keyword_text(content: str, speaker: str | None) -> str:

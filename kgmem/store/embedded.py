@@ -31,6 +31,7 @@ from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_m
 from .base import (
     ChangeEffect,
     LineageState,
+    OrphanedLineage,
     SearchBackend,
     TimeFilter,
     episode_keyword_text,
@@ -431,6 +432,9 @@ class EmbeddedStore:
                 ]
         return out
 
+    def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
+        return _orphans(self._q(_ORPHAN_SELECT + "WHERE l.group_id=? ORDER BY l.seq", (group,)))
+
     def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
         """BM25-ranked episode ids for a keyword query (FTS5)."""
         match = _fts_query(query)
@@ -459,6 +463,26 @@ class EmbeddedStore:
                 ):
                     prov.setdefault(fid, []).append(eid)
         return [_version(r, prov.get(r[1], [])) for r in rows]
+
+
+# Lineages left without versions or entities. kgmem itself never leaves one (erase removes a
+# lineage with its versions); only something editing the database behind it can.
+_ORPHAN_SELECT = (
+    "SELECT l.fact_id, l.group_id, l.predicate, l.fact_text, "
+    "NOT EXISTS (SELECT 1 FROM versions v WHERE v.fact_id = l.fact_id), "
+    "NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = l.subject_id), "
+    "NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = l.object_id) FROM lineages l "
+)
+
+
+def _orphans(rows: Sequence[tuple[Any, ...]]) -> list[OrphanedLineage]:
+    out = []
+    for r in rows:
+        missing = tuple(what for what, gone in zip(("versions", "subject", "object"), r[4:7])
+                        if gone)
+        if missing:
+            out.append(OrphanedLineage(r[0], r[1], r[2], r[3], missing))
+    return out
 
 
 def _fts_query(text: str) -> str:
@@ -763,6 +787,15 @@ class _WriteTx(EraseOps):
             "UPDATE versions SET expired_at=? WHERE id=? AND expired_at IS NULL",
             (to_micros(at), version_id),
         )
+
+    def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        out: dict[str, tuple[str, ...]] = {}
+        for chunk in iter_chunks(list(fact_ids), 400):
+            marks = ",".join("?" * len(chunk))
+            rows = self.c.execute(_ORPHAN_SELECT + f"WHERE l.fact_id IN ({marks})",
+                                  chunk).fetchall()
+            out.update((o.fact_id, o.missing) for o in _orphans(rows))
+        return out
 
     def add_provenance(self, fact_id: str, episode_id: str) -> None:
         self.c.execute(

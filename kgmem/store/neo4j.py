@@ -25,12 +25,16 @@ sharing a server). ``(:KgmemClock {group_id, last_tx_time})`` holds each group's
 reads it after taking the write lock and writes it back at commit.
 
 Semantics mirror :mod:`kgmem.store.embedded` exactly (visibility, ordering, erase). Versions are
-never edited except ``expired_at`` (set once) and the erase-time scrubs that the embedded store
-does too (``caused_by``; plus the erased episode's id in ``episodes``).
+never edited except ``expired_at`` (set once), the erase-time scrubs that the embedded store
+does too (``caused_by``; plus the erased episode's id in ``episodes``), and ``episodes``.
 
-Times are Neo4j ``DateTime`` values in UTC, like graphiti's. ``RELATES_TO.episodes`` is written
-at creation for graphiti readers; kgmem reads provenance from ``KGMEM_SUPPORTS`` instead, so
-later provenance (a duplicate assertion from a new episode) shows up without editing versions.
+Times are Neo4j ``DateTime`` values in UTC, like graphiti's; a ``LocalDateTime`` (graphiti
+stores a naive time as given) reads as UTC. kgmem reads provenance from ``KGMEM_SUPPORTS``;
+``RELATES_TO.episodes`` and ``Episodic.entity_edges`` mirror it for graphiti (its
+``remove_episode`` deletes the edges listed in the episode's ``entity_edges`` whose
+``episodes`` it empties), so a later supporting episode is added to both. ``Episodic.source``
+is one graphiti accepts, kgmem's own in ``kgmem_source``. Lineages whose versions or entities
+another tool deleted are orphans: timelines skip them, changes to them are refused.
 
 Edges written by graphiti-core (no ``fact_id``) are read as one-version lineages whose id is
 their ``uuid`` and whose transaction interval is ``[created_at, +inf)``: graphiti closes facts
@@ -76,10 +80,11 @@ from ..model import (
     FactVersion,
 )
 from ..names import normalize_name
-from ..timeutil import UTC, Precision, from_micros
+from ..timeutil import UTC, Precision, from_micros, to_utc
 from .base import (
     ChangeEffect,
     LineageState,
+    OrphanedLineage,
     SearchBackend,
     TimeFilter,
     episode_keyword_text,
@@ -94,6 +99,7 @@ from .neo4j_schema import (
     backfill_episode_tokens,
     describe_schema,
     ensure_schema,
+    graphiti_source,
 )
 
 __all__ = ["Neo4jStore", "settings_from_env"]
@@ -114,14 +120,24 @@ def settings_from_env() -> dict[str, str | None]:
 # ---------------------------------------------------------------------------------- values
 def _dt(x: Any) -> datetime | None:
     """Neo4j DateTime (or :func:`_micros` of one) -> aware UTC datetime (microseconds, like
-    every kgmem instant)."""
+    every kgmem instant). A LocalDateTime (naive: graphiti-core stores a naive
+    ``reference_time`` as given) is UTC, as graphiti's own ``ensure_utc`` reads it."""
     if x is None:
         return None
     if isinstance(x, int):
         return from_micros(x)
-    if isinstance(x, datetime):
-        return x.astimezone(UTC)
-    return x.to_native().astimezone(UTC)
+    return to_utc(x if isinstance(x, datetime) else x.to_native())
+
+
+def _with_local_times(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` plus, for every aware datetime ``p``, ``p_l``: the same UTC instant as a
+    naive (LocalDateTime) value. Neo4j never orders a LocalDateTime against a DateTime
+    (the comparison is null), so a time condition reads ``(x <= $p OR x <= $p_l)``: each
+    side matches one of the two types, naive values being UTC (see :func:`_dt`)."""
+    extra = {f"{k}_l": None if v is None else v.astimezone(UTC).replace(tzinfo=None)
+             for k, v in params.items()
+             if v is None or (isinstance(v, datetime) and v.tzinfo is not None)}
+    return {**params, **extra} if extra else params
 
 
 def _at(x: Any) -> datetime:
@@ -156,8 +172,11 @@ def store_error(exc: BaseException, what: str) -> StoreUnavailableError | None:
 def _micros(prop: str) -> str:
     """A DateTime property as epoch microseconds (null stays null). Hydrating DateTime values
     in the Python driver costs ~0.1-0.4 ms each (40% of a 3-hop paths call); integers are
-    free, and :func:`_dt` turns them into the same datetimes."""
-    return f"{prop}.epochSeconds * 1000000 + {prop}.microsecond"
+    free, and :func:`_dt` turns them into the same datetimes. A LocalDateTime (written naive
+    by graphiti-core, which has no epoch) is read as UTC."""
+    return (f"CASE WHEN {prop} IS :: LOCAL DATETIME NOT NULL THEN datetime({{datetime: {prop}, "
+            f"timezone: 'UTC'}}).epochSeconds * 1000000 + {prop}.microsecond "
+            f"ELSE {prop}.epochSeconds * 1000000 + {prop}.microsecond END")
 
 
 _V_RETURN = (
@@ -175,14 +194,20 @@ _V_PROV = (
 )
 _V_NOPROV = ", null"
 
-# Visibility of kgmem.timeline; graphiti edges (fact_id IS NULL) ignore expired_at.
-_K_POINT = "r.created_at <= $k AND (r.expired_at IS NULL OR r.expired_at > $k OR r.fact_id IS NULL)"
-_K_RANGE = "r.created_at < $kt AND (r.expired_at IS NULL OR r.expired_at > $k OR r.fact_id IS NULL)"
+# Visibility of kgmem.timeline; graphiti edges (fact_id IS NULL) ignore expired_at. Every
+# comparison also has its naive twin (`$k_l`, :func:`_with_local_times`) for graphiti's naive
+# times.
+_K_POINT = ("(r.created_at <= $k OR r.created_at <= $k_l) AND (r.expired_at IS NULL "
+            "OR r.expired_at > $k OR r.expired_at > $k_l OR r.fact_id IS NULL)")
+_K_RANGE = ("(r.created_at < $kt OR r.created_at < $kt_l) AND (r.expired_at IS NULL "
+            "OR r.expired_at > $k OR r.expired_at > $k_l OR r.fact_id IS NULL)")
 _V_POINT = (
-    " AND (r.valid_at IS NULL OR r.valid_at <= $v) AND (r.invalid_at IS NULL OR r.invalid_at > $v)"
+    " AND (r.valid_at IS NULL OR r.valid_at <= $v OR r.valid_at <= $v_l) "
+    "AND (r.invalid_at IS NULL OR r.invalid_at > $v OR r.invalid_at > $v_l)"
 )
 _V_RANGE = (
-    " AND (r.valid_at IS NULL OR r.valid_at < $vt) AND (r.invalid_at IS NULL OR r.invalid_at > $v)"
+    " AND (r.valid_at IS NULL OR r.valid_at < $vt OR r.valid_at < $vt_l) "
+    "AND (r.invalid_at IS NULL OR r.invalid_at > $v OR r.invalid_at > $v_l)"
 )
 
 _FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
@@ -327,7 +352,8 @@ _FIND_ENTITIES = (
 )
 
 _EPISODE_RETURN = (
-    "RETURN e.uuid, e.group_id, e.content, e.source, e.source_description, e.speaker, "
+    "RETURN e.uuid, e.group_id, e.content, coalesce(e.kgmem_source, e.source), "
+    "e.source_description, e.speaker, "
     f"{_micros('e.valid_at')}, {_micros('e.created_at')}"
 )
 # ... with the extraction state (the reads of Memory; search reads need only the text)
@@ -374,6 +400,29 @@ _LINEAGE_RETURN = (
 
 def _lineage(r: Sequence[Any]) -> LineageState:
     return LineageState.from_row(r, _dt)
+
+
+# A lineage left without versions or entities: another tool deleted them (graphiti-core's
+# remove_episode deletes an episode's facts and the entities only it mentions). Timelines
+# ignore such lineages, and changing one is an OrphanedFactError (kgmem.store.base).
+_HAS = {
+    "versions": "EXISTS { ()-[:RELATES_TO {fact_id: l.fact_id}]->() }",
+    "subject": "EXISTS { (:Entity {uuid: l.subject_id}) }",
+    "object": "EXISTS { (:Entity {uuid: l.object_id}) }",
+}
+_NOT_ORPHAN = (f"(l.fact_id IN $fresh OR {_HAS['versions']}) AND {_HAS['subject']} "
+               f"AND {_HAS['object']}")
+_ORPHAN_RETURN = (
+    f"WITH l, {_HAS['versions']} AS v, {_HAS['subject']} AS s, {_HAS['object']} AS o "
+    "WHERE NOT (v AND s AND o) "
+    "RETURN l.fact_id, l.group_id, l.predicate, l.fact_text, NOT v, NOT s, NOT o ORDER BY l.seq"
+)
+
+
+def _orphans(rows: Sequence[Sequence[Any]]) -> list[OrphanedLineage]:
+    return [OrphanedLineage(r[0], r[1], r[2], r[3] or "", tuple(
+        what for what, gone in zip(("versions", "subject", "object"), r[4:7]) if gone))
+        for r in rows]
 
 
 def _lucene_escape(term: str) -> str:
@@ -495,7 +544,9 @@ class Neo4jStore:
                 pass
 
     def _q(self, query: str, **params: Any) -> list[list[Any]]:
-        """Run an auto-commit read on this thread's session (one retry on a lost connection)."""
+        """Run an auto-commit read on this thread's session (one retry on a lost connection).
+        Every datetime parameter comes with its naive twin (:func:`_with_local_times`)."""
+        params = _with_local_times(params)
         for attempt in (0, 1):
             try:
                 return self._session().run(query, params).values()
@@ -701,7 +752,7 @@ class Neo4jStore:
     def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
         rows = self._q(
             "CALL () { MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
-            "WHERE r.group_id = $g AND r.created_at > $t RETURN s, r, o "
+            "WHERE r.group_id = $g AND (r.created_at > $t OR r.created_at > $t_l) RETURN s, r, o "
             "UNION MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
             "WHERE r.group_id = $g AND r.expired_at > $t AND r.fact_id IS NOT NULL "
             "RETURN s, r, o } WITH s, r, o "
@@ -770,6 +821,10 @@ class Neo4jStore:
             )[0]
         return dict(zip(("entities", "episodes", "lineages", "versions", "changes"), row))
 
+    def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
+        return _orphans(self._q("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
+                                + _ORPHAN_RETURN, g=group))
+
     def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
         """Episode ids ranked by Lucene BM25 (kgmem's ``kgmem_episode_tokens`` index: the
         embedded store's FTS5 tokens, speaker included). Episodes of the group written
@@ -835,6 +890,7 @@ class _WriteTx(EraseOps):
         self._meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
         self._dirty: set[str] = set()
         self._clocks: dict[str, datetime] = {}  # group -> transaction time set in this write
+        self._fresh: set[str] = set()  # lineages written in this transaction
 
     def _run(self, query: str, **params: Any) -> list[list[Any]]:
         return self.tx.run(query, params).values()
@@ -937,14 +993,16 @@ class _WriteTx(EraseOps):
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
         self._run(
             "CREATE (e:Episodic {uuid: $id, group_id: $g, name: $name, content: $content, "
-            "source: $source, source_description: $sd, speaker: $speaker, valid_at: $ref, "
-            "created_at: $t, content_hash: $h, entity_edges: [], kgmem_tokens: $tokens, "
+            "source: $source, kgmem_source: $kgmem_source, source_description: $sd, "
+            "speaker: $speaker, valid_at: $ref, created_at: $t, content_hash: $h, "
+            "entity_edges: [], kgmem_tokens: $tokens, "
             "kgmem_extraction_status: $xs, kgmem_extraction: $xj})",
             id=episode.id,
             g=episode.group,
             name=f"{episode.source} {episode.reference_time.date().isoformat()}",
             content=episode.content,
-            source=episode.source,
+            source=graphiti_source(episode.source),
+            kgmem_source=episode.source,
             sd=episode.source_description,
             speaker=episode.speaker,
             ref=episode.reference_time,
@@ -979,11 +1037,11 @@ class _WriteTx(EraseOps):
     def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]:
         rows = self._run(
             "MATCH (l:KgmemLineage {group_id: $g, subject_id: $s, predicate: $p}) "
-            + _LINEAGE_RETURN
-            + " ORDER BY l.seq",
+            "WHERE " + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
             g=group,
             s=subject_id,
             p=predicate,
+            fresh=sorted(self._fresh),
         )
         return [_lineage(r) for r in rows]
 
@@ -993,13 +1051,14 @@ class _WriteTx(EraseOps):
         rows = self._run(
             "CALL { MATCH (l:KgmemLineage {group_id: $g, subject_id: $e, predicate: $p}) "
             "RETURN l UNION MATCH (l:KgmemLineage {object_id: $e}) "
-            "WHERE l.group_id = $g AND l.predicate = $p RETURN l } "
-            + _LINEAGE_RETURN + " ORDER BY l.seq",
-            g=group, e=entity_id, p=predicate,
+            "WHERE l.group_id = $g AND l.predicate = $p RETURN l } WITH l WHERE "
+            + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
+            g=group, e=entity_id, p=predicate, fresh=sorted(self._fresh),
         )
         return [_lineage(r) for r in rows]
 
     def put_lineage(self, s: LineageState) -> None:
+        self._fresh.add(s.fact_id)  # its versions come later in this transaction
         self._run(
             "MERGE (l:KgmemLineage {fact_id: $f}) SET l.group_id = $g, l.subject_id = $s, "
             "l.predicate = $p, l.object_id = $o, l.valid_at = $va, l.valid_precision = $vp, "
@@ -1033,6 +1092,9 @@ class _WriteTx(EraseOps):
             "CREATE (s)-[r:RELATES_TO]->(o) SET r = $props, r.episodes = COLLECT { "
             "MATCH (:KgmemLineage {fact_id: $props.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
             "RETURN ep.uuid ORDER BY ep.uuid } "
+            # graphiti's remove_episode finds an episode's facts in its entity_edges
+            "WITH r CALL (r) { MATCH (:KgmemLineage {fact_id: r.fact_id})<-[:KGMEM_SUPPORTS]-"
+            "(ep:Episodic) SET ep.entity_edges = coalesce(ep.entity_edges, []) + r.uuid } "
             "WITH r WHERE $emb IS NOT NULL "
             "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', $emb)",
             emb=self._embed(v.fact),
@@ -1068,12 +1130,25 @@ class _WriteTx(EraseOps):
         )
 
     def add_provenance(self, fact_id: str, episode_id: str) -> None:
+        # A new supporting episode also goes into the graphiti mirrors of provenance: the
+        # versions' episodes and the episode's entity_edges (else graphiti's remove_episode
+        # of the first episode would delete versions another episode still supports).
         self._run(
             "MATCH (l:KgmemLineage {fact_id: $f}) MATCH (ep:Episodic {uuid: $e}) "
-            "MERGE (ep)-[:KGMEM_SUPPORTS]->(l)",
+            "WHERE NOT EXISTS { (ep)-[:KGMEM_SUPPORTS]->(l) } "
+            "CREATE (ep)-[:KGMEM_SUPPORTS]->(l) WITH ep, l "
+            "CALL (ep, l) { MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() "
+            "SET r.episodes = coalesce(r.episodes, []) + ep.uuid "
+            "WITH collect(r.uuid) AS ids "
+            "SET ep.entity_edges = coalesce(ep.entity_edges, []) + ids }",
             f=fact_id,
             e=episode_id,
         )
+
+    def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        rows = self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) "
+                         + _ORPHAN_RETURN, ids=list(fact_ids))
+        return {o.fact_id: o.missing for o in _orphans(rows)}
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:

@@ -31,6 +31,7 @@ from .base import episode_keyword_text
 from .embedded import EmbeddedStore
 from .fts_tokens import token_text
 from .neo4j import Neo4jStore
+from .neo4j_schema import graphiti_source
 
 BATCH = 5000
 
@@ -140,7 +141,8 @@ def export_rows(
                     "uuid": r[0],
                     "group_id": r[1],
                     "content": r[2],
-                    "source": r[3],
+                    "source": graphiti_source(r[3]),
+                    "kgmem_source": r[3],
                     "source_description": r[4],
                     "speaker": r[5],
                     "valid_at": from_micros(r[6]),
@@ -346,4 +348,18 @@ def import_embedded(
         if progress is not None:
             progress(kind, len(rows))
     finish_import(src, dst, groups, state)
+    link_episode_edges(dst, groups)
     return dict(counts)
+
+
+def link_episode_edges(dst: Neo4jStore, groups: list[str]) -> None:
+    """Each episode's ``entity_edges``: the versions of the facts it supports (graphiti-core's
+    ``remove_episode`` finds an episode's facts there)."""
+    with dst.driver.session(database=dst.database) as s:
+        s.run(
+            "UNWIND $gs AS g MATCH (ep:Episodic) WHERE ep.group_id = g "
+            "CALL (ep) { MATCH (ep)-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
+            "MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() WITH collect(r.uuid) AS ids "
+            "SET ep.entity_edges = ids } IN TRANSACTIONS OF 2000 ROWS",
+            gs=groups,
+        ).consume()

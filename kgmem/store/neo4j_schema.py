@@ -20,6 +20,15 @@ from neo4j.exceptions import ClientError
 log = logging.getLogger(__name__)
 
 EMBEDDING_DIM = 384  # all-MiniLM-L6-v2 (kgmem.embed)
+# graphiti-core's EpisodeType values: any other Episodic.source breaks graphiti's episode reads
+# (EpisodeType.from_str raises) for the whole group; kgmem keeps its own in kgmem_source
+GRAPHITI_SOURCES = ("message", "json", "text", "fact_triple")
+
+
+def graphiti_source(source: str) -> str:
+    """The ``Episodic.source`` graphiti-core accepts for a kgmem episode source."""
+    return source if source in GRAPHITI_SOURCES else "text"
+
 # Episodic property: the FTS5 tokens of base.episode_keyword_text(content, speaker), spaced
 EPISODE_TOKENS = "kgmem_tokens"
 
@@ -158,6 +167,7 @@ def ensure_schema(session: Session, await_seconds: int = 300) -> list[str]:
         "MERGE (m:KgmemMeta {key: 'schema_version'}) ON CREATE SET m.value = $v", v=SCHEMA_VERSION
     ).consume()
     _backfill_once(session)
+    _graphiti_sources_once(session)
     session.run("CALL db.awaitIndexes($s)", s=await_seconds).consume()
     return notes
 
@@ -199,6 +209,21 @@ def _backfill_once(session: Session) -> None:
         return
     backfill_episode_tokens(session)
     session.run("MERGE (m:KgmemMeta {key: 'episode_tokens'}) SET m.value = 'done'").consume()
+
+
+def _graphiti_sources_once(session: Session) -> None:
+    """Once per database: kgmem episodes written with a source graphiti-core does not know
+    (which breaks graphiti's episode reads and search for the whole group) keep it in
+    ``kgmem_source`` and get ``source: 'text'`` (kgmem.store.neo4j.graphiti_source)."""
+    if session.run("MATCH (m:KgmemMeta {key: 'graphiti_sources'}) RETURN m.value").values():
+        return
+    session.run(
+        "MATCH (e:Episodic) WHERE e.content_hash IS NOT NULL AND e.kgmem_source IS NULL "
+        "CALL (e) { SET e.kgmem_source = e.source, e.source = CASE WHEN e.source IN "
+        "$known THEN e.source ELSE 'text' END } IN TRANSACTIONS OF 10000 ROWS",
+        known=list(GRAPHITI_SOURCES),
+    ).consume()
+    session.run("MERGE (m:KgmemMeta {key: 'graphiti_sources'}) SET m.value = 'done'").consume()
 
 
 SCHEMA_VERSION = "1"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ def test_reads_and_ready_answer_while_a_write_waits_for_another_process(
     t = threading.Thread(target=write)
     t.start()
     while not _writer_waits(m.store) and t.is_alive():  # type: ignore[arg-type]
-        pass
+        time.sleep(0.01)
     reads = [c.get("/ready"), c.get("/v1/facts", params={"subject": "Alice"}),
              c.get("/v1/entities/Alice"), c.get("/v1/search", params={"q": "Alice"})]
     assert t.is_alive(), "the write should still be waiting for the other process"

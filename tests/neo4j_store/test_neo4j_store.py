@@ -124,7 +124,9 @@ def test_versions_use_graphiti_vocabulary(store: Neo4jStore) -> None:
     assert p["valid_at"].to_native() == utc(2021, 2, 3)  # a Neo4j DateTime, in UTC
     (e,) = cypher(store, "MATCH (e:Episodic {uuid: $id}) RETURN properties(e) AS p", id=ep.id)
     assert e["p"]["valid_at"].to_native() == utc(2021, 2, 3)
-    assert e["p"]["content"] == "Alice lives in Boston" and e["p"]["entity_edges"] == []
+    assert e["p"]["content"] == "Alice lives in Boston"
+    assert e["p"]["entity_edges"] == [f.id]  # the versions of the facts it supports
+    assert e["p"]["source"] == e["p"]["kgmem_source"] == "message"
     mentions = cypher(
         store,
         "MATCH (:Episodic {uuid: $id})-[:MENTIONS]->(e:Entity) RETURN e.name AS n ORDER BY n",

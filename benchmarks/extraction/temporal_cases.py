@@ -112,7 +112,8 @@ CASES: list[Case] = [
 # Written after the resolver, without running them first, to estimate how well the rules
 # generalise to phrasings they were not written for (first-run hit rate is in the report).
 FRESH: list[Case] = [
-    Case("the other day", None, fresh=True),
+    # issue 15 changed the policy: the past week before the reference day (was None)
+    Case("the other day", "2023-05-01", fresh=True),
     Case("a month ago", "2023-04", fresh=True),
     Case("about three years ago", "2020", fresh=True),
     Case("over a year ago", "2022", fresh=True),
@@ -145,4 +146,13 @@ FRESH: list[Case] = [
     Case("a couple weeks ago", "2023-04-24", fresh=True),
 ]
 
-CASES = CASES + FRESH
+# Chat forms added for issue 15 (LoCoMo dev conversations): abbreviated weekdays, durations
+# running up to now.
+CHAT: list[Case] = [
+    Case("last Tues", "2023-05-02"),
+    Case("next Fri", "2023-05-12"),
+    Case("for 3 years now", "2020", relation="since"),
+    Case("this sun", None),
+]
+
+CASES = CASES + FRESH + CHAT

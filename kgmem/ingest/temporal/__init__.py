@@ -25,7 +25,9 @@ Precision policy (see ``Precision``; a period is closed-open ``[start, end)``):
   starts on the season's first month; ``last summer`` = the most recent summer that has ended),
   ``the beginning/middle/end of June`` (start on the 1st/11th/21st): **MONTH**.
 * ``yesterday``, weekdays, explicit dates, ``N days/weeks ago``, ``last week`` (its Monday, the
-  period covers the week), ``last weekend`` (its Saturday): **DAY**.
+  period covers the week), ``last weekend`` (its Saturday), ``last Tues``, ``the other day``
+  (the period covers the 7 days before the reference day), ``since we last talked`` (the days
+  from the previous sitting through the reference day; needs ``last_sitting``): **DAY**.
 * clock times (``at 3pm``) and ``N hours/minutes ago``: **INSTANT**.
 
 Ambiguous expressions without a direction (a bare ``in December``, ``on Saturday``,

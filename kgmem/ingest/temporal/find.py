@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from .periods import MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE
-from .resolve import ResolvedTime, resolve_time
+from .resolve import SINCE_LAST_TALK, ResolvedTime, resolve_time
+from .rules import WEEKDAY_ABBR_RE
 
 TimeMention = tuple[str, int, int, ResolvedTime]
 
@@ -20,6 +21,7 @@ _NUMW = NUM_RE
 
 _FIND_RE = re.compile(
     r"(?<![\w-])(?:"
+    rf"{SINCE_LAST_TALK}|"
     # relational/compound prefixes are captured as part of the expression
     r"(?:(?:ever since|since|until|till|from|starting)\s+)?"
     r"(?:"
@@ -28,6 +30,8 @@ _FIND_RE = re.compile(
     rf"|(?:the\s+)?(?:beginning|start|middle|end)\s+of\s+(?:(?:last|this|next)\s+(?:year|month)|the\s+(?:year|month)|{MONTH_RE}(?:\s+(?:1[89]|20)\d\d)?|(?:1[89]|20)\d\d)"
     rf"|(?:early|mid|late)[\s-]+(?:(?:1[89]|20)\d\d|{MONTH_RE}|(?:last|this|next)\s+(?:year|month))"
     rf"|(?:last|this|next|past|coming)\s+(?:{MONTH_RE}|{WEEKDAY_RE}|{SEASON_RE}|year|month|week|weekend|decade)\b"
+    rf"|(?:last|next|past|coming)\s+{WEEKDAY_ABBR_RE}\b\.?"
+    r"|(?:just\s+)?the\s+other\s+(?:day|night)"
     rf"|(?:the\s+)?(?:{SEASON_RE})\s+(?:of\s+)?(?:(?:1[89]|20)\d\d|(?:last|this|next)\s+year)"
     rf"|{_NUMW}(?:\s+and a half)?\s+{UNIT_RE}\s+(?:ago|back)"
     rf"|in\s+{_NUMW}\s+{UNIT_RE}"
@@ -59,6 +63,28 @@ _ENT_LABELS = {"DATE", "TIME"}
 _NON_TIME_WORDS = re.compile(r"^(?:may|march|sun|sat|wed)$", re.I)
 
 
+_TIMEISH = re.compile(
+    r"\d|" + MONTH_RE + r"|" + WEEKDAY_RE + r"|\b(?:ago|yesterday|tomorrow|today|tonight|week|"
+    r"weekend|month|year|day|noon|midnight|morning|evening|afternoon|night|since|until|till|"
+    r"from|to|through)\b",
+    re.I,
+)
+
+
+def _trim_to_time(text: str, s_char: int, e_char: int) -> tuple[int, int]:
+    """A date entity that swallowed other words ("the food festival two weeks ago", "last week -
+    so") is cut to the time expression inside it, when the words left over say nothing about
+    time (dateparser would read the whole span, wrongly)."""
+    span = text[s_char:e_char]
+    best = max(_FIND_RE.finditer(span), key=lambda m: m.end() - m.start(), default=None)
+    if best is None or (best.start() == 0 and best.end() == len(span)):
+        return s_char, e_char
+    rest = span[: best.start()] + " " + span[best.end():]
+    if _TIMEISH.search(rest):
+        return s_char, e_char
+    return s_char + best.start(), s_char + best.end()
+
+
 def _overlaps(a: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
     return any(a[0] < e and s < a[1] for s, e in spans)
 
@@ -68,6 +94,7 @@ def find_time_expressions(
     reference_time: datetime,
     prefer: str = "past",
     nlp: Any = None,
+    last_sitting: datetime | None = None,
 ) -> list[TimeMention]:
     """Find and resolve temporal expressions in a spaCy ``Doc`` or a plain string.
 
@@ -75,7 +102,8 @@ def find_time_expressions(
     spaCy DATE/TIME entities are used first (extended left over ``since/until/from/for``),
     then a regex pass adds expressions the model missed. A string is parsed with the shared
     spaCy pipeline (loaded lazily) unless ``nlp`` is given; with ``nlp=False`` only the regexes
-    are used.
+    are used. ``last_sitting`` (the previous conversation's time) resolves "since we last
+    talked" (see :func:`resolve_time`).
     """
     if isinstance(doc_or_text, str):
         text = doc_or_text
@@ -93,14 +121,14 @@ def find_time_expressions(
     out: list[TimeMention] = []
     taken: list[tuple[int, int]] = []  # character spans already found
     if doc is not None:
-        _entity_mentions(doc, reference_time, prefer, out, taken)
-    _regex_mentions(text, reference_time, prefer, out, taken)
+        _entity_mentions(doc, reference_time, prefer, out, taken, last_sitting)
+    _regex_mentions(text, reference_time, prefer, out, taken, last_sitting)
     out.sort(key=lambda x: x[1])
     return out
 
 
 def _entity_mentions(doc: Any, ref: datetime, prefer: str, out: list[TimeMention],
-                     taken: list[tuple[int, int]]) -> None:
+                     taken: list[tuple[int, int]], last_sitting: datetime | None) -> None:
     """DATE/TIME entities, extended left over since/until/from/for ("from 2018 to 2020" split
     into two entities is joined); a prefix that does not resolve falls back to the entity."""
     text = doc.text
@@ -122,15 +150,16 @@ def _entity_mentions(doc: Any, ref: datetime, prefer: str, out: list[TimeMention
                 if other.start == nxt + 1 and other.label_ in _ENT_LABELS:
                     e_char = other.end_char
                     break
+        s_char, e_char = _trim_to_time(text, s_char, e_char)
         span_text = text[s_char:e_char]
         if _overlaps((s_char, e_char), taken):
             continue
-        res = resolve_time(span_text, ref, prefer)
+        res = resolve_time(span_text, ref, prefer, last_sitting)
         if res is None and start_tok != ent.start:
             # e.g. "for" + a non-duration: fall back to the bare entity
             s_char = ent.start_char
             span_text = ent.text
-            res = resolve_time(span_text, ref, prefer)
+            res = resolve_time(span_text, ref, prefer, last_sitting)
         if res is None:
             continue
         out.append((span_text, s_char, e_char, res))
@@ -138,7 +167,7 @@ def _entity_mentions(doc: Any, ref: datetime, prefer: str, out: list[TimeMention
 
 
 def _regex_mentions(text: str, ref: datetime, prefer: str, out: list[TimeMention],
-                    taken: list[tuple[int, int]]) -> None:
+                    taken: list[tuple[int, int]], last_sitting: datetime | None) -> None:
     """The expressions of the regex pass that no entity covered."""
     for m in _FIND_RE.finditer(text):
         s_char, e_char = m.span()
@@ -148,7 +177,7 @@ def _regex_mentions(text: str, ref: datetime, prefer: str, out: list[TimeMention
         bare = re.sub(r"^(?:in|during|by|on|around|circa|back in)\s+", "", span_text, flags=re.I)
         if _NON_TIME_WORDS.match(bare):
             continue
-        res = resolve_time(span_text, ref, prefer)
+        res = resolve_time(span_text, ref, prefer, last_sitting)
         if res is None:
             continue
         out.append((span_text, s_char, e_char, res))

@@ -60,7 +60,7 @@ UNIT_RE = r"(?:years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|decad
 
 VAGUE = {
     "recently", "lately", "a while ago", "a while back", "a long time ago", "ages ago", "someday",
-    "some day", "one day", "the other day", "these days", "nowadays", "now", "right now",
+    "some day", "one day", "these days", "nowadays", "now", "right now",
     "currently", "at the moment", "always", "forever", "soon", "once", "sometimes", "often",
     "back then", "then", "later", "earlier", "before", "previously", "at some point",
     "a long while ago", "long ago", "in the past", "in the future", "the past", "the future",

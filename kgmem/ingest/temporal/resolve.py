@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from kgmem.timeutil import Precision, to_utc
 
-from .periods import NUM_RE, UNIT_RE, VAGUE, number, unit_ago
+from .periods import NUM_RE, UNIT_RE, VAGUE, day_start, number, unit_ago
 from .rules import resolve_period
 
 
@@ -77,13 +77,37 @@ def _normalise(expr: str) -> str:
     return s
 
 
+# "since we last talked", "since our last chat", "since last time": the previous sitting
+SINCE_LAST_TALK = (
+    r"since\s+(?:(?:we|i|you)\s+(?:last\s+)?(?:talked|spoke|chatted|caught\s+up|met|saw\s+each"
+    r"\s+other|spoke\s+to\s+you|talked\s+to\s+you)(?:\s+last)?(?:\s+time)?"
+    r"|(?:our|the)\s+last\s+(?:chat|talk|conversation|call|catch[\s-]?up|time)"
+    r"|the\s+last\s+time\s+we\s+(?:talked|spoke|chatted|met)|last\s+time)"
+)
+
+
+_R_SINCE_LAST_TALK = re.compile(rf"^{SINCE_LAST_TALK}$")
+
+
+def _since_last_sitting(ref: datetime, last_sitting: datetime | None) -> tuple | None:
+    """The days from the previous sitting through the day of ``ref``: what happened "since we
+    last talked" happened then (``None`` when the previous sitting is not known)."""
+    if last_sitting is None or last_sitting >= ref:
+        return None
+    end = day_start(ref.date()) + timedelta(days=1)
+    return day_start(last_sitting.date()), end, Precision.DAY, "at", None
+
+
 @lru_cache(maxsize=8192)
-def _resolve_cached(norm: str, ref: datetime, prefer: str) -> tuple | None:
+def _resolve_cached(norm: str, ref: datetime, prefer: str,
+                    last_sitting: datetime | None = None) -> tuple | None:
     s = norm
     if not s or _REJECT.search(s):
         return None
     if s in VAGUE:
         return None
+    if _R_SINCE_LAST_TALK.match(s):
+        return _since_last_sitting(ref, last_sitting)
     relation = "at"
     m = re.match(r"^(?:ever since|since|starting|starting from|from|beginning|as of)\s+(?P<x>.+)$", s)
     r = _R_RANGE.match(s) or _R_YEAR_RANGE.match(s)
@@ -113,7 +137,10 @@ def _resolve_cached(norm: str, ref: datetime, prefer: str) -> tuple | None:
             "for ",
             s,
         )
+        s = re.sub(r"\s+(?:now|already|so far)$", "", s)  # "for 3 years now"
     m = _R_DURATION.match(s) if s.startswith("for ") else None
+    if m and not m["n"] and m["u"].endswith("s"):
+        return None  # "for years": how many is not said
     if m:
         n = number(m["n"]) if m["n"] else 1
         if n is None:
@@ -131,13 +158,16 @@ def _resolve_cached(norm: str, ref: datetime, prefer: str) -> tuple | None:
 
 
 def resolve_time(
-    expr: str, reference_time: datetime, prefer: str = "past"
+    expr: str, reference_time: datetime, prefer: str = "past",
+    last_sitting: datetime | None = None,
 ) -> ResolvedTime | None:
     """Resolve one temporal expression relative to ``reference_time`` (naive = UTC).
 
     ``prefer`` ("past" or "future") disambiguates expressions without a direction
-    ("in December", "on Saturday"). Returns ``None`` for text that is not a resolvable point
-    or period in time (vague words, recurring expressions, ages, bare durations).
+    ("in December", "on Saturday"). ``last_sitting`` is when the previous conversation with
+    the same people took place: "since we last talked" is the days from then through the
+    reference day (``None``: unresolved). Returns ``None`` for text that is not a resolvable
+    point or period in time (vague words, recurring expressions, ages, bare durations).
     """
     if not isinstance(expr, str) or not expr.strip():
         return None
@@ -147,8 +177,9 @@ def resolve_time(
         reference_time = parse_instant(reference_time, "reference_time")
     ref = to_utc(reference_time)
     norm = _normalise(expr)
+    last = to_utc(last_sitting) if last_sitting is not None else None
     try:
-        hit = _resolve_cached(norm, ref, "future" if prefer == "future" else "past")
+        hit = _resolve_cached(norm, ref, "future" if prefer == "future" else "past", last)
     except (OverflowError, ValueError):
         # the period falls outside the supported range (years 1-9999: "yesterday" said on
         # 0001-01-01, "next year" in 9999) or names no calendar day: not a resolvable time

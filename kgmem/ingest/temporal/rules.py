@@ -110,6 +110,13 @@ _R_REL_UNIT = re.compile(
 _R_WEEKDAY = re.compile(rf"^{_Q}(?P<w>{WEEKDAY_RE})(?:\s+(?P<tod>morning|afternoon|evening|night))?$")
 
 
+# "last Tues", "next Fri": an abbreviation only after a direction word ("this sun" is no date)
+WEEKDAY_ABBR_RE = r"(?:mon|tues?|wed|thu|thur|thurs|fri|sat|sun)"
+
+
+_R_WEEKDAY_ABBR = re.compile(rf"^(?P<q>last|next|past|previous|coming)\s+(?P<w>{WEEKDAY_ABBR_RE})$")
+
+
 _R_HOLIDAY = re.compile(rf"^{_Q}(?P<h>{HOLIDAY_RE})(?:\s+(?P<y>1[89]\d\d|20\d\d))?$")
 
 
@@ -119,7 +126,7 @@ _R_WORD = re.compile(
     r"tomorrow morning|tomorrow night|the day before yesterday|the day after tomorrow|"
     r"over the weekend|on the weekend|the weekend|this past weekend|this weekend|"
     r"earlier today|earlier this week|earlier this month|earlier this year|later this year|"
-    r"later this month|the other week)$"
+    r"later this month|the other week|the other day|the other night|just the other day)$"
 )
 
 
@@ -279,6 +286,10 @@ def _word(m: re.Match[str], ref: datetime, prefer: str) -> Core | None:
         return month_period(ref.year, ref.month)
     if w in ("earlier this year", "later this year"):
         return year_period(ref.year)
+    if w.endswith(("the other day", "the other night")):
+        # some day of the past week, not today: the period covers it, precision DAY as for
+        # "last week" (the extractor dates an event over the whole period)
+        return day_start(today - timedelta(days=7)), day_start(today), Precision.DAY
     return day_period(today - timedelta(days=7))  # "the other week"
 
 
@@ -447,6 +458,7 @@ _RULES: list[tuple[re.Pattern[str], Rule, Applies]] = [
     (_R_FROM_NOW, _from_now, _always),
     (_R_REL_UNIT, _rel_unit, _always),
     (_R_WEEKDAY, _weekday, _always),
+    (_R_WEEKDAY_ABBR, _weekday, _always),
     (_R_SEASON, _season, _always),
     (_R_SEASON_REL_YEAR, _season_rel_year, _always),
     (_R_DECADE, _decade, _always),

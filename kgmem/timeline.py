@@ -27,11 +27,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from .errors import InvalidIntervalError
 
 _MIN = datetime.min.replace(tzinfo=timezone.utc)
+
+# A sitting (session) is a run of episodes at most this far apart: search ranks them, and the
+# extractor reads "since we last talked" and carries names across one.
+SITTING_GAP = timedelta(minutes=30)
+
+
+def same_sitting(previous: datetime, current: datetime, gap: timedelta = SITTING_GAP) -> bool:
+    """``current`` continues the sitting whose latest episode was said at ``previous``."""
+    return previous <= current <= previous + gap
 
 
 def in_interval(t: datetime, start: datetime | None, end: datetime | None) -> bool:

@@ -4,7 +4,9 @@
 
 Every turn of the labelled sessions goes through the extractor as the product ingests LoCoMo
 (``kgmem.ingest.formats.read_episodes``: the session date + turn index seconds as reference
-time, image captions appended as ``[shares a photo: ...]``). Then, per session:
+time, image captions appended as ``[shares a photo: ...]``), in order, each with its
+conversation (``group``) and the previous session's date (``last_sitting``). Then, per
+session:
 
 * **recall** of the required facts: a fact is *found* when an extracted fact has its subject
   (or a nickname), one of its accepted predicates and its object or an alias (lower case,
@@ -79,6 +81,7 @@ def session_items(labels: Sequence[dict[str, Any]], data_path: Path | None = Non
 
     path = data_path or default_data_dir() / "locomo" / "locomo10.json"
     wanted = {(r["sample_id"], r["session"]): (r["conv"], r["session"]) for r in labels}
+    previous = {(r["conv"], r["session"]): r["previous_session_date"] for r in labels}
     out: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     for ep in read_episodes(path, "locomo"):
         turn = ep["source_description"].rsplit(" ", 1)[-1]
@@ -87,8 +90,11 @@ def session_items(labels: Sequence[dict[str, Any]], data_path: Path | None = Non
             continue
         if key[0] >= 5:
             raise ValueError("conversations 5-9 are held out for extraction work")
+        # the conversation, and when its previous sitting was (what a store of the whole
+        # conversation knows when this session arrives)
         out[key].append({"text": ep["content"], "reference_time": ep["reference_time"],
-                         "speaker": ep.get("speaker"), "turn": turn})
+                         "speaker": ep.get("speaker"), "turn": turn, "group": ep["group"],
+                         "last_sitting": previous[key]})
     return dict(out)
 
 
@@ -113,7 +119,7 @@ def _attr(f: Any, name: str) -> Any:
 
 
 def is_event(f: Any) -> bool:
-    return bool(_attr(f, "event"))
+    return bool(getattr(f, "event", False) or (getattr(f, "attributes", None) or {}).get("event"))
 
 
 def is_ended(f: Any) -> bool:
@@ -293,8 +299,8 @@ def extract_sessions(extractor: Any, items: dict[tuple[int, int], list[dict[str,
     flat = [it for k in keys for it in items[k]]
     t0, c0 = time.perf_counter(), time.process_time()
     results = extractor.extract_many(
-        [{"text": it["text"], "reference_time": it["reference_time"], "speaker": it["speaker"]}
-         for it in flat])
+        [{"text": it["text"], "reference_time": it["reference_time"], "speaker": it["speaker"],
+          "group": it["group"], "last_sitting": it["last_sitting"]} for it in flat])
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     out: dict[tuple[int, int], list[list[Any]]] = {}
     i = 0

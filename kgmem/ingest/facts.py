@@ -37,6 +37,10 @@ class ExtractedFact:
     true). ``valid_at``/``invalid_at`` are ``None`` when the text gives no date: the caller uses
     the episode's reference time. ``evidence`` is the ``(start, end)`` character span in the
     input text that supports the fact; ``rule`` names the rule that fired.
+
+    ``event``: the fact is something that happened (visited, attended, had surgery) rather
+    than a state: it holds over the period its time expression names (``valid_at`` to
+    ``invalid_at``), not from then on; an undated one holds on the day it was told.
     """
 
     subject: str
@@ -53,6 +57,7 @@ class ExtractedFact:
     subject_is_speaker: bool = False
     time_text: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
+    event: bool = False
 
     def key(self) -> tuple[str, str, str, str]:
         return (self.subject.lower(), self.predicate, self.object.lower(), self.kind)

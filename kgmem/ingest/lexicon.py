@@ -17,7 +17,14 @@ UNRESOLVABLE_PRONOUNS = frozenset(
      "yourself", "themselves", "itself"}
 )
 # "my team uses Jira" -> the speaker (only for predicates where the group speaks for the speaker)
-COLLECTIVE_NOUNS = frozenset({"team", "company", "family", "household", "office", "startup", "org"})
+COLLECTIVE_NOUNS = frozenset({"team", "company", "family", "household", "office", "startup", "org",
+                              "crew", "band", "squad", "troupe", "fam"})
+# verbs that look back at a past event now: "I wanted to tell you about my trip last week"
+RECALL_VERBS = frozenset({"tell", "talk", "remember", "share", "mention", "show", "post",
+                          "recall", "love", "enjoy", "miss"})
+
+# predicates whose facts are events (hold over the period they happened in, not from then on)
+EVENT_PREDICATES = frozenset({"VISITED", "ATTENDED", "EXPERIENCED", "CREATED"})
 
 DETERMINERS = frozenset(
     {"the", "a", "an", "my", "our", "your", "his", "her", "their", "its", "some", "any", "this",
@@ -102,8 +109,21 @@ ROLE_NOUNS = frozenset(
      "maintainer", "fundraiser", "organizer", "volunteer", "student", "apprentice",
      "webmaster", "modeler", "estimator", "planner", "scheduler", "buyer", "merchandiser",
      "curator", "archivist", "conductor", "composer", "singer", "dancer", "choreographer",
-     "comedian", "model", "streamer", "youtuber", "influencer", "blogger", "podcaster"}
+     "comedian", "model", "streamer", "youtuber", "influencer", "blogger", "podcaster",
+     # positions in a sports team
+     "guard", "forward", "striker", "goalkeeper", "goalie", "quarterback", "pitcher",
+     "catcher", "midfielder", "defender", "winger", "shortstop", "linebacker", "center",
+     "centre", "fullback", "halfback", "point guard"}
 )
+# irregular past forms the tagger reads as a base form when they open a chat sentence with the
+# subject dropped ("Lost my job as a banker yesterday")
+PAST_FORMS = frozenset({"lost", "got", "went", "came", "took", "made", "had", "left", "found",
+                        "met", "saw", "won", "ran", "began", "bought", "sold", "brought",
+                        "caught", "flew", "drove", "wrote", "broke", "spent", "sent", "gave"})
+# what one writes for as a job ("writing articles for an online mag")
+PUBLICATION_NOUNS = frozenset({"magazine", "mag", "newspaper", "paper", "blog", "website",
+                               "journal", "outlet", "publication", "site", "zine", "newsletter",
+                               "column", "podcast"})
 ROLE_SUFFIXES = ("ist", "ician", "ologist", "grapher", "smith", "wright")
 NOT_ROLES = frozenset(
     {"fan", "member", "person", "guy", "girl", "boy", "man", "woman", "lady", "kid", "vegetarian", "vegan", "christian", "optimist", "pessimist", "perfectionist", "introvert",
@@ -232,6 +252,9 @@ IRREALIS_VERBS = frozenset(
      "worry", "if", "whether", "suggest", "recommend", "remind", "tell", "teach", "help",
      "let", "make"}
 )
+# of those, the ones that report a fact in a that-clause ("excited to tell you I started a
+# class"): irrealis only over an infinitive ("told him to go")
+IRREALIS_ONLY_XCOMP = frozenset({"tell", "remind", "teach", "help", "let", "make"})
 CORRECTION_CUES = (
     "actually", "correction", "sorry", "no,", "no wait", "wait,", "wait ", "oops", "i meant",
     "i mean", "to clarify", "my bad", "that's wrong", "that is wrong", "that's not right",
@@ -434,3 +457,114 @@ DEGREE_WORDS = frozenset(
      "studies", "diploma", "undergrad", "thesis", "dissertation", "program", "programme",
      "course", "bootcamp", "residency"}
 )
+
+# things one goes to, takes part in or attends (ATTENDED, an event)
+EVENT_NOUNS = frozenset(
+    {"event", "meetup", "meeting", "gathering", "party", "celebration", "ceremony", "wedding",
+     "funeral", "memorial", "reunion", "festival", "fest", "fair", "carnival", "parade",
+     "rally", "protest", "vigil", "concert", "gig", "show", "performance", "recital", "musical",
+     "opera", "ballet", "exhibition", "exhibit", "expo", "convention", "conference", "summit",
+     "seminar", "workshop", "webinar", "lecture", "keynote", "class", "course", "lesson",
+     "retreat", "camp", "bootcamp", "tournament", "competition", "comp", "contest",
+     "championship", "match", "race", "marathon", "5k", "10k", "triathlon", "tour", "trip",
+     "roadtrip", "vacation", "cruise", "hike", "picnic", "barbecue", "bbq", "cookout",
+     "potluck", "fundraiser", "gala", "auction", "screening", "premiere", "hackathon",
+     "tasting", "cook-off", "scrimmage", "tryout", "tryouts", "audition", "playdate",
+     "sleepover", "prom", "graduation", "orientation", "trivia", "quiz", "jamboree", "rodeo",
+     "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage"}
+)
+# "a support group", "a book club meeting": a group one goes to as an event
+EVENT_GROUP_MODIFIERS = frozenset({"support", "study", "prayer", "discussion", "therapy",
+                                   "writing", "reading", "book"})
+# places one visits (VISITED from "went to the beach"), beyond named places
+VISIT_PLACE_NOUNS = frozenset(
+    {"beach", "park", "museum", "zoo", "aquarium", "gallery", "center", "centre", "library",
+     "lake", "mountains", "mountain", "forest", "woods", "waterfall", "castle", "temple",
+     "cathedral", "island", "farm", "vineyard", "winery", "market", "garden", "gardens",
+     "resort", "spa", "coast", "countryside", "ranch", "canyon", "river", "theme park",
+     "cabin", "lodge", "national park", "landmark", "monument", "ruins", "shrine", "coastline",
+     "desert", "valley", "volcano", "cave", "reef", "harbor", "harbour", "pier", "boardwalk",
+     "trail", "observatory", "planetarium", "arboretum", "sanctuary", "reserve"}
+)
+# verbs of taking part in an event: "participated in", "competed in", "performed at"
+PARTAKE_VERBS = frozenset({"participate", "compete", "perform", "volunteer", "play", "race",
+                           "march", "present", "speak", "sing", "dance"})
+# verbs whose object is an event one took part in: "ran a race", "won a tournament"
+EVENT_OBJECT_VERBS = frozenset({"run", "win", "enter", "host", "organize", "organise", "throw",
+                                "hold", "attend"})
+# a good time had somewhere: "had a blast at the fair"
+GOOD_TIME_NOUNS = frozenset({"time", "blast", "fun", "ball", "day", "night", "evening",
+                             "weekend", "experience"})
+# "this charity thing", "a birthday do", "family day": a vague head made an event by its modifier
+EVENT_HEADS = frozenset({"thing", "do", "day", "night", "evening", "weekend", "drive", "walk"})
+EVENT_COMPOUNDS = frozenset(
+    {"charity", "fundraising", "birthday", "wedding", "graduation", "holiday", "christmas",
+     "halloween", "networking", "community", "family", "game", "movie", "karaoke", "trivia",
+     "quiz", "open", "awareness", "pride", "bake", "volunteer", "volunteering", "school"}
+)
+# where one goes inside a place ("went to a place in London", "a cafe in Rome")
+VENUE_NOUNS = frozenset({"place", "spot", "restaurant", "cafe", "bar", "pub", "shop", "store",
+                         "hotel", "venue", "museum", "studio", "house", "club"})
+# one's own business ("my clothing store", "my own bakery") -> RUNS
+BUSINESS_NOUNS = frozenset(
+    {"business", "biz", "company", "startup", "shop", "store", "boutique", "bakery", "cafe",
+     "restaurant", "salon", "agency", "firm", "practice", "clinic", "brand", "label",
+     "brewery", "franchise", "food truck", "bistro", "diner", "bar", "gallery", "nursery",
+     "kennel", "daycare", "consultancy", "studio", "venture", "e-shop", "etsy"}
+)
+# "studio", "gallery", "practice", "bar" alone are often not one's business: only with a kind
+# ("my dance studio") or "own"
+BUSINESS_NEEDS_KIND = frozenset({"studio", "gallery", "practice", "bar", "label", "brand",
+                                 "nursery", "company", "firm"})
+NOT_OWN_BUSINESS_MODIFIERS = frozenset({"favorite", "favourite", "local", "usual", "go-to",
+                                        "regular", "future", "dream", "ideal", "old"})
+# things one owns: "my old car", "my new guitar", "my sneaker collection" -> OWNS
+POSSESSION_NOUNS = frozenset(
+    {"car", "truck", "bike", "bicycle", "motorcycle", "motorbike", "scooter", "van", "suv",
+     "jeep", "boat", "yacht", "rv", "camper", "caravan", "guitar", "piano", "violin", "cello",
+     "drum", "drums", "ukulele", "keyboard", "camera", "collection", "tesla", "prius",
+     "convertible", "minivan", "kayak", "canoe", "telescope", "account", "sailboat"}
+)
+# verbs that end owning something ("sold my car", "donated my old car", "shut down my account")
+GIVE_UP_VERBS = frozenset({"sell", "donate", "give", "shut", "close", "scrap", "trade",
+                           "total", "wreck", "crash", "lose", "gift"})
+# verbs that start owning something ("bought a new car", "got a Prius")
+ACQUIRE_VERBS = frozenset({"buy", "purchase", "get", "acquire", "lease", "inherit", "build",
+                           "receive"})
+# verbs that start or end one's own business
+OPEN_BUSINESS_VERBS = frozenset({"open", "start", "launch", "found", "establish", "set",
+                                 "build", "create"})
+CLOSE_BUSINESS_VERBS = frozenset({"close", "shut", "sell", "fold"})
+# what one joins or signs up for and then belongs to (MEMBER_OF), beyond clubs
+MEMBERSHIP_NOUNS = CLUB_NOUNS | frozenset(
+    {"program", "programme", "class", "course", "organization", "organisation", "nonprofit",
+     "charity", "movement", "cohort", "academy", "gym", "studio", "league", "initiative",
+     "mentorship", "fellowship", "residency", "internship", "apprenticeship", "bootcamp",
+     "camp", "crew", "platform", "subreddit", "server", "discord", "chat", "facebook"}
+)
+# a class or course one starts attending ("started a weekend yoga class")
+CLASS_NOUNS = frozenset({"class", "course", "program", "programme", "lesson", "lessons",
+                         "bootcamp", "workshop", "training"})
+# health and life events one has or goes through (EXPERIENCED, an event)
+LIFE_EVENT_NOUNS = frozenset(
+    {"surgery", "operation", "procedure", "transplant", "accident", "crash", "injury",
+     "concussion", "stroke", "seizure", "miscarriage", "breakup", "break-up", "divorce",
+     "separation", "layoff", "diagnosis", "chemo", "chemotherapy", "biopsy", "c-section",
+     "breakdown", "burnout", "relapse", "illness", "infection", "flu", "covid", "pneumonia",
+     "fracture", "heart attack", "panic attack", "bypass", "appendectomy", "mastectomy",
+     "vasectomy", "ivf", "checkup", "scare"}
+)
+# an injury told as a verb: "I broke my arm" -> "broken arm"
+INJURY_VERBS = {"break": "broken", "sprain": "sprained", "fracture": "fractured",
+                "tear": "torn", "twist": "twisted", "dislocate": "dislocated", "hurt": "hurt",
+                "injure": "injured", "pull": "pulled", "bruise": "bruised", "burn": "burned"}
+BODY_PARTS = frozenset(
+    {"arm", "leg", "ankle", "wrist", "knee", "back", "hip", "shoulder", "elbow", "foot", "hand",
+     "finger", "toe", "neck", "nose", "rib", "ribs", "collarbone", "jaw", "acl", "meniscus",
+     "hamstring", "muscle", "tooth", "skull", "spine", "pelvis", "thumb", "heel", "calf"}
+)
+# relatives whose death is the speaker's life event ("my grandma passed away")
+DEATH_VERBS = frozenset({"die", "pass"})
+# unnamed spouses: "my wife and I", "my husband and kids" -> HAS_STATUS married
+SPOUSE_NOUNS = frozenset({"wife", "husband", "hubby", "spouse", "missus", "mrs"})
+FIANCE_NOUNS = frozenset({"fiance", "fiancee", "fiancé", "fiancée"})

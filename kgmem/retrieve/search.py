@@ -55,6 +55,7 @@ from ..errors import InvalidInputError
 from ..model import Entity, Episode, FactVersion
 from ..names import check_group, normalize_name
 from ..store.base import TimeFilter
+from ..timeline import SITTING_GAP
 from ..timeutil import parse_instant, to_micros
 from .backend import get_backend
 from .fuse import mmr, rrf
@@ -63,7 +64,7 @@ from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
 from .timefilter import event_reading, parse_query_time, session_window
 
 DEFAULT_KINDS = ("facts", "entities", "episodes")
-SESSION_GAP = timedelta(minutes=30)
+SESSION_GAP = SITTING_GAP
 WINDOW_CAP = 5000  # episodes considered inside one time window
 MIN_VECTOR_SIM = 0.0  # a vector hit must be at least this similar to count as a candidate
 Key = tuple[str, str]  # (kind, id)

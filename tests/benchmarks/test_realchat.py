@@ -34,7 +34,8 @@ def _fact(subject="Jon", predicate="HAS_ROLE", obj="banker", **kw) -> ExtractedF
 
 
 def _score(labels, facts):
-    items = {(1, 1): [{"text": "t", "reference_time": REF, "speaker": "Jon", "turn": "D1:2"}]}
+    items = {(1, 1): [{"text": "t", "reference_time": REF, "speaker": "Jon", "turn": "D1:2",
+                       "group": "conv-30", "last_sitting": None}]}
     return RC.score(labels, items, {(1, 1): [facts]})
 
 
@@ -104,7 +105,8 @@ def test_start_date_needs_the_window_and_its_precision():
 def test_events_want_the_event_mark():
     lab = _label(kind="event")
     assert not _score([lab], [_fact()])["labels"][0]["result"]["kind_ok"]
-    marked = _fact(attributes={"event": True})
+    assert _score([lab], [_fact(event=True)])["labels"][0]["result"]["kind_ok"]
+    marked = _fact(attributes={"event": True})  # an extractor without the field
     assert _score([lab], [marked])["labels"][0]["result"]["kind_ok"]
 
 

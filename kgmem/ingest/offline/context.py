@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import Any
+
+from kgmem.timeutil import Precision
 
 from .. import lexicon as L
 from ..facts import ANY_OBJECT, ExtractedFact
@@ -16,9 +18,11 @@ from .entities import strip_det
 from .flags import Flags, clause_flags, future_progressive, is_question
 from .mentions import Mention, Mentions
 from .objects import generic_object
+from .sitting import Sitting
 from .tree import governor, verb_group
 
-EVENT_PREDICATES = frozenset({"VISITED", "ATTENDED", "PLANS"})
+# a negated clause of these states nothing ("I've never been to Boston" corrects nothing)
+UNNEGATABLE = L.EVENT_PREDICATES | {"PLANS"}
 
 
 class Context(Mentions):
@@ -26,8 +30,8 @@ class Context(Mentions):
     flags, and the facts emitted so far."""
 
     def __init__(self, doc: Any, ref: datetime, speaker: str, speaker_is_assistant: bool,
-                 user: str | None) -> None:
-        super().__init__(doc, speaker, speaker_is_assistant, user)
+                 user: str | None, sitting: Sitting | None = None) -> None:
+        super().__init__(doc, speaker, speaker_is_assistant, user, sitting)
         self.ref = ref
         self.facts: list[ExtractedFact] = []
         self.flag_cache: dict[int, Flags] = {}
@@ -37,12 +41,15 @@ class Context(Mentions):
         )
         # time mentions: (ResolvedTime, token set, governor index, text)
         self.times: list[tuple[ResolvedTime, set[int], int | None, str]] = []
-        for text, s, e, rt in find_time_expressions(doc, ref):
+        last = sitting.last_sitting if sitting is not None else None
+        for text, s, e, rt in find_time_expressions(doc, ref, last_sitting=last):
             span = doc.char_span(s, e, alignment_mode="expand")
             if span is None:
                 continue
             toks = {t.i for t in span}
             gov = governor(span.root)
+            if gov is not None and gov.i in toks and gov.head != gov:
+                gov = governor(gov.head)  # "since we last talked, I joined": joined
             self.times.append((rt, toks, gov.i if gov is not None else None, text))
             self.time_tokens |= toks
 
@@ -63,8 +70,11 @@ class Context(Mentions):
         gi = {v.i for v in verb_group(verb)} | {t.i for t in extra}
         cands = [(rt, text) for rt, _toks, gov, text in self.times if gov is not None and gov in gi]
         if not cands:
+            cands = self._nearby_time(verb)
+        if not cands:
             return None
-        rt, text = cands[0]
+        # the most precise "at" time ("since we last talked ... last Tuesday": Tuesday)
+        rt, text = min(cands, key=lambda c: (c[0].relation != "at", _span(c[0])))
         for c in cands:
             if c[0].relation in ("since", "range"):
                 rt, text = c
@@ -78,6 +88,31 @@ class Context(Mentions):
             if fut is not None:
                 rt = fut
         return rt, text
+
+    def _nearby_time(self, verb: Any) -> list[tuple[ResolvedTime, str]]:
+        """A time the parser hung next to the clause: on a participle of it ("sprained my ankle
+        playing tennis yesterday"), or, for a clause that opens the sentence, on the main verb
+        between the two ("Just got back from a trip yesterday, it was fun")."""
+        part = {ch.i for ch in verb.children if ch.dep_ == "advcl" and ch.tag_ == "VBG"}
+        out = [(rt, text) for rt, _t, gov, text in self.times if gov in part]
+        if not out and verb.dep_ in ("advcl", "ccomp") and verb.head.i > verb.i:
+            out = [(rt, text) for rt, toks, gov, text in self.times
+                   if gov == verb.head.i and all(verb.i < i < verb.head.i for i in toks)]
+        return out
+
+    def _story_time(self, verb: Any) -> tuple[ResolvedTime, str] | None:
+        """An undated event told right after a dated sentence happened then ("Last weekend I
+        did something new. I participated in a 5K charity run."): the past time of the
+        sentence just before, if it has exactly one."""
+        sent = verb.sent
+        if sent.start == 0:
+            return None
+        prev = self.doc[sent.start - 1].sent
+        found = [(rt, text) for rt, toks, _g, text in self.times
+                 if all(prev.start <= i < prev.end for i in toks)]
+        if len(found) != 1 or found[0][0].relation != "at" or found[0][0].start >= self.ref:
+            return None
+        return found[0]
 
     def emit(
         self,
@@ -115,6 +150,8 @@ class Context(Mentions):
         if f is None:
             return None
         hit = self.time_for(anchor, f, time_extra) if timed and anchor is not None else None
+        if hit is None and timed and anchor is not None and predicate in L.EVENT_PREDICATES:
+            hit = self._story_time(anchor)
         polarity = _polarity(kind, predicate, confidence, f, negatable=negatable, flip=flip,
                              hit=hit, correction=self.correction)
         if polarity is None:
@@ -125,6 +162,8 @@ class Context(Mentions):
                              subject_is_speaker=subj.speaker, attributes=dict(attributes or {}))
         if hit is not None:
             _date(fact, *hit)
+        if predicate in L.EVENT_PREDICATES and kind == "assert":
+            _as_event(fact, hit, self.ref)
         fact.evidence = self._evidence(subj, anchor, tokens)
         self.facts.append(fact)
         return fact
@@ -180,7 +219,7 @@ def _polarity(kind: str, predicate: str, confidence: float, f: Flags, *, negatab
     since_neg = False
     if kind == "assert" and negatable and f.neg and f.perfect and hit is not None:
         since_neg = hit[0].relation == "since" and not hit[1].lower().startswith("for ")
-    if kind == "assert" and negatable and f.neg and predicate in EVENT_PREDICATES:
+    if kind == "assert" and negatable and f.neg and predicate in UNNEGATABLE:
         return None  # "I've never been to Boston" is not a correction of anything
     if kind == "assert" and negatable and f.neg:
         if f.ending or since_neg:
@@ -210,3 +249,24 @@ def _date(fact: ExtractedFact, rt: ResolvedTime, text: str) -> None:
     if rt.relation == "range" and rt.end is not None:
         fact.invalid_at = rt.end
         fact.invalid_precision = rt.end_precision or rt.precision
+
+
+def _as_event(fact: ExtractedFact, hit: tuple[ResolvedTime, str] | None, ref: datetime) -> None:
+    """An event holds over the period its time names ("last year": that year, "yesterday": that
+    day); undated, on the day it was told (from the reference time to the end of that day).
+    "since T" (a state-like use) stays open."""
+    fact.event = True
+    if hit is not None and hit[0].relation == "at":
+        rt = hit[0]
+        if rt.end is not None and fact.invalid_at is None:
+            fact.invalid_at, fact.invalid_precision = rt.end, rt.precision
+        return
+    if hit is None:
+        fact.invalid_at = datetime.combine(ref.date(), time(), ref.tzinfo) + timedelta(days=1)
+        fact.invalid_precision = Precision.DAY
+
+
+def _span(rt: ResolvedTime) -> float:
+    """How long a resolved period is (open ones last forever)."""
+    return (rt.end - rt.start).total_seconds() if rt.end is not None else float("inf")
+

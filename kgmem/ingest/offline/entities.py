@@ -23,6 +23,8 @@ _LEAD_DET = re.compile(
 def strip_det(text: str) -> str:
     """A span's text without leading determiners/possessives/quantifiers and edge punctuation."""
     text = _WS.sub(" ", text).strip(" \t,.;:!?\"'()-")
+    if text.endswith(("'s", "’s")) and len(text) > 3:  # "my dance studio's" presence
+        text = text[:-2].rstrip()
     out = _LEAD_DET.sub("", text) if not text.lower().startswith(("the hague",)) else text
     return out.strip(" ,.;:!?\"'") or text
 

@@ -14,6 +14,7 @@ from kgmem.timeutil import to_utc
 from ..facts import ASSISTANT_SPEAKERS, ExtractedFact, normalize_item, resolve_speaker
 from .context import Context
 from .rules import run
+from .sitting import Sitting, Sittings
 
 
 def _dedupe(facts: list[ExtractedFact]) -> list[ExtractedFact]:
@@ -90,17 +91,21 @@ class OfflineExtractor:
         reference_time: datetime,
         speaker: str | None = None,
         user: str | None = None,
+        sitting: Sitting | None = None,
     ) -> list[ExtractedFact]:
-        """Like :meth:`extract` on an already parsed spaCy ``Doc``."""
+        """Like :meth:`extract` on an already parsed spaCy ``Doc``; ``sitting`` carries what
+        earlier turns of the same conversation said (and learns this one)."""
         ref = to_utc(reference_time)
         who = resolve_speaker(speaker, user)
         is_assistant = bool(speaker and speaker.strip().lower() in ASSISTANT_SPEAKERS)
-        ctx = Context(doc, ref, who, is_assistant, user)
+        ctx = Context(doc, ref, who, is_assistant, user, sitting)
         try:
             run(ctx)
         except (IndexError, AttributeError, KeyError, ValueError):  # pragma: no cover
             # A rule tripping over an odd parse must not lose the whole batch.
             pass
+        if sitting is not None:
+            sitting.learn(who, [name for _i, name in ctx.persons], ctx.relatives, ref)
         return _dedupe(ctx.facts)
 
     def extract_many(
@@ -115,22 +120,43 @@ class OfflineExtractor:
         """Extract from many utterances with ``nlp.pipe``.
 
         Each item is a string (using the ``reference_time``/``speaker``/``user`` arguments), a
-        mapping with ``text`` and optional ``reference_time``, ``speaker``, ``user``, or a tuple
-        ``(text, reference_time[, speaker[, user]])``. Returns one list per item, in order.
+        mapping with ``text`` and optional ``reference_time``, ``speaker``, ``user``, ``group``
+        (the conversation) and ``last_sitting`` (when the previous sitting of that conversation
+        ended, if the caller knows it), or a tuple ``(text, reference_time[, speaker[, user]])``.
+        Returns one list per item, in order.
+
+        Items are read as conversations in the order given: turns of one ``group`` at most a
+        sitting apart (``kgmem.timeline.SITTING_GAP``) share a sitting, so a later turn's "she",
+        "my partner" or "since we last talked" can lean on an earlier one.
         ``n_process > 1`` parses in worker processes (worth it only for large batches on an
         otherwise idle multi-core machine).
         """
+        items = list(items)
         norm = [normalize_item(it, reference_time, speaker, user) for it in items]
         out: list[list[ExtractedFact]] = []
         texts = (_prepare(t) for t, _r, _s, _u in norm)
         docs = self.nlp.pipe(texts, batch_size=batch_size or self.batch_size,
                              n_process=max(1, int(n_process)))
-        for (t, r, s, u), doc in zip(norm, docs):
-            out.append(self.extract_doc(doc, r, s, u) if t.strip() else [])
+        sittings = Sittings()
+        for it, (t, r, s, u), doc in zip(items, norm, docs):
+            extra = it if isinstance(it, Mapping) else {}
+            sitting = sittings.sitting_for(extra.get("group"), to_utc(r),
+                                           _instant(extra.get("last_sitting")))
+            out.append(self.extract_doc(doc, r, s, u, sitting) if t.strip() else [])
         return out
 
 
+def _instant(value: Any) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return to_utc(value) if value is not None else None
+    from kgmem.timeutil import parse_instant
+
+    return parse_instant(value, "last_sitting")
+
+
 _PREP_FIXES = [
+    # a dash glued to a word and used as a pause ("to California- a gorgeous sunset")
+    (re.compile(r"(?<=[A-Za-z])-(?= )"), " "),
     (re.compile(r"\bi'm\b"), "I'm"),
     (re.compile(r"\bim\b"), "I'm"),
     (re.compile(r"\bi've\b"), "I've"),

@@ -51,7 +51,7 @@ def _mark_own_words(f: Flags, v: Any) -> None:
             if low == "never":
                 f.never = True
         if c.dep_ in ("aux", "auxpass"):
-            if c.tag_ == "VBD" or low in ("did", "was", "were", "had"):
+            if c.tag_ == "VBD" or low in ("did", "was", "were", "had", "went"):
                 f.past = True
             if c.lemma_ == "have":
                 f.perfect = True
@@ -62,9 +62,9 @@ def _mark_own_words(f: Flags, v: Any) -> None:
                 f.modal = True
         if c.dep_ == "mark" and low in ("if", "unless", "whether"):
             f.hypothetical = True
-    if v.tag_ == "VBD" or (v.tag_ == "VBN" and v.dep_ == "ROOT" and not any(
+    if v.tag_ == "VBD" or (v.tag_ in ("VBN", "VB") and v.dep_ == "ROOT" and not any(
         c.dep_ in ("aux", "auxpass") for c in v.children
-    )):
+    ) and (v.tag_ == "VBN" or v.lower_ in L.PAST_FORMS)):
         f.past = True
 
 
@@ -98,8 +98,9 @@ def _mark_governing_clauses(f: Flags, verb: Any) -> None:
             c.lower_ in ("would", "'d") for c in cur.children
         ):
             f.in_plan = True
-        if lemma in L.IRREALIS_VERBS:
-            f.hypothetical = True
+        if lemma in L.IRREALIS_VERBS and sub.dep_ not in ("advcl", "conj", "relcl", "acl") and not (
+                lemma in L.IRREALIS_ONLY_XCOMP and sub.dep_ != "xcomp"):
+            f.hypothetical = True  # ("when we went ..., they make me keep going": not irrealis)
         if lemma == "use" and sub.dep_ == "xcomp" and child(sub, "aux", "to") and (
             child(cur, "dobj") is None
         ):
@@ -119,6 +120,14 @@ def _mark_governing_clauses(f: Flags, verb: Any) -> None:
             f.modal = True
         if sub.dep_ == "conj" and cur.tag_ == "VBD":
             f.past = f.past or sub.tag_ in ("VBD", "VBN")
+        if sub.dep_ in ("xcomp", "pcomp", "prep", "pobj", "dobj") and any(
+            c.dep_ == "aux" and (c.lower_ in L.FUTURE_AUX or c.lemma_ == "will")
+            for c in cur.children
+        ):
+            f.future = True  # "I'll take a shot at starting my own business"
+        if sub.dep_ == "xcomp" and cur.lemma_ == "go" and cur.tag_ == "VBG" and child(
+                sub, "aux") is not None:
+            f.future = True  # "I'm gonna take a shot at ...", "I'm going to sell my car"
 
 
 def is_question(sent: Any) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import lexicon as L
 from .entities import ENT_KEEP, clean_ent, ent_type, looks_like_name, strip_det
+from .sitting import Sitting
 from .tree import child, join_tokens
 
 
@@ -28,8 +29,10 @@ class Mentions:
     entity spans; resolves subject and owner tokens to :class:`Mention`s."""
 
     def __init__(self, doc: Any, speaker: str, speaker_is_assistant: bool,
-                 user: str | None) -> None:
+                 user: str | None, sitting: Sitting | None = None) -> None:
         self.doc = doc
+        self.sitting = sitting
+        self.relatives: dict[str, str] = {}  # relation lemma -> the name the speaker gave
         self.speaker = speaker
         self.assistant = speaker_is_assistant
         self.user = user
@@ -74,7 +77,17 @@ class Mentions:
         for j, name in self.persons:
             if j < i:
                 best = name
+        if best is None and self.sitting is not None and self.sitting.people:
+            best = self.sitting.people[-1]  # named earlier in the sitting
         return Mention(best, label="PERSON") if best else None
+
+    def known_relative(self, noun: Any, owner: Mention | None) -> str | None:
+        """"my partner" when the speaker named their partner earlier in the sitting."""
+        lemma = noun.lemma_.lower()
+        if owner is None or not owner.speaker or self.sitting is None or (
+                lemma not in L.RELATION_NOUNS and lemma not in L.PET_NOUNS) or noun.tag_ == "NNS":
+            return None
+        return self.sitting.relatives.get((self.speaker, lemma))
 
     def note_person(self, tok: Any, name: str) -> None:
         """Remember a named person at ``tok`` (for a later he/she)."""
@@ -184,6 +197,9 @@ class Mentions:
                 return Mention(n, label="PERSON", token=name)
             if collective and owner is not None and owner.speaker and lemma in L.COLLECTIVE_NOUNS:
                 return self.speaker_mention(tok)
+            known = self.known_relative(tok, owner)
+            if known is not None:
+                return Mention(known, label="PERSON", token=tok)
             return None
         if tok.pos_ == "PROPN" or ent_type(tok) in ("PERSON", "ORG", "NORP"):
             if ent_type(tok) in ("DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"):
@@ -209,6 +225,12 @@ def subjects(c: Mentions, verb: Any, collective: bool = False) -> tuple[list[Men
         if cur.dep_ in ("dep", "parataxis") and cur.tag_ == "VBD" and cur.head is not cur:
             cur = cur.head
             continue
+        if cur.dep_ == "attr" and cur.pos_ == "VERB" and cur.head.lemma_ == "be":
+            cur = cur.head  # "Been busy volunteering at the shelter"
+            continue
+        if cur.dep_ == "acl" and cur.head.dep_ == "attr" and cur.head.head != cur.head:
+            cur = cur.head.head  # "we were road tripping": the parser hung it on "road"
+            continue
         if cur.dep_ in ("xcomp", "conj", "pcomp", "advcl") and cur.head is not cur:
             nxt = cur.head
             if cur.dep_ == "pcomp" and nxt.pos_ == "ADP":
@@ -226,9 +248,12 @@ def subjects(c: Mentions, verb: Any, collective: bool = False) -> tuple[list[Men
         prev.i == cur.sent.start and looks_like_name(prev)
     ):
         return c.resolve(prev), False
-    # dropped subject: "Started at Shopify in January", "moving to Chicago next month"
+    # dropped subject: "Started at Shopify in January", "moving to Chicago next month", "Just
+    # got back from a road trip, it was fun" (a clause opening the sentence)
     root = cur
-    if root.dep_ == "ROOT" and root.tag_ in ("VBD", "VBN", "VBG"):
+    opens = root.dep_ in ("advcl", "ccomp", "conj", "parataxis") and root.head.i > root.i
+    if (root.dep_ == "ROOT" or opens) and (root.tag_ in ("VBD", "VBN", "VBG") or (
+            root.tag_ == "VB" and root.lower_ in L.PAST_FORMS)):
         first = next((t for t in root.sent if not t.is_punct and t.dep_ not in (
             "advmod", "intj", "aux", "auxpass", "npadvmod", "prep", "pobj", "det", "amod"
         ) and t.i not in c.time_tokens), None)

@@ -15,9 +15,20 @@ from ... import lexicon as L
 from ..context import Context
 from ..entities import ent_type
 from ..tree import child
+from .business import acquire, open_business, own_noun, volunteer
 from .copula import copula
 from .education import attend, do, finish, graduate, study
+from .events import at_event, be_at, event_object, own_event, partake, went_gerund_aux
 from .homes import based, home_noun, live, move, settle
+from .life import (
+    companions,
+    friendship,
+    injury,
+    life_event_noun,
+    relative_died,
+    spouse_noun,
+    trip_noun,
+)
 from .personal import belong, play, speak, turn
 from .pets import have, pet_away, pet_end
 from .plans import plan
@@ -49,7 +60,7 @@ LEMMA_FIX = {"hoping": "hope", "hoped": "hope", "hopes": "hope", "hates": "hate"
              "hated": "hate", "loves": "love", "likes": "like", "leads": "lead", "led": "lead",
              "uses": "use", "lived": "live", "lives": "live", "dating": "date",
              "dated": "date", "dates": "date", "quit": "quit", "left": "leave",
-             "married": "marry", "moved": "move", "relocated": "relocate"}
+             "married": "marry", "moved": "move", "relocated": "relocate", "lost": "lose"}
 
 # verb lemma -> its rule (a copula also goes through rules.copula)
 VERB_RULES: dict[str, Rule] = {
@@ -91,6 +102,14 @@ VERB_RULES: dict[str, Rule] = {
     "put": pet_away, "delete": stop, "cancel": stop,
     "turn": turn, "belong": belong, "base": based,
     "locate": based,
+    "participate": partake, "compete": partake, "perform": partake,
+    "win": event_object, "enter": event_object, "host": event_object,
+    "organize": event_object, "organise": event_object, "throw": event_object,
+    "hold": event_object, "trip": visit, "backpack": visit, "roadtrip": visit,
+    "open": open_business, "launch": open_business, "found": open_business,
+    "establish": open_business, "buy": acquire, "purchase": acquire, "lease": acquire,
+    "inherit": acquire, "volunteer": volunteer, "lose": quit,
+    "hustle": work, "freelance": work, "moonlight": work,
 }
 
 
@@ -107,6 +126,16 @@ def run(c: Context) -> None:
                 tool_prep(c, tok)
             if lemma == "be" or (tok.pos_ == "AUX" and child(tok, ("attr", "acomp"))):
                 copula(c, tok)
+            if lemma == "be":
+                be_at(c, tok)
+            else:
+                at_event(c, tok)
+                companions(c, tok)
+                went_gerund_aux(c, tok)
+            if lemma in L.INJURY_VERBS:
+                injury(c, tok)
+            if lemma in L.DEATH_VERBS:
+                relative_died(c, tok)
         if tok.pos_ in ("NOUN", "PROPN"):
             if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS:
                 relation_noun(c, tok)
@@ -114,6 +143,13 @@ def run(c: Context) -> None:
                 job_noun(c, tok)
             if lemma in L.HOME_NOUNS:
                 home_noun(c, tok)
+            own_event(c, tok)
+            own_noun(c, tok)
+            life_event_noun(c, tok)
+            spouse_noun(c, tok)
+            trip_noun(c, tok)
+            if lemma in ("friendship", "friend"):
+                friendship(c, tok)
 
 
 def _note_people(c: Context) -> None:
@@ -124,5 +160,8 @@ def _note_people(c: Context) -> None:
             name = c.rel_name(tok)
             if name is not None:
                 c.note_person(name, c.name_of(name))
+                owner = c.owner_of(tok)
+                if owner is not None and owner.speaker and tok.tag_ != "NNS":
+                    c.relatives[lemma] = c.name_of(name)  # "my partner Alex": later "my partner"
         elif ent_type(tok) == "PERSON" and tok.ent_iob_ == "B":
             c.note_person(tok, c.name_of(tok))

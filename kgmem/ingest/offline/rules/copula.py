@@ -13,6 +13,7 @@ from ..mentions import Mention, subjects
 from ..objects import entity_ok, pref_object_ok, teamish
 from ..phrases import noun_phrase, num_text, role_text
 from ..tree import child, coord, join_tokens, preps, subtrees
+from .life import allergic
 from .relationships import divorce, marry, pair_relation
 from .roles import role_or_lead
 
@@ -192,6 +193,8 @@ def _complement(c: Context, v: Any, subs: list[Mention], acomp: Any) -> bool:
         marry(c, acomp, subs_override=subs)
     elif low in ("divorced",):
         divorce(c, acomp, subs_override=subs)
+    elif low == "allergic":
+        allergic(c, acomp, subs, v)
     elif low == "fluent":
         _complement_objects(c, v, subs, acomp, ("in",), "SPEAKS", "fluent_in")
     elif low in L.LIKE_ADJ:
@@ -247,7 +250,7 @@ def _prepositions(c: Context, v: Any, subs: list[Mention], subj_tok: Any | None)
                     c.emit(s, "VISITED", noun_phrase(c, o), v, confidence=0.7, rule="was_in",
                            tokens=[o], negatable=False)
     for prep, o in preps(v, ("to",)):
-        if ent_type(o) in ("GPE", "LOC") and c.flags(v).perfect:
+        if ent_type(o) in ("GPE", "LOC") and (c.flags(v).perfect or v.lower_ == "been"):
             for s in subs:
                 c.emit(s, "VISITED", noun_phrase(c, o), v, confidence=0.7, rule="been_to",
                        tokens=[o])

@@ -11,6 +11,7 @@ from ..mentions import subjects
 from ..objects import entity_ok, is_school
 from ..phrases import noun_phrase
 from ..tree import child, preps
+from .events import event_object, is_event
 
 
 def study(c: Context, v: Any) -> None:
@@ -77,6 +78,9 @@ def attend(c: Context, v: Any) -> None:
     """"I attend NYU" (STUDIES_AT), "I attended Stanford" / "attended the Web Summit" (ATTENDED)."""
     subs, _ = subjects(c, v)
     dobj = child(v, "dobj")
+    if dobj is not None and is_event(dobj) and not is_school(c, dobj):
+        event_object(c, v)  # "attended a workshop"
+        return
     if dobj is not None and (is_school(c, dobj) or ent_type(dobj) in ("ORG", "EVENT")):
         f = c.flags(v)
         pred = "ATTENDED" if (f.past or f.perfect or ent_type(dobj) == "EVENT") else "STUDIES_AT"

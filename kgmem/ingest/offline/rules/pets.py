@@ -11,6 +11,7 @@ from ..entities import is_pet_noun
 from ..mentions import Mention, subjects
 from ..phrases import noun_phrase
 from ..tree import child
+from .events import good_time_at
 
 
 def pet_object(c: Context, v: Any, noun: Any, subs: list[Mention], rule: str,
@@ -39,6 +40,9 @@ def pet_object(c: Context, v: Any, noun: Any, subs: list[Mention], rule: str,
 def have(c: Context, v: Any) -> None:
     """"I have a dog named Rex" (HAS_PET), "I have two kids, Max and Lily" (their relation)."""
     dobj = child(v, "dobj")
+    if dobj is not None and dobj.lemma_.lower() in L.GOOD_TIME_NOUNS and v.lemma_ == "have":
+        good_time_at(c, v)  # "we had a blast at the pride event"
+        return
     if dobj is not None and dobj.lemma_.lower() in L.RELATION_NOUNS and v.lemma_ == "have":
         # "I have two kids, Max and Lily" / "I have a sister named Kate"
         name = c.rel_name(dobj)

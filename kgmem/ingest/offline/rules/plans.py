@@ -30,6 +30,9 @@ def plan(c: Context, v: Any) -> None:
         return
     if (v.tag_ == "VBD" or f.past) and not f.perfect and lemma != "decide":
         return  # "we planned to ...", "I just wanted to ...": not a current plan
+    auxes = [ch.lower_ for ch in v.children if ch.dep_ == "aux"]
+    if "been" in auxes and any(a in ("had", "'d") for a in auxes):
+        return  # "I'd been wanting to try yoga ... and finally took the plunge": done
     subs, dropped = subjects(c, v)
     if not subs:
         return

@@ -12,6 +12,7 @@ from ..mentions import Mention, subjects
 from ..objects import employer_of, entity_ok, is_role, past_role, teamish
 from ..phrases import noun_phrase, role_text
 from ..tree import child, children, coord, join_tokens, pobj, preps
+from .events import event_object, is_event, partake, took_trip
 from .travel import go
 from .work import get
 
@@ -22,6 +23,13 @@ def promote(c: Context, v: Any) -> None:
     for prep, o in preps(v, ("to",)):
         if o.pos_ in ("NOUN", "PROPN"):
             role_or_lead(c, subs, o, v, rule="promoted_to")
+    x = child(v, "xcomp")  # "promoted to team lead", parsed as "to lead" with "team" its subject
+    if x is not None and x.lower_ in ("lead", "head") and child(x, "aux", "to") is not None:
+        who = child(x, "nsubj")
+        if who is not None and who.pos_ == "NOUN":
+            for s in subs:
+                c.emit(s, "HAS_ROLE", f"{who.lower_} {x.lower_}", v, rule="promoted_to",
+                       tokens=[who, x])
 
 
 def become(c: Context, v: Any) -> None:
@@ -93,6 +101,9 @@ def lead(c: Context, v: Any) -> None:
     if lemma == "run" and v.sent[0].lower_ in ("run",):
         return
     dobj = child(v, "dobj")
+    if lemma == "run" and dobj is not None and is_event(dobj):
+        event_object(c, v)  # "I ran a charity race"
+        return
     passive = child(v, "nsubjpass")
     agent = None
     for prep, o in preps(v, ("by",)):
@@ -138,6 +149,11 @@ def take(c: Context, v: Any) -> None:
         dobj = child(v, "dobj")
         if dobj is not None and dobj.lemma_.lower() in L.JOB_NOUNS:
             get(c, v)
+        elif dobj is not None and dobj.lemma_.lower() == "part":
+            partake(c, v)  # "took part in a 10K"
+        elif dobj is not None:
+            subs, dropped = subjects(c, v)
+            took_trip(c, v, subs, dropped)
         return
     subs, _ = subjects(c, v)
     target = child(v, "dobj")

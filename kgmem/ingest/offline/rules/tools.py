@@ -75,6 +75,8 @@ def rely(c: Context, v: Any) -> None:
 def code(c: Context, v: Any) -> None:
     """"I code in Python with VS Code", "I write all my code in Emacs": USES."""
     lemma = v.lemma_.lower()
+    if lemma == "write" and _write_for(c, v):
+        return
     if lemma == "write":
         dobj = child(v, "dobj")
         if dobj is None or dobj.lemma_.lower() not in ("code", "program", "script", "app",
@@ -127,3 +129,23 @@ def stop(c: Context, v: Any) -> None:
             if o.pos_ == "PROPN":
                 c.emit(s, "USES", noun_phrase(c, o), v, rule="ditch_for", tokens=[o],
                        confidence=0.7)
+
+
+def _write_for(c: Context, v: Any) -> bool:
+    """"I'm writing articles about fantasy novels for an online mag": WORKS_AT the publication
+    (a writer's employer or client)."""
+    f = c.flags(v)
+    if f.future:
+        return False
+    subs, dropped = subjects(c, v)
+    dobj = child(v, "dobj")
+    done = False
+    for _p, o in preps(v, ("for",)) + (preps(dobj, ("for",)) if dobj is not None else []):
+        if o.lemma_.lower() in L.PUBLICATION_NOUNS or (
+                o.pos_ == "PROPN" and ent_type(o) in ("ORG", "WORK_OF_ART")):
+            for s in subs:
+                c.emit(s, "WORKS_AT", noun_phrase(c, o), v, confidence=0.7 - 0.1 * dropped,
+                       rule="write_for", tokens=[o])
+            done = True
+    return done
+

@@ -12,6 +12,7 @@ from ..mentions import subjects
 from ..objects import is_school
 from ..phrases import noun_phrase
 from ..tree import child, coord, preps
+from .events import attended, back_from, go_event, is_event, is_visit_place
 from .plans import plan_object
 
 
@@ -37,7 +38,13 @@ def go(c: Context, v: Any) -> None:
         for s in subs:
             c.emit(s, "HAS_HOBBY", x.lower_, v, rule="go_hobby", timed=False, tokens=[x])
         return
+    go_event(c, v, subs, dropped)
     for prep, o in preps(v, ("to",)):
+        if is_event(o) and (v.tag_ == "VBG" or f.future) and not (f.past or f.perfect):
+            for s in subs:  # "we're going to a concert on Friday"
+                c.emit(s, "PLANS", noun_phrase(c, o), v, rule="going_to_event", timed=False,
+                       allow_in_plan=True, tokens=[o], confidence=0.7)
+            continue
         if is_school(c, o) and ent_type(o) not in ("GPE", "LOC"):
             pred = "ATTENDED" if (f.past or f.perfect) else "STUDIES_AT"
             for s in subs:
@@ -59,7 +66,8 @@ def go(c: Context, v: Any) -> None:
 
 def visit(c: Context, v: Any) -> None:
     """"I visited Rome last year", "we travelled through Peru": VISITED (past only)."""
-    f = c.flags(v)
+    anchor = v.head.head if v.dep_ == "acl" and v.head.dep_ == "attr" else v
+    f = c.flags(anchor)
     if not (f.past or f.perfect) or f.in_plan:
         return
     subs, dropped = subjects(c, v)
@@ -67,13 +75,24 @@ def visit(c: Context, v: Any) -> None:
     dobj = child(v, "dobj")
     if dobj is not None:
         targets.append(dobj)
-    targets += [o for _p, o in preps(v, ("to", "in", "around", "through"))]
+    targets += [o for _p, o in preps(v, ("to", "in", "around", "through", "on", "along",
+                                         "across"))]
+    if v.lemma_.lower() == "trip" and subs:  # "we were road tripping out on the coast"
+        road = any(ch.lower_ == "road" for ch in v.children) or (
+            v.i > 0 and v.doc[v.i - 1].lower_ == "road")
+        for s in subs:
+            c.emit(s, "ATTENDED", "road trip" if road else "trip", anchor, rule="trip_verb")
     for t in targets:
         if t.i in c.time_tokens:
             continue
+        if is_visit_place(t) or is_event(t):  # "I visited a LGBTQ center"
+            attended(c, v, t, subs, f"{v.lemma_.lower()}_place", 0.8 - 0.1 * dropped)
+            continue
+        the_name = t.pos_ == "PROPN" and any(d.dep_ == "det" and d.lower_ == "the"
+                                              for d in t.children)  # "the Louvre" (not a person)
         if ent_type(t) in ("GPE", "LOC", "FAC") or (t.pos_ == "PROPN" and ent_type(t) not in (
             "PERSON", "DATE", "TIME"
-        )):
+        )) or (the_name and ent_type(t) not in ("DATE", "TIME")):
             for obj, _neg in coord(t):
                 for s in subs:
                     c.emit(s, "VISITED", noun_phrase(c, obj), v, rule=f"{v.lemma_.lower()}_place",
@@ -99,6 +118,7 @@ def return_from(c: Context, v: Any) -> None:
     if v.lemma_.lower() == "come" and not child(v, ("advmod", "prt"), "back"):
         return
     back = child(v, ("advmod", "prt"), "back")
+    back_from(c, v, subs)
     for prep, o in preps(v, ("from",)) + (preps(back, ("from",)) if back is not None else []):
         if ent_type(o) in ("GPE", "LOC") or (o.pos_ == "PROPN" and o.text[:1].isupper()
                                              and o.lemma_.lower() not in L.TRIP_NOUNS):

@@ -13,6 +13,8 @@ from ..mentions import subjects
 from ..objects import employer_of, entity_ok, is_role
 from ..phrases import noun_phrase, role_text
 from ..tree import child, children, coord, governor, preps
+from .business import acquire, open_business
+from .events import back_from
 from .pets import pet_object
 from .relationships import divorce, marry
 
@@ -70,9 +72,10 @@ def join(c: Context, v: Any) -> None:
     if lemma == "team" or (obj.dep_ and lemma in ("squad", "crew", "pod")):
         for s in subs:
             c.emit(s, "MEMBER_OF_TEAM", noun_phrase(c, obj), v, rule="join_team", tokens=[obj])
-    elif lemma in L.CLUB_NOUNS:
+    elif lemma in L.MEMBERSHIP_NOUNS:
         for s in subs:
-            c.emit(s, "MEMBER_OF", noun_phrase(c, obj), v, rule="join_club", tokens=[obj])
+            c.emit(s, "MEMBER_OF", noun_phrase(c, obj, keep_preps=("for", "of")), v,
+                   rule="join_club", tokens=[obj])
     elif entity_ok(c, obj, "org") and (obj.pos_ == "PROPN" or ent_type(obj) == "ORG"):
         if ent_type(obj) == "PERSON":
             return
@@ -89,10 +92,16 @@ def join(c: Context, v: Any) -> None:
 
 def start(c: Context, v: Any) -> None:
     """"I started a new job at Spotify", "started at Shopify in January": WORKS_AT (and
-    HAS_ROLE)."""
+    HAS_ROLE); "started a weekend yoga class" (MEMBER_OF); "started my own business" (RUNS)."""
     subs, dropped = subjects(c, v)
     if not subs:
         return
+    open_business(c, v)
+    dobj0 = child(v, "dobj")
+    if dobj0 is not None and dobj0.lemma_.lower() in L.CLASS_NOUNS and c.flags(v).past:
+        for s in subs:
+            c.emit(s, "MEMBER_OF", noun_phrase(c, dobj0, keep_preps=("for", "of")), v,
+                   rule="start_class", tokens=[dobj0])
     dobj = child(v, "dobj")
     targets = []
     if dobj is not None and dobj.lemma_.lower() in L.JOB_NOUNS:
@@ -112,10 +121,11 @@ def start(c: Context, v: Any) -> None:
 
 def get(c: Context, v: Any) -> None:
     """"I got a job at IBM" (WORKS_AT), "got a puppy" (HAS_PET), "got back from Peru" (VISITED),
-    "got married" (MARRIED_TO)."""
+    "got married" (MARRIED_TO), "got a new car" (OWNS)."""
     subs, dropped = subjects(c, v)
     if not subs:
         return
+    acquire(c, v)
     dobj = child(v, "dobj")
     if dobj is not None:
         lemma = dobj.lemma_.lower()
@@ -132,6 +142,7 @@ def get(c: Context, v: Any) -> None:
             pet_object(c, v, dobj, subs, rule="get_pet")
     back = child(v, ("advmod", "prt"), "back")
     if back is not None:
+        back_from(c, v, subs)
         for prep, o in preps(v, ("from",)) + preps(back, ("from",)):
             if entity_ok(c, o, "place") and ent_type(o) in ("GPE", "LOC", "FAC", ""):
                 if not ent_type(o) and (o.pos_ != "PROPN" or not o.text[:1].isupper()
@@ -189,9 +200,28 @@ def land(c: Context, v: Any) -> None:
 
 
 def sign(c: Context, v: Any) -> None:
-    """"I signed a contract with Nike": WORKS_AT."""
+    """"I signed a contract with Nike": WORKS_AT; "signed with the Wolves" (a team:
+    MEMBER_OF_TEAM); "signed up for a pottery class" (MEMBER_OF)."""
     dobj = child(v, "dobj")
-    if dobj is None or dobj.lemma_.lower() not in ("contract", "offer", "deal"):
+    if dobj is None and child(v, "prt", "up") is not None:
+        subs, dropped = subjects(c, v)
+        for _p, o in preps(v, ("for",)):
+            if o.lemma_.lower() in L.MEMBERSHIP_NOUNS or o.lemma_.lower() in L.CLASS_NOUNS:
+                for s in subs:
+                    c.emit(s, "MEMBER_OF", noun_phrase(c, o, keep_preps=("for", "of")), v,
+                           rule="sign_up_for", tokens=[o])
+        return
+    if dobj is None:
+        subs, dropped = subjects(c, v)
+        for _p, o in preps(v, ("with",)):
+            named_team = o.pos_ == "PROPN" or (o.text[:1].isupper() and any(
+                ch.dep_ == "compound" and ch.pos_ == "PROPN" for ch in o.children))
+            if named_team and ent_type(o) not in ("PERSON", "GPE", "LOC", "DATE"):
+                for s in subs:  # "I signed with the Minnesota Wolves"
+                    c.emit(s, "MEMBER_OF_TEAM", noun_phrase(c, o), v, rule="sign_with_team",
+                           tokens=[o], confidence=0.7 - 0.1 * dropped)
+        return
+    if dobj.lemma_.lower() not in ("contract", "offer", "deal"):
         return
     subs, dropped = subjects(c, v)
     for prep, o in preps(v, ("with",)) + preps(dobj, ("with",)):
@@ -210,16 +240,22 @@ def quit(c: Context, v: Any) -> None:
     xcomp = child(v, "xcomp")
     if xcomp is not None and xcomp.lemma_ == "use":
         return  # "quit using X" -> use rule with ending
-    if dobj is None:
+    if dobj is None or (v.lemma_.lower() == "lose" and dobj.lemma_.lower() not in L.JOB_NOUNS):
         return
     lemma = dobj.lemma_.lower()
     if lemma in L.JOB_NOUNS:
+        for _p, o in preps(dobj, ("as",)) + preps(v, ("as",)):
+            if is_role(o):  # "lost my job as a banker yesterday"
+                for s in subs:
+                    c.emit(s, "HAS_ROLE", role_text(c, o), v, kind="end", confidence=0.85,
+                           rule="quit_job_as", tokens=[o])
         emps = employer_of(c, v, dobj)
         for prep, o in emps:
             for s in subs:
                 c.emit(s, "WORKS_AT", noun_phrase(c, o, keep_preps=("of",)), v, kind="end",
                        confidence=0.85, rule="quit_job_at", tokens=[o])
-        if not emps and any(ch.lower_ in ("my", "our") for ch in dobj.children):
+        if not emps and not preps(dobj, ("as",)) and any(
+                ch.lower_ in ("my", "our") for ch in dobj.children):
             for s in subs:
                 c.emit(s, "WORKS_AT", ANY_OBJECT, v, kind="end", confidence=0.6,
                        rule="quit_job", tokens=[dobj])
@@ -233,6 +269,10 @@ def quit(c: Context, v: Any) -> None:
         for s in subs:
             c.emit(s, "WORKS_AT", noun_phrase(c, dobj, keep_preps=("of",)), v, kind="end",
                    confidence=0.75, rule="quit_org", tokens=[dobj])
+    elif lemma in L.MEMBERSHIP_NOUNS and lemma != "team" and lemma not in L.EVENT_NOUNS:
+        for s in subs:  # "I quit the choir", "left my book club"
+            c.emit(s, "MEMBER_OF", noun_phrase(c, dobj, keep_preps=("for", "of")), v, kind="end",
+                   rule=f"{v.lemma_.lower()}_club", tokens=[dobj])
     elif lemma == "team" and v.lemma_ == "leave":
         for s in subs:
             c.emit(s, "MEMBER_OF_TEAM", noun_phrase(c, dobj), v, kind="end", rule="leave_team",
@@ -244,8 +284,8 @@ def ended_employment(c: Context, v: Any) -> None:
     lemma = v.lemma_.lower()
     if lemma == "lay" and not child(v, "prt", "off"):
         return
-    if lemma == "fire" and v.tag_ != "VBN":
-        return
+    if lemma == "fire" and (v.tag_ != "VBN" or child(v, ("prt", "advmod"), "up")):
+        return  # "got us fired up" is no dismissal
     subs, dropped = subjects(c, v)
     if not subs:
         return
@@ -265,8 +305,16 @@ def ended_employment(c: Context, v: Any) -> None:
 
 
 def teach(c: Context, v: Any) -> None:
-    """"I teach at Lincoln High": WORKS_AT."""
+    """"I teach at Lincoln High": WORKS_AT; "I keep teaching yoga" (a habit of now): HAS_ROLE
+    yoga teacher."""
     subs, _ = subjects(c, v)
+    dobj = child(v, "dobj")
+    f = c.flags(v)
+    if dobj is not None and dobj.pos_ == "NOUN" and not (f.past or f.future) and dobj.i not in (
+            c.time_tokens) and not any(ch.dep_ in ("det", "poss") for ch in dobj.children):
+        for s in subs:  # "teach yoga", not "taught my son to swim" / "teach them"
+            c.emit(s, "HAS_ROLE", f"{noun_phrase(c, dobj)} teacher", v, timed=False,
+                   confidence=0.65, rule="teach_subject", tokens=[dobj])
     for prep, o in preps(v, ("at",)):
         if entity_ok(c, o, "org") and (o.pos_ == "PROPN" or ent_type(o) == "ORG"):
             for s in subs:

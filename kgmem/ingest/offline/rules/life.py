@@ -1,0 +1,201 @@
+"""Life and health: allergies (ALLERGIC_TO), surgeries, injuries, accidents, breakups and
+deaths in the family (EXPERIENCED, an event), an unnamed spouse (HAS_STATUS married), the
+people one did something with ("Anthony and I went ...": KNOWS), and trips told as nouns ("a
+vacation we had to California": VISITED)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import lexicon as L
+from ..context import Context
+from ..entities import ent_type
+from ..mentions import Mention, subjects
+from ..phrases import noun_phrase
+from ..tree import child, governor, preps
+
+
+def allergic(c: Context, acomp: Any, subs: list[Mention], v: Any) -> None:
+    """"I'm allergic to most reptiles and animals with fur": one fact per allergen."""
+    stray = [x for x in v.children if x.dep_ == "conj" and x.pos_ in ("VERB", "NOUN")
+             and not any(ch.dep_ in ("nsubj", "dobj", "prep") for ch in x.children)]
+    for _p, o in preps(acomp, ("to",)):
+        # "allergic to peanuts and shellfish" with "shellfish" hung on the copula as a verb
+        for obj in [o] + [x for x in o.children if x.dep_ == "conj"] + stray:
+            if obj in stray:
+                for s in subs:
+                    c.emit(s, "ALLERGIC_TO", obj.lower_, v, rule="allergic_to", tokens=[obj],
+                           timed=False)
+                continue
+            if obj.pos_ not in ("NOUN", "PROPN") or obj.i in c.time_tokens:
+                continue
+            text = noun_phrase(c, obj)
+            if text.lower().startswith("most "):  # "most reptiles"
+                text = text[5:]
+            for s in subs:
+                c.emit(s, "ALLERGIC_TO", text, v, rule="allergic_to", tokens=[obj], timed=False)
+
+
+def life_event_noun(c: Context, noun: Any) -> None:
+    """"I had knee surgery last month", "after my divorce", "after that tough breakup", "I was
+    in a car accident": the speaker EXPERIENCED it (told in the first person)."""
+    lemma = noun.lemma_.lower()
+    if lemma not in L.LIFE_EVENT_NOUNS or noun.pos_ != "NOUN":
+        return
+    gov = governor(noun)
+    if gov is None:
+        return
+    owner = c.owner_of(noun)
+    subs: list[Mention]
+    after = noun.dep_ == "pobj" and noun.head.lower_ in ("after", "since", "through", "from",
+                                                         "before", "during")
+    if owner is not None:
+        subs = [owner]
+    elif after and _first_person(c) and any(ch.lower_ in ("that", "the", "this")
+                                            for ch in noun.children):
+        subs = [c.speaker_mention()]  # "especially after that tough breakup"
+    else:
+        subs, _ = subjects(c, gov)
+        subs = [s for s in subs if s.speaker or s.label == "PERSON"]
+        # "had surgery", "went through a divorce", "was in an accident", "after that breakup"
+        if not subs or not (gov.lemma_.lower() in ("have", "undergo", "get", "go", "be",
+                                                   "survive", "recover", "need")
+                            or noun.dep_ == "pobj" and noun.head.lower_ in (
+                                "after", "since", "through", "from", "before", "during")):
+            return
+    f = c.flags(gov)
+    if f.future or f.neg:
+        return
+    if not (f.past or f.perfect) and noun.dep_ != "pobj":
+        return  # "I have surgery next week" is a plan, "I need surgery" not an event yet
+    text = noun_phrase(c, noun, drop_amod=True)
+    for s in subs:
+        c.emit(s, "EXPERIENCED", text, gov, rule=f"{lemma}_event", tokens=[noun])
+
+
+def injury(c: Context, v: Any) -> None:
+    """"I broke my arm yesterday", "sprained my ankle": EXPERIENCED broken arm."""
+    part = child(v, "dobj")
+    lemma = v.lemma_.lower()
+    if part is None or part.lemma_.lower() not in L.BODY_PARTS or lemma not in L.INJURY_VERBS:
+        return
+    owner = c.owner_of(part)
+    if owner is None or not owner.speaker:
+        return
+    f = c.flags(v)
+    if not (f.past or f.perfect):
+        return
+    subs, _ = subjects(c, v)
+    for s in subs:
+        if s.speaker:
+            c.emit(s, "EXPERIENCED", f"{L.INJURY_VERBS[lemma]} {part.lemma_.lower()}", v,
+                   rule="injury", tokens=[part])
+
+
+def relative_died(c: Context, v: Any) -> None:
+    """"My grandma passed away last week": the speaker EXPERIENCED the death of grandma."""
+    lemma = v.lemma_.lower()
+    if lemma not in L.DEATH_VERBS or (
+            lemma == "pass" and not child(v, ("prt", "advmod"), ("away", "on"))):
+        return
+    subj = child(v, "nsubj")
+    if subj is None or subj.lemma_.lower() not in L.RELATION_NOUNS:
+        return
+    owner = c.owner_of(subj)
+    if owner is None or not owner.speaker:
+        return
+    name = c.rel_name(subj)
+    who = c.name_of(name) if name is not None else subj.lemma_.lower()
+    c.emit(owner, "EXPERIENCED", f"death of {who}", v, rule="relative_died", tokens=[subj])
+
+
+def spouse_noun(c: Context, noun: Any) -> None:
+    """"my wife and I", "my husband and kids" (no name): HAS_STATUS married; "my fiance":
+    engaged."""
+    lemma = noun.lemma_.lower()
+    if lemma not in L.SPOUSE_NOUNS and lemma not in L.FIANCE_NOUNS:
+        return
+    owner = c.owner_of(noun)
+    if owner is None or not owner.speaker or c.rel_name(noun) is not None:
+        return  # a named one is relationships.relation_noun's
+    prev = [noun.doc[j].lower_ for j in range(max(0, noun.i - 2), noun.i)]
+    if any(ch.lower_ in L.ENDED_RELATION_MODIFIERS | {"future", "dream", "ideal", "next"}
+           for ch in noun.children) or (prev and prev[-1] in (
+               "ex", "ex-", "late", "former", "future")) or prev[-2:] == ["ex", "-"] or (
+            noun.lower_.startswith("ex-")):
+        return
+    gov = governor(noun)
+    status = "married" if lemma in L.SPOUSE_NOUNS else "engaged"
+    c.emit(owner, "HAS_STATUS", status, gov, rule=f"my_{lemma}", timed=False, tokens=[noun])
+
+
+_PAIR_VERBS = frozenset({"break", "split", "date", "marry", "divorce", "see", "separate",
+                         "engage", "married", "divorced", "engaged", "wed", "part"})
+
+
+def companions(c: Context, v: Any) -> None:
+    """"Anthony and I went to a charity thing", "me and Sam": the speaker KNOWS the named
+    person who did it with them."""
+    subj = child(v, "nsubj")
+    if subj is None or v.lemma_.lower() in _PAIR_VERBS or any(
+            x.lemma_.lower() in _PAIR_VERBS for x in v.children if x.dep_ in ("xcomp", "acomp")):
+        return  # "Lisa and I broke up", "Sam and I started dating": the relationship rules
+    group = [subj] + [x for x in subj.children if x.dep_ == "conj"]
+    if subj.lower_ == "i" and subj.i >= 2 and c.doc[subj.i - 1].lower_ == "and":
+        group.append(c.doc[subj.i - 2])  # "Jake and I went" with Jake parsed apart
+    if not any(t.lower_ in ("i", "me") for t in group):
+        return
+    speaker = c.speaker_mention()
+    for t in group:
+        if t.pos_ == "PROPN" and ent_type(t) in ("PERSON", "") and t.lower_ not in ("i", "me"):
+            c.emit(speaker, "KNOWS", c.name_of(t), v, rule="did_with", timed=False,
+                   tokens=[t], confidence=0.7)
+
+
+def trip_noun(c: Context, noun: Any) -> None:
+    """"a special vacation we had to California", "our trip to Peru last year": VISITED (the
+    trip is told as past)."""
+    if noun.lemma_.lower() not in L.TRIP_NOUNS or noun.pos_ != "NOUN":
+        return
+    places = [o for _p, o in preps(noun, ("to", "in")) if ent_type(o) in ("GPE", "LOC")]
+    rel = next((x for x in noun.children if x.dep_ == "relcl"), None)
+    if rel is not None:  # "a vacation we had to California"
+        places += [o for _p, o in preps(rel, ("to", "in")) if ent_type(o) in ("GPE", "LOC")]
+    if not places:
+        return
+    owner = c.owner_of(noun)
+    subs = [owner] if owner is not None else []
+    anchor = rel if rel is not None else governor(noun)
+    if not subs and rel is not None:
+        subs, _ = subjects(c, rel)
+    if not subs or anchor is None:
+        return
+    f = c.flags(anchor)
+    if not (f.past or f.perfect) or f.future:
+        return
+    for place in places:
+        for s in subs:
+            c.emit(s, "VISITED", noun_phrase(c, place), anchor, rule="trip_to", tokens=[place])
+
+
+def _first_person(c: Context) -> bool:
+    return any(t.lower_ in L.SPEAKER_PRONOUNS for t in c.doc)
+
+
+
+def friendship(c: Context, noun: Any) -> None:
+    """"I appreciate our friendship", "you're my best friend": the speaker is a friend of the
+    one they are talking to (known from the sitting)."""
+    lemma = noun.lemma_.lower()
+    addressee = c.sitting.addressee(c.speaker) if c.sitting is not None else None
+    if addressee is None:
+        return
+    gov = governor(noun)
+    if lemma == "friendship" and any(ch.lower_ == "our" for ch in noun.children):
+        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="our_friendship",
+               timed=False, tokens=[noun], confidence=0.7)
+    elif lemma == "friend" and noun.dep_ == "attr" and gov is not None and gov.lemma_ == "be" and (
+            any(ch.dep_ == "nsubj" and ch.lower_ == "you" for ch in gov.children)) and any(
+            ch.dep_ == "poss" and ch.lower_ == "my" for ch in noun.children):
+        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="you_my_friend",
+               timed=False, tokens=[noun], confidence=0.7)

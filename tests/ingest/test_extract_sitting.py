@@ -1,0 +1,109 @@
+"""A conversation read in order (``extract_many``): turns of one sitting share who was named
+("my partner", "she"), who is talking to whom ("our friendship"), and "since we last talked"
+is the days since the previous sitting (issue 15). Sentences are written for these tests."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from kgmem.ingest.offline import OfflineExtractor
+from kgmem.ingest.temporal import resolve_time
+from kgmem.timeline import same_sitting
+from kgmem.timeutil import Precision
+
+UTC = timezone.utc
+MAY1 = datetime(2023, 5, 1, 10, 0, tzinfo=UTC)
+MAY10 = datetime(2023, 5, 10, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def ex() -> OfflineExtractor:
+    return OfflineExtractor()
+
+
+def turns(*rows: tuple[datetime, str, str], group: str = "g") -> list[dict]:
+    out = []
+    for i, (when, speaker, text) in enumerate(rows):
+        out.append({"text": text, "reference_time": when + timedelta(seconds=i),
+                    "speaker": speaker, "group": group})
+    return out
+
+
+def triples(results: list[list]) -> list[set[tuple[str, str, str]]]:
+    return [{(f.subject, f.predicate, f.object) for f in fs} for fs in results]
+
+
+def test_my_partner_is_the_partner_named_earlier_in_the_sitting(ex) -> None:
+    got = triples(ex.extract_many(turns(
+        (MAY10, "Ana", "My partner Jordan is a nurse."),
+        (MAY10, "Ben", "Nice!"),
+        (MAY10, "Ana", "And my partner just got a job at Pfizer."),
+    )))
+    assert ("Jordan", "WORKS_AT", "Pfizer") in got[2]
+
+
+def test_names_do_not_cross_into_another_sitting(ex) -> None:
+    got = triples(ex.extract_many(turns(
+        (MAY1, "Ana", "My partner Jordan is a nurse."),
+        (MAY10, "Ana", "My partner just got a job at Pfizer."),
+    )))
+    assert not any(p == "WORKS_AT" for _s, p, _o in got[1])
+
+
+def test_since_we_last_talked_is_the_days_since_the_previous_sitting(ex) -> None:
+    res = ex.extract_many(turns(
+        (MAY1, "Ana", "Hi there!"),
+        (MAY10, "Ana", "Since we last talked, I joined a choir!"),
+    ))
+    choir = next(f for f in res[1] if f.predicate == "MEMBER_OF")
+    assert choir.valid_at == datetime(2023, 5, 1, tzinfo=UTC)
+    assert choir.valid_precision is Precision.DAY
+
+
+def test_the_previous_sitting_can_be_given_by_the_caller(ex) -> None:
+    item = {"text": "I got a puppy since we last spoke!", "reference_time": MAY10,
+            "speaker": "Ana", "last_sitting": "2023-05-03T09:00:00Z"}
+    pup = next(f for f in ex.extract_many([item])[0] if f.predicate == "HAS_PET")
+    assert pup.valid_at == datetime(2023, 5, 3, tzinfo=UTC)
+
+
+def test_since_we_last_talked_without_a_previous_sitting_is_undated(ex) -> None:
+    res = ex.extract_many([{"text": "Since we last talked, I joined a choir!",
+                            "reference_time": MAY10, "speaker": "Ana"}])
+    assert next(f for f in res[0] if f.predicate == "MEMBER_OF").valid_at is None
+
+
+def test_our_friendship_names_the_one_spoken_to(ex) -> None:
+    got = triples(ex.extract_many(turns(
+        (MAY10, "Ana", "Thanks for always being there."),
+        (MAY10, "Ben", "I really appreciate our friendship."),
+    )))
+    assert ("Ben", "FRIEND_OF", "Ana") in got[1]
+
+
+def test_she_is_the_person_named_earlier_in_the_sitting(ex) -> None:
+    got = triples(ex.extract_many(turns(
+        (MAY10, "Ana", "My sister Priya visited last week."),
+        (MAY10, "Ben", "How is she?"),
+        (MAY10, "Ana", "She just moved to Denver."),
+    )))
+    assert ("Priya", "LIVES_IN", "Denver") in got[2]
+
+
+def test_sittings_follow_the_gap_between_turns() -> None:
+    assert same_sitting(MAY10, MAY10 + timedelta(minutes=30))
+    assert not same_sitting(MAY10, MAY10 + timedelta(minutes=31))
+    assert not same_sitting(MAY10, MAY10 - timedelta(seconds=1))
+
+
+@pytest.mark.parametrize("text,start,end", [
+    ("last Tues", "2023-05-09", "2023-05-10"),             # said on Wednesday 2023-05-10
+    ("the other day", "2023-05-03", "2023-05-10"),         # some day of the week before
+    ("since we last chatted", "2023-05-01", "2023-05-11"),
+])
+def test_chat_times(text, start, end) -> None:
+    rt = resolve_time(text, MAY10, last_sitting=MAY1)
+    assert rt is not None and rt.precision is Precision.DAY
+    assert (rt.start.date().isoformat(), rt.end.date().isoformat()) == (start, end)

@@ -42,6 +42,8 @@ def norm_text(value: str) -> str:
 def triple_key(subject: str, predicate: str, obj: str, kind: str) -> tuple[str, str, str, str]:
     s, o = norm_text(subject), norm_text(obj)
     p = predicate.upper()
+    if p == "HAS_PET" and len(o) > 3 and o.endswith("s") and not o.endswith("ss"):
+        o = o[:-1]  # an unnamed pet is stored in the singular ("three cats" -> "cat")
     if p in SYMMETRIC and o != "*" and o < s:
         s, o = o, s
     return (s, p, o, kind)

@@ -77,6 +77,9 @@ PET_NOUNS = frozenset(
      "corgi", "dachshund", "chihuahua", "pug", "bulldog", "collie", "tabby", "dragon",
      "cockatoo", "parakeet", "bearded dragon"}
 )
+# pet nouns that name no particular animal ("my pets", "the fur babies")
+GENERIC_PET_NOUNS = frozenset({"pet", "animal", "critter", "furbaby", "fur-baby", "baby",
+                               "friend", "buddy"})
 PET_END_VERBS = frozenset({"die", "pass", "lose", "euthanize", "rehome"})
 
 # head nouns of job titles ("senior software engineer", "head of marketing")
@@ -221,7 +224,8 @@ NOT_HOBBIES = frozenset(
 NOT_LIKES = frozenset(
     {"it", "that", "this", "them", "you", "him", "her", "they", "everything", "anything",
      "something", "nothing", "one", "idea", "sound", "way", "what", "how", "when", "which",
-     "here", "there", "so", "lot", "thanks", "thank", "help", "see", "know", "hear"}
+     "here", "there", "so", "lot", "thanks", "thank", "help", "see", "know", "hear", "much",
+     "so much", "making sure", "sure"}
 )
 LIKE_VERBS = frozenset({"love", "like", "enjoy", "adore", "prefer", "fancy", "dig", "relish"})
 DISLIKE_VERBS = frozenset(
@@ -473,6 +477,9 @@ EVENT_NOUNS = frozenset(
      "sleepover", "prom", "graduation", "orientation", "trivia", "quiz", "jamboree", "rodeo",
      "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage"}
 )
+# events too vague to remember without a kind ("went to an event", "made it in my class")
+VAGUE_EVENTS = frozenset({"event", "events", "session", "class", "course", "lesson", "meeting",
+                          "thing", "show", "game"})
 # "a support group", "a book club meeting": a group one goes to as an event
 EVENT_GROUP_MODIFIERS = frozenset({"support", "study", "prayer", "discussion", "therapy",
                                    "writing", "reading", "book"})

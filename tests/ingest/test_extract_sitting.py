@@ -107,3 +107,25 @@ def test_chat_times(text, start, end) -> None:
     rt = resolve_time(text, MAY10, last_sitting=MAY1)
     assert rt is not None and rt.precision is Precision.DAY
     assert (rt.start.date().isoformat(), rt.end.date().isoformat()) == (start, end)
+
+
+def test_texts_dated_alike_are_not_one_conversation(ex) -> None:
+    same = [{"text": "My sister Sarah is a nurse.", "reference_time": MAY10, "speaker": "Ana"},
+            {"text": "My sister lives in Paris.", "reference_time": MAY10, "speaker": "Ana"}]
+    assert not any(f.predicate == "LIVES_IN" for f in ex.extract_many(same)[1])
+
+
+def test_generic_and_plural_pets(ex) -> None:
+    got = triples(ex.extract_many(turns(
+        (MAY10, "Ana", "My pets are my everything."),
+        (MAY10, "Ana", "My pups are crazy today."),
+        (MAY10, "Ana", "I have three dogs: Pepper, Precious and Panda."),
+    )))
+    assert got[0] == set()
+    assert ("Ana", "HAS_PET", "pup") in got[1]
+    assert {o for _s, p, o in got[2] if p == "HAS_PET"} == {"Pepper", "Precious", "Panda"}
+
+
+def test_image_captions_are_not_what_was_said(ex) -> None:
+    text = "Look at this! [shares a photo: a man holding a dog named Max at a concert]"
+    assert ex.extract(text, MAY10, speaker="Ana") == []

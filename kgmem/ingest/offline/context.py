@@ -266,7 +266,13 @@ def _as_event(fact: ExtractedFact, hit: tuple[ResolvedTime, str] | None, ref: da
         fact.invalid_precision = Precision.DAY
 
 
-def _span(rt: ResolvedTime) -> float:
-    """How long a resolved period is (open ones last forever)."""
-    return (rt.end - rt.start).total_seconds() if rt.end is not None else float("inf")
+_COARSE = {Precision.INSTANT: 0, Precision.DAY: 1, Precision.MONTH: 2, Precision.YEAR: 3}
+
+
+def _span(rt: ResolvedTime) -> tuple[int, float]:
+    """How coarse a resolved period is: its precision, then (for days) how many days it
+    covers ("since we last talked" is coarser than "last Tuesday"; 2020 no coarser than
+    2021)."""
+    days = (rt.end - rt.start).days if rt.end is not None else float("inf")
+    return _COARSE.get(rt.precision, 3), (days if rt.precision is Precision.DAY else 0)
 

@@ -168,10 +168,16 @@ _PREP_FIXES = [
 ]
 
 
+# an image caption appended to a turn ("[shares a photo: a dog on a beach]", as kgmem's LoCoMo
+# import writes it): what a captioning model saw, not what the speaker said
+_CAPTION = re.compile(r"\[(?:shares a photo|image|photo):[^\]]*\]", re.I)
+
+
 def _prepare(text: str) -> str:
     """Light chat normalisation that keeps character offsets stable (same-length rewrites
-    only, apart from 'im' -> "I'm" which is avoided when it would shift offsets)."""
-    out = text.replace("’", "'")
+    only, apart from 'im' -> "I'm" which is avoided when it would shift offsets); image
+    captions are blanked out."""
+    out = _CAPTION.sub(lambda m: " " * len(m.group(0)), text).replace("’", "'")
     for pat, rep in _PREP_FIXES:
         out = pat.sub(functools.partial(_same_length_fix, rep), out)
     return out

@@ -52,7 +52,10 @@ class Sittings:
     def sitting_for(self, group: str | None, when: datetime,
                     last_sitting: datetime | None = None) -> Sitting:
         cur = self._current.get(group)
-        if cur is not None and cur.last_time is not None and same_sitting(cur.last_time, when):
+        # the same instant again says nothing about order (a batch of unrelated texts dated
+        # alike): a new sitting, so names do not leak between them
+        if cur is not None and cur.last_time is not None and cur.last_time < when and (
+                same_sitting(cur.last_time, when)):
             return cur
         ended = cur.last_time if cur is not None and cur.last_time is not None and (
             cur.last_time < when) else None

@@ -251,9 +251,12 @@ def _prepositions(c: Context, v: Any, subs: list[Mention], subj_tok: Any | None)
                            tokens=[o], negatable=False)
     for prep, o in preps(v, ("to",)):
         if ent_type(o) in ("GPE", "LOC") and (c.flags(v).perfect or v.lower_ == "been"):
-            for s in subs:
-                c.emit(s, "VISITED", noun_phrase(c, o), v, confidence=0.7, rule="been_to",
-                       tokens=[o])
+            for place, negated in coord(o):  # "I've been to Spain, Italy and Greece"
+                if negated or ent_type(place) not in ("GPE", "LOC"):
+                    continue
+                for s in subs:
+                    c.emit(s, "VISITED", noun_phrase(c, place), v, confidence=0.7,
+                           rule="been_to", tokens=[place])
     for prep, o in preps(v, ("with", "at")):
         fl = c.flags(v)
         if ent_type(o) == "ORG" and (fl.perfect or fl.ending or "since" in v.sent.text.lower()):

@@ -34,7 +34,7 @@ def is_event(tok: Any) -> bool:
         return True  # "this charity thing", "a birthday do"
     if lemma == "run" and any(ch.dep_ in ("compound", "amod", "nummod") for ch in tok.children):
         return True  # "a 10K fun run", "a charity run" (not "went for a run")
-    if lemma in ("group", "meeting", "club") and any(
+    if lemma in ("group", "meeting") and any(
         ch.dep_ in ("compound", "amod") and ch.lemma_.lower() in L.EVENT_GROUP_MODIFIERS
         for ch in tok.children
     ):
@@ -92,6 +92,8 @@ def attended(c: Context, v: Any, tok: Any, subs: list[Mention], rule: str,
         ev = event_token(obj)
         if ev is not None:
             pred, text = "ATTENDED", _event_text(c, obj, ev)
+            if text.lower() in L.VAGUE_EVENTS:
+                continue  # "went to an event", "in my class": which one is not said
         elif is_visit_place(obj):
             pred, text = "VISITED", noun_phrase(c, obj, keep_preps=("of",))
         else:

@@ -21,7 +21,7 @@ def allergic(c: Context, acomp: Any, subs: list[Mention], v: Any) -> None:
              and not any(ch.dep_ in ("nsubj", "dobj", "prep") for ch in x.children)]
     for _p, o in preps(acomp, ("to",)):
         # "allergic to peanuts and shellfish" with "shellfish" hung on the copula as a verb
-        for obj in [o] + [x for x in o.children if x.dep_ == "conj"] + stray:
+        for obj in [o] + [x for x in o.conjuncts if x.i > o.i] + stray:
             if obj in stray:
                 for s in subs:
                     c.emit(s, "ALLERGIC_TO", obj.lower_, v, rule="allergic_to", tokens=[obj],
@@ -140,7 +140,7 @@ def companions(c: Context, v: Any) -> None:
     if subj is None or v.lemma_.lower() in _PAIR_VERBS or any(
             x.lemma_.lower() in _PAIR_VERBS for x in v.children if x.dep_ in ("xcomp", "acomp")):
         return  # "Lisa and I broke up", "Sam and I started dating": the relationship rules
-    group = [subj] + [x for x in subj.children if x.dep_ == "conj"]
+    group = [subj] + [x for x in subj.conjuncts if x.i > subj.i]
     if subj.lower_ == "i" and subj.i >= 2 and c.doc[subj.i - 1].lower_ == "and":
         group.append(c.doc[subj.i - 2])  # "Jake and I went" with Jake parsed apart
     if not any(t.lower_ in ("i", "me") for t in group):
@@ -183,6 +183,9 @@ def _first_person(c: Context) -> bool:
 
 
 
+_VALUE_VERBS = frozenset({"appreciate", "value", "love", "cherish", "treasure", "enjoy"})
+
+
 def friendship(c: Context, noun: Any) -> None:
     """"I appreciate our friendship", "you're my best friend": the speaker is a friend of the
     one they are talking to (known from the sitting)."""
@@ -191,7 +194,8 @@ def friendship(c: Context, noun: Any) -> None:
     if addressee is None:
         return
     gov = governor(noun)
-    if lemma == "friendship" and any(ch.lower_ == "our" for ch in noun.children):
+    if lemma == "friendship" and any(ch.lower_ == "our" for ch in noun.children) and (
+            noun.dep_ == "dobj" and gov is not None and gov.lemma_.lower() in _VALUE_VERBS):
         c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="our_friendship",
                timed=False, tokens=[noun], confidence=0.7)
     elif lemma == "friend" and noun.dep_ == "attr" and gov is not None and gov.lemma_ == "be" and (

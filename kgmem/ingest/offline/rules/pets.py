@@ -22,19 +22,39 @@ def pet_object(c: Context, v: Any, noun: Any, subs: list[Mention], rule: str,
     name = c.rel_name(noun)
     if name is not None:
         names.append(name)
-        names += [x for x in name.children if x.dep_ == "conj"]
+        names += [x for x in name.conjuncts if x.i > name.i]
     if names:
         for n in names:
             for s in subs:
                 c.emit(s, "HAS_PET", c.name_of(n), v, kind=kind, rule=rule, tokens=[n])
     else:
-        text = noun_phrase(c, noun, drop_amod=True)
-        full = noun_phrase(c, noun)
-        if full.lower() in L.PET_NOUNS:
-            text = full
+        text = unnamed_pet(c, noun)
+        if text is None:
+            return
         for s in subs:
             c.emit(s, "HAS_PET", text, v, kind=kind, confidence=0.7, rule=rule,
                    tokens=[noun])
+
+
+def unnamed_pet(c: Context, noun: Any) -> str | None:
+    """A pet told without its name: the name the speaker gave it earlier in the sitting, else
+    the animal in the singular ("my pups" and "my pup" are one fact); "pets" alone says
+    nothing."""
+    lemma = noun.lemma_.lower()
+    if lemma in L.GENERIC_PET_NOUNS:
+        return None
+    known = c.known_relative(noun, c.owner_of(noun)) if noun.tag_ != "NNS" else None
+    if known is not None:
+        return known
+    full = noun_phrase(c, noun)
+    if full.lower() in L.PET_NOUNS:
+        return full
+    words = noun_phrase(c, noun, drop_amod=True).split()
+    if not words:
+        return None
+    words[-1] = lemma if noun.tag_ in ("NNS", "NNPS") and words[-1].lower() == noun.lower_ else (
+        words[-1])
+    return " ".join(words)
 
 
 def have(c: Context, v: Any) -> None:
@@ -49,7 +69,7 @@ def have(c: Context, v: Any) -> None:
         if name is not None:
             subs, _ = subjects(c, v)
             pred = L.RELATION_NOUNS[dobj.lemma_.lower()][0]
-            names = [name] + [x for x in name.children if x.dep_ == "conj"]
+            names = [name] + [x for x in name.conjuncts if x.i > name.i]
             for n in names:
                 nm = c.name_of(n)
                 c.note_person(n, nm)

@@ -11,8 +11,8 @@ from ...facts import ANY_OBJECT
 from ..context import Context
 from ..entities import ent_type
 from ..mentions import Mention, subjects
-from ..phrases import noun_phrase
 from ..tree import child, governor, preps
+from .pets import unnamed_pet
 
 
 def pair_relation(c: Context, v: Any, subj_tok: Any, pred: str, kind: str, rule: str,
@@ -188,11 +188,10 @@ def relation_noun(c: Context, noun: Any) -> None:
             return  # pet_away covers it
         names = [name] if name is not None else []
         if name is not None:
-            names += [x for x in name.children if x.dep_ == "conj"]
-        objs = [(c.name_of(n), n) for n in names] or (
-            [(noun_phrase(c, noun, drop_amod=True), noun)]
-            if noun.dep_ in ("nsubj", "dobj", "pobj") else []
-        )
+            names += [x for x in name.conjuncts if x.i > name.i]
+        unnamed = unnamed_pet(c, noun) if not names and noun.dep_ in (
+            "nsubj", "dobj", "pobj") else None
+        objs = [(c.name_of(n), n) for n in names] or ([(unnamed, noun)] if unnamed else [])
         for o, tok in objs:
             c.emit(owner, "HAS_PET", o, None, rule="my_pet", timed=False,
                    confidence=0.85 if names else 0.6, tokens=[noun, tok])

@@ -55,9 +55,13 @@ def go(c: Context, v: Any) -> None:
                                                          not in ("PERSON", "ORG"))):
             continue
         if f.past or f.perfect:
-            for s in subs:
-                c.emit(s, "VISITED", noun_phrase(c, o), v, rule="went_to", tokens=[o],
-                       confidence=0.8)
+            for place, negated in coord(o):  # "went to Turkey and Mexico"
+                if negated or not (ent_type(place) in ("GPE", "LOC", "FAC")
+                                   or place.pos_ == "PROPN"):
+                    continue
+                for s in subs:
+                    c.emit(s, "VISITED", noun_phrase(c, place), v, rule="went_to",
+                           tokens=[place], confidence=0.8)
         elif v.tag_ == "VBG" or f.future:
             for s in subs:
                 c.emit(s, "PLANS", noun_phrase(c, o), v, rule="going_to_place", timed=False,

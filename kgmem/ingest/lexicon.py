@@ -493,12 +493,6 @@ VISIT_PLACE_NOUNS = frozenset(
      "desert", "valley", "volcano", "cave", "reef", "harbor", "harbour", "pier", "boardwalk",
      "trail", "observatory", "planetarium", "arboretum", "sanctuary", "reserve"}
 )
-# verbs of taking part in an event: "participated in", "competed in", "performed at"
-PARTAKE_VERBS = frozenset({"participate", "compete", "perform", "volunteer", "play", "race",
-                           "march", "present", "speak", "sing", "dance"})
-# verbs whose object is an event one took part in: "ran a race", "won a tournament"
-EVENT_OBJECT_VERBS = frozenset({"run", "win", "enter", "host", "organize", "organise", "throw",
-                                "hold", "attend"})
 # a good time had somewhere: "had a blast at the fair"
 GOOD_TIME_NOUNS = frozenset({"time", "blast", "fun", "ball", "day", "night", "evening",
                              "weekend", "experience"})

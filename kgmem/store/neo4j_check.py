@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from .neo4j import Neo4jStore
 
 SAMPLE = 1000
-_G = "($g IS NULL OR {x}.group_id = $g)"
+
+
+def _in(x: str, group: str | None) -> str:
+    """``x.group_id = $g``, or ``true`` for every group (a ``$g IS NULL OR ...`` would keep
+    Neo4j from using the group indexes, and a shared database holds other groups' data)."""
+    return "true" if group is None else f"{x}.group_id = $g"
 
 
 class Neo4jIntegrityReads:
@@ -34,7 +39,7 @@ class Neo4jIntegrityReads:
                                                ) -> list[tuple[str, str, int]]:
         rows = self._q(
             "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_id IS NOT NULL AND r.expired_at IS NULL "
-            f"AND {_G.format(x='r')} WITH r.group_id AS g, r.fact_id AS f, count(*) AS n "
+            f"AND {_in('r', group)} WITH r.group_id AS g, r.fact_id AS f, count(*) AS n "
             "WHERE n > 1 RETURN g, f, n LIMIT $limit", group)
         return [(r[0], r[1], int(r[2])) for r in rows]
 
@@ -42,7 +47,7 @@ class Neo4jIntegrityReads:
                           ) -> list[Interval]:
         rows = self._q(
             "MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE r.fact_id IS NOT NULL "
-            f"AND r.expired_at IS NULL AND r.name IN $preds AND {_G.format(x='r')} "
+            f"AND r.expired_at IS NULL AND r.name IN $preds AND {_in('r', group)} "
             f"RETURN r.group_id, r.fact_id, s.uuid, o.uuid, r.name, {_micros('r.valid_at')}, "
             f"{_micros('r.invalid_at')}", group, preds=list(predicates))
         return [tuple(r) for r in rows]  # type: ignore[misc]
@@ -50,20 +55,20 @@ class Neo4jIntegrityReads:
     def versions_without_lineage(self, group: str | None) -> list[tuple[str, str, str]]:
         rows = self._q(
             "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_id IS NOT NULL "
-            f"AND {_G.format(x='r')} AND NOT EXISTS {{ MATCH (:KgmemLineage "
+            f"AND {_in('r', group)} AND NOT EXISTS {{ MATCH (:KgmemLineage "
             "{fact_id: r.fact_id}) } RETURN r.group_id, r.uuid, r.fact_id LIMIT $limit", group)
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def lineages_without_versions(self, group: str | None) -> list[tuple[str, str]]:
         rows = self._q(
-            f"MATCH (l:KgmemLineage) WHERE {_G.format(x='l')} AND NOT EXISTS {{ MATCH "
+            f"MATCH (l:KgmemLineage) WHERE {_in('l', group)} AND NOT EXISTS {{ MATCH "
             "()-[:RELATES_TO {fact_id: l.fact_id}]->() } RETURN l.group_id, l.fact_id "
             "LIMIT $limit", group)
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def missing_entity_refs(self, group: str | None) -> list[tuple[str, str, str, str]]:
         rows = self._q(
-            f"MATCH (l:KgmemLineage) WHERE {_G.format(x='l')} "
+            f"MATCH (l:KgmemLineage) WHERE {_in('l', group)} "
             "UNWIND [l.subject_id, l.object_id] AS e WITH l, e "
             "WHERE NOT EXISTS { MATCH (:Entity {uuid: e}) } "
             "RETURN l.group_id, 'fact', l.fact_id, e LIMIT $limit", group)
@@ -72,7 +77,7 @@ class Neo4jIntegrityReads:
     def provenance_to_missing_episodes(self, group: str | None
                                        ) -> list[tuple[str, str, str]]:
         rows = self._q(
-            f"MATCH ()-[r:RELATES_TO]->() WHERE {_G.format(x='r')} "
+            f"MATCH ()-[r:RELATES_TO]->() WHERE {_in('r', group)} "
             "UNWIND coalesce(r.episodes, []) AS e WITH r, e "
             "WHERE NOT EXISTS { MATCH (:Episodic {uuid: e}) } "
             "RETURN DISTINCT r.group_id, coalesce(r.fact_id, r.uuid), e LIMIT $limit", group)
@@ -83,7 +88,7 @@ class Neo4jIntegrityReads:
 
     def keyword_index_problems(self, group: str | None) -> list[str]:
         rows = self._q(
-            f"MATCH (e:Episodic) WHERE {_G.format(x='e')} AND e.content_hash IS NOT NULL "
+            f"MATCH (e:Episodic) WHERE {_in('e', group)} AND e.content_hash IS NOT NULL "
             f"AND e.{EPISODE_TOKENS} IS NULL RETURN e.uuid LIMIT $limit", group)
         out = [f"kgmem episode {r[0]} has no keyword tokens ({EPISODE_TOKENS})" for r in rows]
         return out + self._indexes_not_online(["FULLTEXT"])
@@ -95,11 +100,11 @@ class Neo4jIntegrityReads:
 
     def vector_index_problems(self, group: str | None) -> list[str]:
         out = [f"chunk {r[0]} of episode {r[1]} has no episode" for r in self._q(
-            f"MATCH (c:KgmemChunk) WHERE {_G.format(x='c')} AND NOT EXISTS {{ MATCH "
+            f"MATCH (c:KgmemChunk) WHERE {_in('c', group)} AND NOT EXISTS {{ MATCH "
             "(:Episodic)-[:KGMEM_CHUNK]->(c) } RETURN c.uuid, c.episode_uuid LIMIT $limit",
             group)]
         out += [f"time mention of erased or unknown episode {r[0]}" for r in self._q(
-            f"MATCH (t:KgmemEpisodeTime) WHERE {_G.format(x='t')} AND NOT EXISTS {{ MATCH "
+            f"MATCH (t:KgmemEpisodeTime) WHERE {_in('t', group)} AND NOT EXISTS {{ MATCH "
             "(:Episodic)-[:KGMEM_TIME]->(t) } RETURN t.episode_uuid LIMIT $limit", group)]
         for what, query in (
             ("entity name", "MATCH (x:Entity) WHERE {g} AND x.name_embedding IS NOT NULL "
@@ -110,13 +115,13 @@ class Neo4jIntegrityReads:
              "AND size(x.embedding) <> $dim RETURN x.uuid, size(x.embedding)"),
         ):
             out += [f"{what} vector of {r[0]} has {r[1]} dims, not {EMBEDDING_DIM}"
-                    for r in self._q(query.format(g=_G.format(x="x")) + " LIMIT $limit",
+                    for r in self._q(query.format(g=_in("x", group)) + " LIMIT $limit",
                                      group, dim=EMBEDDING_DIM)]
         return out + self._indexes_not_online(["VECTOR"])
 
     def extraction_rows(self, group: str | None
                         ) -> list[tuple[str, str, str | None, str | None]]:
         rows = self.store._q(
-            f"MATCH (e:Episodic) WHERE {_G.format(x='e')} AND e.content_hash IS NOT NULL "
+            f"MATCH (e:Episodic) WHERE {_in('e', group)} AND e.content_hash IS NOT NULL "
             "RETURN e.group_id, e.uuid, e.kgmem_extraction_status, e.kgmem_extraction", g=group)
         return [tuple(r) for r in rows]  # type: ignore[misc]

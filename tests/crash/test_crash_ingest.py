@@ -1,5 +1,5 @@
 """Crash suite (issue 13 point 3): ``kgmem ingest`` of LoCoMo conversation 0 (its first five
-sessions, 92 turns, 5 facts) killed with SIGKILL at 10 random moments (fixed seed, printed)
+sessions, 92 turns) killed with SIGKILL at 10 random moments (fixed seed, printed)
 and re-run, on both stores: every re-run ends with exactly the clean run's facts (subject,
 predicate, object, both valid-time bounds) and ``kgmem check`` is clean, right after the kill
 and after the re-run. On 1953ce8 the killed runs lost facts for good.
@@ -88,7 +88,8 @@ def test_killed_ingest_re_run_has_exactly_the_clean_runs_facts(
                         log=lines.append)
     with capsys.disabled():
         print("\n" + "\n".join(lines))  # the kill moments, whatever the outcome
-    assert result["clean_facts"] == 5 and result["clean_check"]
+    # the clean run must have facts to lose (5 on c5c1eed's extractor, more since)
+    assert result["clean_facts"] >= 5 and result["clean_check"]
     trials = result["trials"]
     assert len(trials) == KILLS
     assert sum(t["killed"] and t["episodes_when_killed"] > 0 for t in trials) >= KILLS // 2, (

@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                        / max(v["p95_ms"], 1e-9), 2)
               for k, v in baseline["reads"].items()
               if contended["reads_while_write_in_flight"].get(k, {}).get("count")}
-    report = {
+    report: dict[str, Any] = {
         "when": datetime.now(timezone.utc).isoformat(),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "platform": platform.platform(), "load_before": load_before,

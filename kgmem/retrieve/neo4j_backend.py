@@ -160,6 +160,23 @@ class Neo4jBackend:
             except ClientError:
                 self._skip.add(row["id"])
 
+    def _write_each(self, query: str, param: str, items: list[Any]) -> None:
+        """Write ``items`` in one statement; if that fails (an episode erased meanwhile:
+        Neo.ClientError.Statement.EntityNotFound between MATCH and CREATE), write them one by
+        one and drop the ones whose node is gone (nothing of an erased episode is written)."""
+        from neo4j.exceptions import ClientError
+
+        try:
+            self._w(query, **{param: items})
+            return
+        except ClientError:
+            pass
+        for item in items:
+            try:
+                self._w(query, **{param: [item]})
+            except ClientError:
+                continue
+
     def _schema(self) -> None:
         dim = int(self.embedder.dim)
         for stmt in (
@@ -226,10 +243,10 @@ class Neo4jBackend:
                 seen_eps.update(r[0] for r in rows)
                 # episodes written by graphiti (or bulk tools) have no keyword tokens yet
                 toks = fts5_tokens_many([episode_keyword_text(r[2] or "", r[3]) for r in rows])
-                self._w(
+                self._write_each(
                     "UNWIND $rows AS x MATCH (e:Episodic {uuid: x[0]}) "
                     f"WHERE e.{EPISODE_TOKENS} IS NULL SET e.{EPISODE_TOKENS} = x[1]",
-                    rows=[[r[0], " ".join(t)] for r, t in zip(rows, toks)])
+                    "rows", [[r[0], " ".join(t)] for r, t in zip(rows, toks)])
                 texts, meta, times = [], [], []
                 for uid, group, content, speaker, ref in rows:
                     for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):
@@ -247,25 +264,25 @@ class Neo4jBackend:
                 ]
                 # MATCH the episode in the same statement: an episode erased meanwhile gets no
                 # chunks (nothing of it is resurrected)
-                self._w(
-                    "UNWIND $chunks AS x MATCH (e:Episodic {uuid: x.ep}) "
+                self._write_each(
+                    "UNWIND $eps AS ep UNWIND ep AS x MATCH (e:Episodic {uuid: x.ep}) "
                     "WHERE NOT EXISTS { MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {chunk: x.i}) "
                     "WHERE c.model = x.m OR c.model IS NULL } "
                     "CREATE (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {uuid: x.id, episode_uuid: x.ep, "
                     "group_id: x.g, chunk: x.i, start: x.a, end: x.b, model: x.m}) "
                     "WITH c, x CALL db.create.setNodeVectorProperty(c, 'embedding', x.v)",
-                    chunks=chunks)
+                    "eps", _by_episode(chunks))
                 if times:
                     by_ep: dict[str, list[dict[str, Any]]] = {}
                     for stamp in times:
                         by_ep.setdefault(stamp["ep"], []).append(stamp)
                     # once per episode, not again for each embedder's chunks
-                    self._w(
+                    self._write_each(
                         "UNWIND $eps AS ts MATCH (e:Episodic {uuid: ts[0].ep}) "
                         "WHERE NOT (e)-[:KGMEM_TIME]->() UNWIND ts AS x "
                         "CREATE (e)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid: x.ep, "
                         "group_id: x.g, start: x.s, end: x.e})",
-                        eps=list(by_ep.values()))
+                        "eps", list(by_ep.values()))
                 done += len(rows)
             # chunks / time mentions of erased episodes
             self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c) DETACH DELETE c")
@@ -594,3 +611,10 @@ class Neo4jBackend:
                        + n4._ENTITY_RETURN, ids=list(dict.fromkeys(ids)), g=group)
         return {r[0]: n4._entity(r) for r in rows}
 
+
+def _by_episode(chunks: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Chunks grouped by their episode (one failing episode does not drop the others')."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for c in chunks:
+        out.setdefault(c["ep"], []).append(c)
+    return list(out.values())

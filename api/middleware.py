@@ -7,11 +7,13 @@ ever being touched.
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
 from typing import Any
+
+from kgmem.auth import ApiKey, match_key, parse_api_keys, presented_key
+
+__all__ = ["ApiKey", "GuardMiddleware", "parse_api_keys"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -22,35 +24,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 DEFAULT_GROUP = "default"
 # Open without a key: liveness and the API's own documentation.
 OPEN_PATHS = frozenset({"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    key: str
-    groups: frozenset[str] | None  # None: every group
-
-
-def parse_api_keys(spec: str | None) -> list[ApiKey]:
-    """``"key1,key2=groupA|groupB"`` -> keys; a key without ``=`` may use every group."""
-    if spec is None or not spec.strip():
-        return []
-    keys: list[ApiKey] = []
-    for raw in spec.split(","):
-        entry = raw.strip()
-        if not entry:
-            continue
-        key, sep, groups = entry.partition("=")
-        key = key.strip()
-        if not key:
-            raise ValueError("KGMEM_API_KEYS: an entry has an empty key")
-        if sep:
-            names = frozenset(g.strip() for g in groups.split("|") if g.strip())
-            if not names:
-                raise ValueError(f"KGMEM_API_KEYS: key entry {key[:4]}... lists no groups")
-            keys.append(ApiKey(key, names))
-        else:
-            keys.append(ApiKey(key, None))
-    return keys
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -78,29 +51,15 @@ class GuardMiddleware:
         self.keys = keys
         self.max_bytes = max_request_bytes
 
-    def _match(self, presented: str) -> ApiKey | None:
-        found = None
-        p = presented.encode()
-        for k in self.keys:  # compare against every key: no early exit timing signal
-            if hmac.compare_digest(p, k.key.encode()):
-                found = k
-        return found
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
         if self.keys and path not in OPEN_PATHS:
-            presented = None
-            auth = _header(scope, b"authorization")
-            if auth is not None:
-                scheme, _, token = auth.strip().partition(" ")
-                if scheme.lower() == "bearer" and token.strip():
-                    presented = token.strip()
-            if presented is None:
-                presented = _header(scope, b"x-api-key")
-            key = self._match(presented) if presented else None
+            presented = presented_key(_header(scope, b"authorization"),
+                                      _header(scope, b"x-api-key"))
+            key = match_key(self.keys, presented)
             if key is None:
                 await _send_error(
                     send, 401, "unauthorized",
@@ -108,13 +67,11 @@ class GuardMiddleware:
                     extra_headers=[(b"www-authenticate", b"Bearer")],
                 )
                 return
-            if key.groups is not None:
-                group = _header(scope, b"x-group") or DEFAULT_GROUP
-                if group not in key.groups:
-                    await _send_error(send, 403, "forbidden",
-                                      "this API key may not use this group",
-                                      {"group": group[:128]})
-                    return
+            group = _header(scope, b"x-group") or DEFAULT_GROUP
+            if not key.allows(group):
+                await _send_error(send, 403, "forbidden", "this API key may not use this group",
+                                  {"group": group[:128]})
+                return
 
         declared = _header(scope, b"content-length")
         if declared is not None:

@@ -56,6 +56,14 @@ class NotFoundError(KgmemError, LookupError):
     http_status = 404
 
 
+class ForbiddenError(KgmemError):
+    """The caller's API key may not use this group (MCP over HTTP; REST answers the same
+    403 from its guard before routing)."""
+
+    type = "forbidden"
+    http_status = 403
+
+
 class ClockError(KgmemError):
     """The transaction clock went backwards: transaction time is never back-dated."""
 

@@ -994,6 +994,10 @@ class Memory:
     def stats(self, group: str | None = None) -> dict[str, int]:
         return self.store.counts(None if group is None else check_group(group))
 
+    def groups(self) -> list[str]:
+        """Every group of the store that holds entities, episodes or changes."""
+        return self.store.groups()
+
     def orphans(self, group: str = DEFAULT_GROUP) -> list[OrphanedLineage]:
         """Facts whose versions or entities were deleted outside kgmem (e.g. graphiti-core's
         ``remove_episode`` on a shared Neo4j graph; docs/graphiti.md). They no longer show in

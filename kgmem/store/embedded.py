@@ -432,6 +432,11 @@ class EmbeddedStore:
                 ]
         return out
 
+    def groups(self) -> list[str]:
+        return [r[0] for r in self._q(
+            "SELECT group_id FROM entities UNION SELECT group_id FROM episodes "
+            "UNION SELECT group_id FROM changes ORDER BY 1")]
+
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
         return _orphans(self._q(_ORPHAN_SELECT + "WHERE l.group_id=? ORDER BY l.seq", (group,)))
 

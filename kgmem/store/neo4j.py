@@ -821,6 +821,14 @@ class Neo4jStore:
             )[0]
         return dict(zip(("entities", "episodes", "lineages", "versions", "changes"), row))
 
+    def groups(self) -> list[str]:
+        rows = self._q(
+            "CALL () { MATCH (n:Entity) RETURN DISTINCT n.group_id AS g "
+            "UNION MATCH (n:Episodic) RETURN DISTINCT n.group_id AS g "
+            "UNION MATCH (n:KgmemChange) RETURN DISTINCT n.group_id AS g } "
+            "WITH g WHERE g IS NOT NULL RETURN g ORDER BY g")
+        return [r[0] for r in rows]
+
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
         return _orphans(self._q("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
                                 + _ORPHAN_RETURN, g=group))

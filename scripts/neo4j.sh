@@ -7,7 +7,8 @@
 # bootloader (org.neo4j.server.startup.Neo4jCommand, what bin/neo4j runs).
 #
 # Usage: scripts/neo4j.sh <command>
-#   fetch          download jars into $KGMEM_NEO4J_HOME/lib (idempotent, reuses ~/.m2)
+#   fetch          download jars into $KGMEM_NEO4J_HOME/lib and APOC core into plugins/
+#                  (idempotent, reuses ~/.m2)
 #   start          fetch if needed, write conf, start in the background, wait until ready
 #   stop           stop the server (SIGTERM via the bootloader; waits)
 #   restart        stop + start
@@ -22,6 +23,10 @@
 # Environment (all optional):
 #   KGMEM_NEO4J_VERSION        Neo4j version (default below; must be 5.26.x for Java 17)
 #   KGMEM_NEO4J_BROWSER_VERSION  org.neo4j.client:neo4j-browser version (default 5.24.0)
+#   KGMEM_NEO4J_APOC_VERSION   APOC core plugin (org.neo4j.procedure:apoc-core, classifier core;
+#                              default 5.26.0, the newest 5.26 on Maven Central; "off": none).
+#                              The Browser's ready queries draw virtual graphs with it
+#                              (docs/neo4j-browser.md); kgmem itself never calls APOC.
 #   KGMEM_NEO4J_HOME           home dir (default $REPO/.neo4j/$KGMEM_NEO4J_VERSION)
 #   KGMEM_NEO4J_BOLT_PORT      default 7687      KGMEM_NEO4J_HTTP_PORT  default 7474
 #   KGMEM_NEO4J_PASSWORD       if set: auth is enabled and this becomes the initial password
@@ -40,6 +45,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NEO4J_VERSION="${KGMEM_NEO4J_VERSION:-5.26.30}"
 BROWSER_VERSION="${KGMEM_NEO4J_BROWSER_VERSION:-5.24.0}"
+APOC_VERSION="${KGMEM_NEO4J_APOC_VERSION:-5.26.0}"
 DEP_PLUGIN_VERSION="3.8.1"
 H="$(realpath -m "${KGMEM_NEO4J_HOME:-$REPO/.neo4j/$NEO4J_VERSION}")"
 BOLT_PORT="${KGMEM_NEO4J_BOLT_PORT:-7687}"
@@ -160,6 +166,45 @@ cmd_fetch() {
   echo "$MARKER_CONTENT" > "$MARKER"
   rm -rf "$H/target"
   log "fetched $(find "$H/lib" -name '*.jar' | wc -l) jars, $(du -sh "$H/lib" | cut -f1), in $((SECONDS - t0)) s"
+}
+
+# APOC core goes to plugins/ (not lib/), so it can be added to a home whose server runs: it
+# loads at the next start. Only apoc.create.vNode/vRelationship and apoc.map are used (ready
+# queries of docs/neo4j-browser.md): virtual nodes have negative ids, so the Browser's
+# "connect result nodes" finds no stored relationship between them.
+cmd_plugins() {
+  [[ "$APOC_VERSION" == off ]] && return 0
+  local jar="apoc-core-$APOC_VERSION-core.jar"
+  [[ -f "$H/plugins/$jar" ]] && return 0
+  command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
+  mkdir -p "$H/plugins"
+  local tmp="$H/plugins.fetching"
+  rm -rf "$tmp"
+  log "fetching APOC core $APOC_VERSION from Maven Central (cached in ~/.m2)..."
+  if ! mvn -B -q "org.apache.maven.plugins:maven-dependency-plugin:$DEP_PLUGIN_VERSION:copy" \
+        -Dartifact="org.neo4j.procedure:apoc-core:$APOC_VERSION:jar:core" \
+        -DoutputDirectory="$tmp" >"$H/fetch-apoc.log" 2>&1; then
+    tail -20 "$H/fetch-apoc.log" >&2
+    rm -rf "$tmp"
+    die "mvn could not fetch APOC core $APOC_VERSION (KGMEM_NEO4J_APOC_VERSION=off skips it)"
+  fi
+  # APOC 5.26.0's core jar bundles commons-lang3/-text of 2020, which shadow the 3.18 that
+  # Neo4j 5.26.30's own commons-configuration2 2.15 calls (NoSuchMethodError
+  # ObjectUtils.getIfNull at startup): drop the bundled copies, lib/ has newer ones.
+  python3 - "$tmp/$jar" <<'PY' || die "could not strip the bundled commons classes from $jar"
+import shutil, sys, zipfile
+src = sys.argv[1]
+with zipfile.ZipFile(src) as zin, zipfile.ZipFile(src + ".new", "w", zipfile.ZIP_DEFLATED) as zout:
+    for item in zin.infolist():
+        if not item.filename.startswith(("org/apache/commons/lang3/", "org/apache/commons/text/")):
+            zout.writestr(item, zin.read(item.filename))
+shutil.move(src + ".new", src)
+PY
+  rm -f "$H"/plugins/apoc-core-*.jar  # never two APOC versions
+  mv "$tmp/$jar" "$H/plugins/$jar"
+  rm -rf "$tmp"
+  if is_running; then log "APOC $APOC_VERSION installed: it loads at the next restart"
+  else log "APOC $APOC_VERSION installed in plugins/"; fi
 }
 
 cmd_latest_version() {
@@ -343,6 +388,7 @@ cmd_start() {
   unset JAVA_OPTS HEAP_SIZE
   find_java
   cmd_fetch
+  cmd_plugins
   write_conf
   clear_stale_pid
   if is_running; then
@@ -443,7 +489,7 @@ cmd_env() {
 }
 
 case "${1:-}" in
-  fetch) cmd_fetch ;;
+  fetch) cmd_fetch; cmd_plugins ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
   restart) cmd_stop; cmd_start ;;
@@ -454,5 +500,5 @@ case "${1:-}" in
   logs) tail -n "${2:-100}" "$H/logs/neo4j.log" ;;
   env) cmd_env ;;
   latest-version) cmd_latest_version ;;
-  *) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; [[ -n "${1:-}" ]] && exit 2 || exit 0 ;;
+  *) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; [[ -n "${1:-}" ]] && exit 2 || exit 0 ;;
 esac

@@ -68,6 +68,23 @@ def neo4j_store_or_skip():  # type: ignore[no-untyped-def]
     return _neo4j_store
 
 
+def neo4j_apoc_store_or_skip():  # type: ignore[no-untyped-def]
+    """The shared Neo4jStore, on a server with APOC core loaded (the Browser's ready queries
+    draw virtual graphs with it; scripts/neo4j.sh installs it in plugins/)."""
+    store = neo4j_store_or_skip()
+    try:
+        with store.driver.session(database=store.database) as s:
+            s.run("RETURN apoc.version()").consume()
+    except Exception as exc:
+        msg = (f"the Neo4j server at {neo4j_settings()['uri']} has no APOC core ({exc}); "
+               "scripts/neo4j.sh start installs it in plugins/ (a running server loads it "
+               "at its next restart)")
+        if IN_CI:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return store
+
+
 STORES = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 

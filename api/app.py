@@ -17,7 +17,7 @@ from kgmem.settings import Settings
 from .deps import AUTH
 from .errors import errors, install_error_handlers
 from .middleware import GuardMiddleware, parse_api_keys
-from .routes import changes, entities, episodes, facts, graph, health, retrieval
+from .routes import changes, entities, episodes, facts, graph, health, predicates, retrieval
 
 API_VERSION = "v1"
 
@@ -39,6 +39,8 @@ TAGS = [
     {"name": "episodes", "description": "Raw content stored verbatim; extraction runs on add."},
     {"name": "facts", "description": "Bi-temporal facts: assert, read as of, revise."},
     {"name": "entities", "description": "Entities and what the memory holds about them."},
+    {"name": "predicates", "description": "The group's predicate vocabulary, stored: "
+     "cardinality and symmetry."},
     {"name": "changes", "description": "The change log and undo."},
     {"name": "graph", "description": "Paths between entities."},
     {"name": "retrieval", "description": "Search and prompt context."},
@@ -78,7 +80,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         dependencies=AUTH,
         responses=errors(401, 403, 422, 503),
     )
-    for module in (episodes, facts, entities, changes, graph, retrieval):
+    for module in (episodes, facts, entities, predicates, changes, graph, retrieval):
         v1.include_router(module.router)
     app.include_router(health.router)
     app.include_router(v1)

@@ -7,6 +7,7 @@ adds request bodies, list envelopes and the few API-specific shapes.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgmem.model import Change, Entity, Episode, FactVersion, Path
 from kgmem.names import MAX_CONTENT, MAX_NAME
 from kgmem.retrieve.models import SessionResult
+from kgmem.vocabulary import PredicateSource
 
 # Hard ceilings baked into the schema; the configured ``max_list`` (settings) may be lower.
 MAX_BULK = 1000
@@ -93,6 +95,23 @@ class CorrectIn(_In):
     reason: str | None = Field(None, max_length=MAX_TEXT)
 
 
+class MergeIn(_In):
+    other: str = Field(min_length=1, max_length=MAX_NAME,
+                       description="The entity (name, alias or id) merged into the path's.")
+    reason: str | None = Field(None, max_length=MAX_TEXT)
+
+
+class PredicateIn(_In):
+    name: str = Field(min_length=1, max_length=128, description="e.g. DRIVES or 'drives'.")
+    cardinality: Literal["functional", "multi"] = Field(
+        description="functional: one object per subject at a time (a new value closes the "
+        "previous one); multi: many at once.")
+    symmetric: bool = Field(False, description="A relation told from either side is one "
+                            "fact (MARRIED_TO).")
+    description: str = Field("", max_length=MAX_TEXT)
+    reason: str | None = Field(None, max_length=MAX_TEXT)
+
+
 # ---------------------------------------------------------------- responses
 class Page(BaseModel, Generic[T]):
     items: list[T]
@@ -117,6 +136,26 @@ class FactPage(Page[FactVersion]):
 
 class ChangePage(Page[Change]):
     """A page of changes (oldest first)."""
+
+
+class PredicateOut(BaseModel):
+    """A predicate's rules in a group."""
+
+    name: str
+    cardinality: Literal["functional", "multi"]
+    symmetric: bool
+    description: str
+    source: PredicateSource = Field(
+        description="built-in, declared (stored by a declare change), or first use (recorded "
+        "as multi-valued when the group first used a predicate nobody declared).")
+    declared_at: datetime | None = Field(None, description="Transaction time of the stored "
+                                         "declaration.")
+    change_id: str | None = Field(None, description="The change that declared it (undo it "
+                                  "to revert).")
+
+
+class PredicateList(BaseModel):
+    items: list[PredicateOut]
 
 
 class EpisodeList(BaseModel):

@@ -170,7 +170,7 @@ async def compare(m: Memory, store: Neo4jStore, group: str, questions: Sequence[
             # kgmem answers symmetric predicates (KNOWS, MARRIED_TO...) from either side;
             # graphiti has no such notion, so its candidates get the same scope
             return e.source_node_uuid == q.subject_id or (
-                e.target_node_uuid == q.subject_id and m.vocabulary.get(e.name).symmetric)
+                e.target_node_uuid == q.subject_id and m.predicate(e.name, group).symmetric)
 
         async def graphiti_answer(q: Question, mode: str) -> dict[str, EntityEdge]:
             res = await g.search_(q.subject, config=cfg, group_ids=[group],

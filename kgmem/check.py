@@ -97,15 +97,21 @@ def check_one_current_version(r: IntegrityReads, group: str | None) -> Finding:
                     [f"group {g}: fact {f} has {n} current versions" for g, f, n in rows])
 
 
-def check_functional_intervals_disjoint(r: IntegrityReads, group: str | None,
-                                        vocabulary: Vocabulary) -> Finding:
-    functional = [s for s in vocabulary.specs() if s.functional]
-    symmetric = {s.name for s in functional if s.symmetric}
+def check_functional_intervals_disjoint(
+        r: IntegrityReads, group: str | None, vocabulary: Vocabulary,
+        per_group: dict[str, Vocabulary] | None = None) -> Finding:
+    """``vocabulary``: the predicates of a group not in ``per_group`` (its declarations)."""
+    per_group = per_group or {}
+    every = [vocabulary, *per_group.values()]
+    names = sorted({s.name for v in every for s in v.specs() if s.functional})
     holders: dict[tuple[str, str, str], list[tuple[str, datetime | None, datetime | None]]] = {}
-    for g, fid, s, o, pred, va, ia in r.current_intervals(group, [s.name for s in functional]):
+    for g, fid, s, o, pred, va, ia in r.current_intervals(group, names):
+        spec = per_group.get(g, vocabulary).get(pred)
+        if not spec.functional:
+            continue
         iv = (fid, opt_from_micros(va), opt_from_micros(ia))
         holders.setdefault((g, s, pred), []).append(iv)
-        if pred in symmetric and o != s:  # the object holds the relation too
+        if spec.symmetric and o != s:  # the object holds the relation too
             holders.setdefault((g, o, pred), []).append(iv)
     problems = []
     for (g, holder, pred), ivs in sorted(holders.items()):
@@ -221,12 +227,20 @@ CHECKS: list[Callable[[IntegrityReads, str | None], Finding]] = [
 
 
 def check_store(store: Any, group: str | None = None,
-                vocabulary: Vocabulary | None = None) -> CheckReport:
+                vocabulary: Vocabulary | Callable[[str], Vocabulary] | None = None
+                ) -> CheckReport:
     """Run every check on ``store`` (``group=None``: all groups); ``vocabulary`` says which
-    predicates are functional (default: the built-in vocabulary)."""
+    predicates are functional: one for every group, or each group's (``Memory.vocabulary``,
+    for the groups that declare predicates); default: the built-in vocabulary."""
     r: IntegrityReads = store.integrity_reads()
+    per_group: dict[str, Vocabulary] = {}
+    if callable(vocabulary):
+        groups = [group] if group is not None else sorted(
+            {d.group for d in store.declarations(None)})
+        per_group = {g: vocabulary(g) for g in groups}
+    base = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary()
     findings = [CHECKS[0](r, group),
-                check_functional_intervals_disjoint(r, group, vocabulary or Vocabulary()),
+                check_functional_intervals_disjoint(r, group, base, per_group),
                 *(c(r, group) for c in CHECKS[1:])]
     counts: dict[str, int] = {}
     for _g, _ep, status, _t in r.extraction_rows(group):

@@ -22,6 +22,7 @@ from .errors import KgmemError
 from .model import FactVersion
 from .settings import Settings, open_memory
 from .timeutil import format_with_precision
+from .vocabulary import PredicateSpec
 
 app = typer.Typer(help="kgmem: bi-temporal knowledge-graph memory for AI agents.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -333,6 +334,16 @@ def undo(change_id: str) -> None:
 
 
 @app.command()
+def merge(
+    a: str, b: str, reason: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Merge entity B into A: B's facts become A's, B's names mean A (`kgmem undo` reverts)."""
+    m = _memory()
+    c = _run(lambda: m.merge_entities(a, b, group=state.group, reason=reason))
+    _emit(c) if state.json else console.print(f"change {c.id}: {c.reason}")
+
+
+@app.command()
 def erase(
     episode: Annotated[str | None, typer.Option()] = None,
     entity: Annotated[str | None, typer.Option()] = None,
@@ -525,20 +536,59 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
-def predicates() -> None:
-    """The predicate vocabulary and its cardinality."""
-    from .vocabulary import Vocabulary
+predicates_app = typer.Typer(help="The group's predicates: list them, or declare one.",
+                             invoke_without_command=True, no_args_is_help=False)
+app.add_typer(predicates_app, name="predicates")
 
-    specs = Vocabulary().specs()
-    if state.json:
-        _emit([{"name": s.name, "cardinality": s.cardinality.value,
-                "description": s.description} for s in specs])
+
+def _predicate_row(s: PredicateSpec) -> dict[str, Any]:
+    return {"name": s.name, "cardinality": s.cardinality.value, "symmetric": s.symmetric,
+            "source": s.source, "declared_at": s.declared_at, "change_id": s.change_id,
+            "description": s.description}
+
+
+@predicates_app.callback()
+def predicates(
+    ctx: typer.Context,
+    known_at: Annotated[str | None, typer.Option("--known-at", help="as the store held "
+                                                 "them then")] = None,
+) -> None:
+    """The predicate vocabulary of the group: cardinality, symmetry, where it comes from."""
+    if ctx.invoked_subcommand is not None:
         return
-    t = Table("predicate", "cardinality", "description")
+    m = _memory()
+    specs = _run(lambda: m.predicates(state.group, known_at=known_at))
+    if state.json:
+        _emit([_predicate_row(s) for s in specs])
+        return
+    t = Table("predicate", "cardinality", "symmetric", "source", "declared at", "description")
     for s in specs:
-        t.add_row(s.name, s.cardinality.value, s.description)
+        t.add_row(s.name, s.cardinality.value, "yes" if s.symmetric else "", s.source,
+                  s.declared_at.isoformat(timespec="seconds") if s.declared_at else "",
+                  s.description)
     console.print(t)
+
+
+@predicates_app.command("declare")
+def predicates_declare(
+    name: str,
+    functional: Annotated[bool, typer.Option("--functional/--multi", help="one object per "
+                                             "subject at a time, or many")] = False,
+    symmetric: Annotated[bool, typer.Option("--symmetric", help="told from either side, "
+                                            "one fact")] = False,
+    description: Annotated[str, typer.Option()] = "",
+    reason: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Declare NAME in the group (stored; `kgmem undo CHANGE` reverts it). A change of
+    cardinality or symmetry recomputes the predicate's timelines."""
+    m = _memory()
+    spec = _run(lambda: m.declare_predicate(name, functional, description, symmetric,
+                                            group=state.group, reason=reason))
+    if state.json:
+        _emit(_predicate_row(spec))
+        return
+    rules = spec.cardinality.value + (", symmetric" if spec.symmetric else "")
+    console.print(f"{spec.name}: {rules} (change {spec.change_id})")
 
 
 @app.command()

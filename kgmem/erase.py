@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import InvalidInputError
 from .model import INTERNAL_ALIAS, Change, Erasure
 from .names import check_group
+from .resolve import merged_into_entity
 from .store.base import ErasedContent, LineageState, WriteTx
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ def erase(
             fact_ids = w.fact_ids_touching_entity(group, ent.id)
             kind = "entity"
         gone = _delete_items(w, group, fact_ids, episode, ent.id if ent is not None else None)
+        if ent is not None:  # entities merged into it: the same entity under other names
+            gone.counts["entities"] += _delete_merged(w, group, ent.id, gone.content)
         change = Change(
             id=_new_id(), group=group, kind="erase", created_at=now, reason=f"erase {kind}"
         )
@@ -143,10 +146,18 @@ def _recompute_neighbours(
         for party, pred in sorted({
             (x.object_id, x.predicate) for x in lineages
             if x.subject_id == entity_id and x.object_id != entity_id
-            and memory.vocabulary.get(x.predicate).symmetric
-            and memory.vocabulary.is_functional(x.predicate)
+            and (spec := memory.predicate(x.predicate, group)).symmetric and spec.functional
         }):
             memory._recompute(w, group, party, pred, change, why)
+
+
+def _delete_merged(w: WriteTx, group: str, entity_id: str, content: ErasedContent) -> int:
+    """Delete the entities merged into ``entity_id`` (``Memory.merge_entities``): their facts
+    moved to it and went with it; their names are added to ``content``."""
+    merged = merged_into_entity(w, group, entity_id)
+    if merged:
+        content.texts.extend(w.erased_content(group, [], merged, []).texts)
+    return sum(w.delete_entity(group, eid) for eid in merged)
 
 
 def _delete_orphans(w: WriteTx, group: str, candidates: set[str],

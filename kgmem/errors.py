@@ -43,6 +43,13 @@ class InvalidNameError(InvalidInputError):
     type = "invalid_name"
 
 
+class UnknownPredicateError(InvalidInputError):
+    """An undeclared predicate that is a near miss of a known one (``LIVE_IN`` for
+    ``LIVES_IN``); ``details["suggestion"]`` names the known one. Declare it to use it."""
+
+    type = "unknown_predicate"
+
+
 class InvalidIntervalError(InvalidInputError):
     """An interval whose end is not after its start."""
 

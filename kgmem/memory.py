@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import timeline
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
-from .merges import SplitResult
+from .merges import SplitResult, undo_merge_mark
+from .merges import merge_entities as _merge_entities
 from .merges import split_alias as _split_alias
 from .model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from .model import Path as GraphPath
 from .names import check_group, clean_name, normalize_name
-from .resolve import EntityResolver, Resolution, Resolver, first_visible
+from .predicates import Predicates, declare, undo_declarations
+from .resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
 from .resolve import resolutions as _resolutions
 from .store.base import (
     ChangeEffect,
@@ -34,6 +36,7 @@ from .store.base import (
     WriteTx,
     refuse_orphans,
 )
+from .supersede import recompute
 from .timeutil import (
     Precision,
     parse_instant,
@@ -42,7 +45,7 @@ from .timeutil import (
     to_utc,
     utcnow,
 )
-from .vocabulary import Vocabulary, normalize_predicate
+from .vocabulary import Cardinality, PredicateSpec, Vocabulary, normalize_predicate
 
 if TYPE_CHECKING:
     from .ingest.episodes import IngestReport
@@ -77,7 +80,6 @@ class Memory:
         *,
         clock: Clock | None = None,
         store: Store | None = None,
-        vocabulary: Vocabulary | None = None,
         extractor: Any = None,
         resolver: Resolver | None = None,
         embedder: Any = None,
@@ -88,7 +90,7 @@ class Memory:
             store = EmbeddedStore(default_path() if path is None else path)
         self.store: Store = store
         self._clock = clock
-        self.vocabulary = vocabulary or Vocabulary()
+        self._predicates = Predicates()  # each group's declarations, read from the store
         if extractor is not None and not hasattr(extractor, "apply_in"):
             from .ingest.pipeline import ExtractionPipeline
 
@@ -107,11 +109,36 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # ------------------------------------------------------------------ predicates
     def declare_predicate(
-        self, name: str, functional: bool, description: str = "", symmetric: bool = False
-    ) -> None:
-        """Declare (or re-declare) a predicate's cardinality for this Memory."""
-        self.vocabulary.declare(name, functional, description, symmetric)
+        self, name: str, functional: bool, description: str = "", symmetric: bool = False,
+        group: str = DEFAULT_GROUP, reason: str | None = None,
+    ) -> PredicateSpec:
+        """Declare (or re-declare) a predicate in ``group``: stored, with transaction time.
+
+        A change of kind ``"declare"`` (``spec.change_id``; :meth:`undo` reverts it). When the
+        cardinality or symmetry changes, every timeline of the predicate in the group is
+        recomputed in the same write. Declaring what is already declared changes nothing."""
+        group = check_group(group)
+        spec = PredicateSpec(normalize_predicate(name), Cardinality.FUNCTIONAL if functional
+                             else Cardinality.MULTI, str(description), bool(symmetric))
+        with self.store.write() as w:
+            return declare(w, group, spec, self._tick(w, group), reason)[0]
+
+    def predicates(self, group: str = DEFAULT_GROUP, known_at: TimeLike | None = None
+                   ) -> list[PredicateSpec]:
+        """The group's predicates (built-ins and declarations, by name), now or as the store
+        held them at ``known_at``."""
+        k = None if known_at is None else parse_instant(known_at, "known_at")
+        return self._predicates.listing(self.store, check_group(group), k)
+
+    def predicate(self, name: str, group: str = DEFAULT_GROUP) -> PredicateSpec:
+        """One predicate's spec in ``group`` (an unknown one is multi-valued, undeclared)."""
+        return self._predicates.spec(self.store, check_group(group), normalize_predicate(name))
+
+    def vocabulary(self, group: str = DEFAULT_GROUP) -> Vocabulary:
+        """The group's predicates as a :class:`Vocabulary` (e.g. for an LLM extractor)."""
+        return Vocabulary(self.predicates(group))
 
     # ------------------------------------------------------------------ clock
     def now(self) -> datetime:
@@ -188,7 +215,7 @@ class Memory:
             raise NotFoundError(
                 f"no entity {name_or_id!r} in group {group!r}", entity=name_or_id, group=group
             )
-        return ent
+        return follow_merges(self.store.get_entity, group, ent)
 
     def add_alias(self, entity: str, alias: str, group: str = DEFAULT_GROUP) -> Entity:
         """Record that ``alias`` names the same entity (resolution uses it from now on)."""
@@ -212,6 +239,14 @@ class Memory:
     ) -> SplitResult:
         """Undo a merge: ``alias`` stops naming ``entity``; facts asserted through it move."""
         return _split_alias(self, entity, alias, check_group(group), reason)
+
+    def merge_entities(
+        self, a: str, b: str, group: str = DEFAULT_GROUP, reason: str | None = None
+    ) -> Change:
+        """Merge entity ``b`` into ``a``: ``b``'s facts become ``a``'s (timelines recomputed)
+        and ``b``'s names and id mean ``a`` from now on. A change of kind ``"merge"``:
+        :meth:`undo` gives ``b`` back its facts and names."""
+        return _merge_entities(self, a, b, check_group(group), reason)
 
     # ------------------------------------------------------------------ episodes
     def add_episode(
@@ -360,7 +395,7 @@ class Memory:
         parsed = self._parse_assertion(subject, predicate, object, valid_at, invalid_at, group,
                                        episode, fact, reason, valid_precision, invalid_precision,
                                        from_text)
-        with self.store.write() as w:
+        with self.store.write() as w:  # the predicate is checked inside (nothing half-written)
             now = self._tick(w, parsed["group"])
             fid = self._assert_in_tx(w, now, parsed)
             cur = w.current_versions([fid]).get(fid)
@@ -401,12 +436,14 @@ class Memory:
 
     def _assert_in_tx(self, w: WriteTx, now: datetime, a: dict[str, Any]) -> str:
         """Write one validated assertion inside an open transaction; returns its fact id."""
-        group, pred, start, end, ep = a["group"], a["pred"], a["start"], a["end"], a["ep"]
+        group, start, end, ep = a["group"], a["start"], a["end"], a["ep"]
+        spec = self._predicates.use(w, group, a["pred"], a["mention"], now)
+        pred = spec.name
         s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred, a["mention"])
         o = self._resolve_entity(w, group, a["o_name"], now, "object", pred, a["mention"])
         lins = w.lineages_for(group, s.id, pred)  # read once: duplicate check and _recompute
         pair = list(lins)
-        if self.vocabulary.get(pred).symmetric:  # "Bob married Alice" = "Alice married Bob"
+        if spec.symmetric:  # "Bob married Alice" = "Alice married Bob"
             pair += [lin for lin in w.lineages_for(group, o.id, pred) if lin.object_id == s.id]
         same = [lin.fact_id for lin in pair
                 if lin.believed and {lin.subject_id, lin.object_id} == {s.id, o.id}
@@ -435,8 +472,8 @@ class Memory:
         if ep is not None:
             w.add_provenance(lin.fact_id, ep.id)
             w.add_mentions(ep.id, [s.id, o.id])
-        self._recompute(w, group, s.id, pred, change, a["reason"] or "asserted", [*lins, lin],
-                        parties=(o.id,))
+        recompute(w, group, s.id, spec, change, a["reason"] or "asserted", [*lins, lin],
+                  parties=(o.id,))
         w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
         return lin.fact_id
 
@@ -561,7 +598,8 @@ class Memory:
         return change
 
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
-        """Reverse one change: restore the stated beliefs it replaced, as a new change."""
+        """Reverse one change: restore the stated beliefs (or predicate declarations) it
+        replaced, as a new change."""
         group = check_group(group)
         with self.store.write() as w:
             change = w.get_change(group, change_id)
@@ -617,6 +655,10 @@ class Memory:
             for subject_id, pred in sorted(groups):
                 self._recompute(w, group, subject_id, pred, undo, undo.reason,
                                 parties=objects.get((subject_id, pred), ()))
+            recomputed = undo_declarations(w, group, change, undo)  # a "declare" change
+            undo_merge_mark(w, group, change, undo)  # a "merge" change (or its undo)
+            if recomputed:
+                undo = undo.model_copy(update={"fact_ids": [*undo.fact_ids, *recomputed]})
             w.insert_change(undo, reverse)
             w.mark_undone(change_id, undo.id)
         return undo
@@ -656,121 +698,11 @@ class Memory:
         reason: str,
         lins: list[LineageState] | None = None,
         parties: Iterable[str] = (),
-    ) -> None:
-        """Bring the current versions of one (subject, predicate) in line with the rules.
-
-        ``lins``: the pair's lineages as the caller already read (and changed) them in this
-        transaction; read from the store when not given. ``parties``: other entities whose
-        relations of a symmetric functional predicate changed (the objects, old and new)."""
-        spec = self.vocabulary.get(predicate)
-        if spec.symmetric and spec.functional:
-            lins, eff = self._symmetric_effective(w, group, predicate, {subject_id, *parties})
-        else:
-            if lins is None:
-                lins = w.lineages_for(group, subject_id, predicate)
-            believed = [
-                timeline.Stated(
-                    lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq
-                )
-                for lin in lins
-                if lin.believed
-            ]
-            if spec.functional:
-                eff = timeline.functional_timeline(believed)
-            else:
-                eff = timeline.multi_timeline(believed)
-        current = w.current_versions([lin.fact_id for lin in lins])
-        by_id = {lin.fact_id: lin for lin in lins}
-        now = change.created_at
-        for lin in lins:
-            e = eff.get(lin.fact_id)
-            cur = current.get(lin.fact_id)
-            want = e is not None and not e.empty
-            if (
-                cur is not None
-                and want
-                and e is not None
-                and (
-                    cur.object_id == lin.object_id
-                    and cur.valid_at == e.start
-                    and cur.invalid_at == e.end
-                    and cur.stated_invalid_at == lin.stated_invalid_at
-                    and cur.valid_precision == lin.valid_precision
-                    and cur.fact == lin.fact_text
-                    and cur.caused_by == e.caused_by
-                )
-            ):
-                continue
-            if cur is None and not want:
-                continue
-            if cur is not None:
-                w.expire_version(cur.id, now)
-            if not want or e is None:
-                continue
-            why = reason
-            if e.caused_by is not None:
-                other = by_id.get(e.caused_by)
-                why = (
-                    f"superseded: '{other.fact_text if other else e.caused_by}' "
-                    f"(fact {e.caused_by}) starts when this one ends"
-                )
-            elif lin.fact_id not in change.fact_ids:
-                why = f"timeline recomputed ({change.kind} {change.id}): {reason}"
-            w.insert_version(
-                FactVersion(
-                    id=_new_id(),
-                    fact_id=lin.fact_id,
-                    group=group,
-                    subject="",
-                    subject_id=lin.subject_id,
-                    predicate=predicate,
-                    object="",
-                    object_id=lin.object_id,
-                    fact=lin.fact_text,
-                    valid_at=e.start,
-                    valid_precision=lin.valid_precision,
-                    invalid_at=e.end,
-                    invalid_precision=self._end_precision(lin, e, by_id),
-                    stated_invalid_at=lin.stated_invalid_at,
-                    created_at=now,
-                    change_id=change.id,
-                    reason=why,
-                    caused_by=e.caused_by,
-                )
-            )
-
-    @staticmethod
-    def _symmetric_effective(
-        w: WriteTx, group: str, predicate: str, changed: set[str]
-    ) -> tuple[list[LineageState], dict[str, timeline.Effective]]:
-        """The lineages touching the ``changed`` parties (whose timelines may have moved) and
-        their effective intervals (:func:`kgmem.timeline.symmetric_timeline`), read with every
-        relation of each party they touch so that both sides' timelines are complete."""
-        touching = {p: w.lineages_touching(group, p, predicate) for p in sorted(changed)}
-        affected = {lin.fact_id: lin for ls in touching.values() for lin in ls}
-        for lin in list(affected.values()):
-            for p in (lin.subject_id, lin.object_id):
-                if p not in touching:
-                    touching[p] = w.lineages_touching(group, p, predicate)
-        every = {lin.fact_id: lin for ls in touching.values() for lin in ls}
-        believed = [
-            (lin.subject_id, lin.object_id, timeline.Stated(
-                lin.fact_id, lin.object_id, lin.valid_at, lin.stated_invalid_at, lin.seq))
-            for lin in every.values() if lin.believed
-        ]
-        eff = timeline.symmetric_timeline(believed)
-        lins = sorted(affected.values(), key=lambda lin: lin.seq)
-        return lins, {f: e for f, e in eff.items() if f in affected}
-
-    @staticmethod
-    def _end_precision(
-        lin: LineageState, e: timeline.Effective, by_id: dict[str, LineageState]
-    ) -> Precision:
-        if e.end is None:
-            return Precision.INSTANT
-        if e.caused_by is not None and e.caused_by in by_id:
-            return by_id[e.caused_by].valid_precision  # closed where the next value starts
-        return lin.invalid_precision
+    ) -> list[str]:
+        """Bring one (subject, predicate)'s current versions in line with the rules of the
+        predicate as the group declares it (:func:`kgmem.supersede.recompute`)."""
+        spec = self._predicates.spec(w, group, predicate)
+        return recompute(w, group, subject_id, spec, change, reason, lins, parties)
 
     def _reload(self, group: str, v: FactVersion) -> FactVersion:
         for x in self.store.versions_of_fact(group, v.fact_id):
@@ -806,8 +738,8 @@ class Memory:
         pred = normalize_predicate(predicate) if predicate is not None else None
         mirror: list[str] = []
         if s is not None or o is not None:  # symmetric relations answer from either side
-            mirror = [p.name for p in self.vocabulary.specs() if p.symmetric
-                      and (pred is None or p.name == pred)]
+            mirror = [p.name for p in self._predicates.specs(self.store, group).values()
+                      if p.symmetric and (pred is None or p.name == pred)]
         return self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o,
                                 limit=limit, mirror=mirror)
 
@@ -983,6 +915,7 @@ class Memory:
                 raise InvalidInputError(f"row {i}: missing {exc.args[0]!r}", row=i) from None
             except InvalidInputError as exc:
                 raise type(exc)(f"row {i}: {exc.message}", row=i, **exc.details) from None
+        self._predicates.check_all(self.store, parsed)
         out: list[str] = []
         for i in range(0, len(parsed), batch_size):
             with self.store.write() as w:

@@ -1,5 +1,6 @@
-"""Undoing merges: :func:`split_alias` (a merge made by the resolver, or an alias a user
-added) and the facade's seam for them.
+"""Merges a user asks for and their undoing: :func:`merge_entities` (a recorded change that
+``Memory.undo`` reverses), :func:`split_alias` (undo a merge the resolver made, or an alias a
+user added), and the facade's seam for them.
 
 This module takes what it needs of :class:`kgmem.memory.Memory` through the narrow
 :class:`Facade` protocol (Memory passes itself) and never imports the facade, so the layers
@@ -8,14 +9,25 @@ stay one-way: memory -> merges -> resolve -> store.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import InvalidInputError
 from .model import Change, Entity, FactVersion
-from .resolve import Resolver, record_split, start_split
-from .store.base import Store, WriteTx
+from .resolve import (
+    Resolver,
+    mark_merged,
+    mark_unmerged,
+    merged_by,
+    record_split,
+    start_split,
+)
+from .store.base import ChangeEffect, LineageState, Store, WriteTx
 from .timeutil import Precision
 
 
@@ -26,6 +38,9 @@ class Facade(Protocol):
     resolver: Resolver
 
     def _tick(self, w: WriteTx, *groups: str) -> datetime: ...
+    def _recompute(self, w: WriteTx, group: str, subject_id: str, predicate: str,
+                   change: Change, reason: str, lins: list[LineageState] | None = None,
+                   parties: Iterable[str] = ()) -> list[str]: ...
     def _lookup_entity(self, group: str, name_or_id: str) -> Entity: ...
     def correct(self, fact_id: str, object: str | None = None, valid_at: str | None = None,
                 invalid_at: str | None = None, reason: str | None = None,
@@ -36,6 +51,82 @@ class Facade(Protocol):
                     group: str = ..., episode: str | None = None, fact: str | None = None,
                     reason: str = "", valid_precision: Precision | None = None,
                     invalid_precision: Precision | None = None) -> FactVersion: ...
+
+
+def merge_entities(memory: Facade, a: str, b: str, group: str, reason: str | None) -> Change:
+    """Merge entity ``b`` into ``a`` in one write (``Memory.merge_entities``): every lineage
+    naming ``b`` names ``a`` instead (a fact that duplicates one of ``a``'s is retracted), the
+    timelines of both are recomputed, and ``b`` is marked as merged into ``a``."""
+    keep = memory._lookup_entity(group, a)
+    gone = memory._lookup_entity(group, b)
+    if keep.id == gone.id:
+        raise InvalidInputError(f"{a!r} and {b!r} are already one entity ({keep.id})",
+                                entity=keep.id)
+    with memory.store.write() as w:
+        now = memory._tick(w, group)
+        effects = _moved(w, group, gone, keep)
+        change = Change(id=str(uuid.uuid4()), group=group, kind="merge", created_at=now,
+                        fact_ids=[e.fact_id for e in effects],
+                        reason=reason or f"merged {gone.name!r} ({gone.id}) into "
+                        f"{keep.name!r} ({keep.id})")
+        pairs: dict[tuple[str, str], set[str]] = {}
+        for e in effects:
+            for lin in (e.before, e.after):
+                if lin is not None:
+                    pairs.setdefault((lin.subject_id, lin.predicate), set()).add(lin.object_id)
+        for (subject_id, predicate), objects in sorted(pairs.items()):
+            memory._recompute(w, group, subject_id, predicate, change, change.reason,
+                              parties=objects)
+        mark_merged(w, group, gone.id, keep.id, change.id)
+        w.insert_change(change, effects)
+    return change
+
+
+def _moved(w: WriteTx, group: str, gone: Entity, keep: Entity) -> list[ChangeEffect]:
+    """Every lineage naming ``gone`` written again naming ``keep``."""
+    lins = sorted((lin for f in w.fact_ids_touching_entity(group, gone.id)
+                   if (lin := w.get_lineage(f)) is not None and lin.group == group
+                   and gone.id in (lin.subject_id, lin.object_id)), key=lambda lin: lin.seq)
+    names = {gone.id: gone.name, keep.id: keep.name}
+    known: dict[tuple[str, str], list[LineageState]] = {}
+    effects = []
+    for lin in lins:
+        s = keep.id if lin.subject_id == gone.id else lin.subject_id
+        o = keep.id if lin.object_id == gone.id else lin.object_id
+        new = replace(lin, subject_id=s, object_id=o)
+        for x in (lin.subject_id, lin.object_id):
+            if x not in names:
+                ent = w.get_entity(group, x)
+                names[x] = ent.name if ent is not None else ""
+        if lin.fact_text == _text(names, lin.subject_id, lin.predicate, lin.object_id):
+            new = replace(new, fact_text=_text(names, s, lin.predicate, o))
+        pair = known.setdefault((s, lin.predicate), w.lineages_for(group, s, lin.predicate))
+        if new.believed and any(
+                x.believed and x.fact_id != lin.fact_id and x.object_id == o
+                and (x.valid_at, x.stated_invalid_at) == (new.valid_at, new.stated_invalid_at)
+                for x in pair):
+            new = replace(new, believed=False)  # the same fact, told of both entities
+        w.put_lineage(new)
+        pair.append(new)
+        effects.append(ChangeEffect(lin.fact_id, lin, new))
+    return effects
+
+
+def _text(names: dict[str, str], s: str, predicate: str, o: str) -> str:
+    """The text kgmem writes for a fact given without one."""
+    return f"{names[s]} {predicate.lower().replace('_', ' ')} {names[o]}"
+
+
+def undo_merge_mark(w: WriteTx, group: str, change: Change, undo: Change) -> None:
+    """The entity half of undoing ``change`` (``Memory.undo``; the facts are restored there):
+    a merged entity gets its names back; undoing the undo of a merge merges it again."""
+    found = merged_by(w, group, change.id) if change.kind in ("merge", "undo") else None
+    if found is not None:  # a merge, or the undo of an undo that merged again
+        mark_unmerged(w, group, found[0], change.id)
+    elif change.kind == "undo" and change.undoes is not None:
+        again = merged_by(w, group, change.undoes)
+        if again is not None:
+            mark_merged(w, group, again[0], again[1], undo.id)
 
 
 class SplitResult(BaseModel):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .timeutil import Precision, format_with_precision
 
@@ -23,6 +23,14 @@ INTERNAL_ALIAS = "~\x1f"
 SHOW_INTERNAL_ALIASES: ContextVar[bool] = ContextVar("kgmem_show_internal_aliases", default=False)
 
 
+# Memory.merge_entities marks the merged entity with an alias "~\x1fm:<change>:<into>" (and
+# "~\x1fM:<into>", so that the entity it went into finds it); undoing that change adds
+# "~\x1fu:<change>".
+MERGED = INTERNAL_ALIAS + "m:"
+MERGED_INTO = INTERNAL_ALIAS + "M:"
+UNMERGED = INTERNAL_ALIAS + "u:"
+
+
 class Entity(_Model):
     id: str
     group: str
@@ -30,11 +38,33 @@ class Entity(_Model):
     summary: str = ""
     aliases: list[str] = Field(default_factory=list)
     created_at: datetime
+    merged_into: str | None = Field(
+        default=None, description="The entity this one was merged into (Memory.merge_entities): its "
+        "names and id now mean that entity, until the merge is undone.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _merge_state(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("aliases") and data.get("merged_into") is None:
+            into = merged_into(data["aliases"])
+            if into is not None:
+                data = {**data, "merged_into": into}
+        return data
 
     @field_validator("aliases")
     @classmethod
     def _hide_internal(cls, v: list[str]) -> list[str]:
         return v if not v or SHOW_INTERNAL_ALIASES.get() else public_aliases(v)
+
+
+def merged_into(aliases: list[str]) -> str | None:
+    """The entity a merge (not undone) sent this one into, from its raw aliases."""
+    marks = [a[4:].split(":", 1) for a in aliases if a[:4] == MERGED]
+    if not marks:
+        return None
+    undone = {a[4:] for a in aliases if a[:4] == UNMERGED}
+    live = sorted(into for change, into in marks if change not in undone)
+    return live[-1] if live else None
 
 
 def public_aliases(aliases: list[str]) -> list[str]:
@@ -151,7 +181,8 @@ class Change(_Model):
 
     id: str
     group: str
-    kind: Literal["assert", "invalidate", "retract", "correct", "undo", "erase"]
+    kind: Literal["assert", "invalidate", "retract", "correct", "undo", "erase", "declare",
+                  "merge"]
     created_at: datetime
     fact_ids: list[str] = Field(default_factory=list)
     reason: str = ""

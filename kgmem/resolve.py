@@ -49,7 +49,7 @@ import re
 import unicodedata
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -60,7 +60,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InvalidInputError, NotFoundError
 from .model import INTERNAL_ALIAS as P
-from .model import SHOW_INTERNAL_ALIASES, Entity, public_aliases
+from .model import (
+    MERGED,
+    MERGED_INTO,
+    SHOW_INTERNAL_ALIASES,
+    UNMERGED,
+    Entity,
+    public_aliases,
+)
 from .names import clean_name, normalize_name
 from .store.base import WriteTx
 
@@ -85,13 +92,10 @@ class ExactResolver:
                 role: Role = "other", predicate: str | None = None, *,
                 mention: bool = False) -> Entity:
         name = clean_name(name, "entity name")
-        by_id = w.get_entity(group, name)
-        if by_id is not None:
-            return by_id
         norm = normalize_name(name)
-        found = first_visible(w.find_entities(group, norm), norm)
+        found = w.get_entity(group, name) or first_visible(w.find_entities(group, norm), norm)
         if found is not None:
-            return found
+            return follow_merges(w.get_entity, group, found)
         ent = Entity(id=str(uuid.uuid4()), group=group, name=name, created_at=now)
         w.insert_entity(ent, norm)
         return ent
@@ -120,6 +124,20 @@ def first_visible(found: Sequence[Entity], norm: str) -> Entity | None:
         if _norm(e.name) == norm or any(_norm(a) == norm for a in public_aliases(e.aliases)):
             return e
     return None
+
+
+def follow_merges(get_entity: Callable[[str, str], Entity | None], group: str, ent: Entity
+                  ) -> Entity:
+    """The entity ``ent`` was merged into (``Memory.merge_entities``, not undone), else
+    ``ent``: a merged entity's names and id mean the entity it went into."""
+    seen = {ent.id}
+    while ent.merged_into is not None:
+        into = get_entity(group, ent.merged_into)
+        if into is None or into.id in seen:
+            break
+        seen.add(into.id)
+        ent = into
+    return ent
 
 
 @contextmanager
@@ -413,6 +431,7 @@ class EntityResolver:
                 ent = view.public
                 names[(group, name)] = ent
                 return ent
+        ent = follow_merges(w.get_entity, group, ent)
         names[(group, name)] = ent
         if (ctx != "neutral" and (ent.id, ctx) not in self._known
                 and person_parts(_norm(ent.name)) is not None):
@@ -481,6 +500,8 @@ class EntityResolver:
                 hit = self._typo(w, group, name, norm, ctx)
             if hit is not None:
                 view, method, score = hit
+                if view.entity.merged_into is not None:  # the entity it was merged into
+                    view = _View.of(follow_merges(w.get_entity, group, view.entity))
                 self._merge(w, group, view, name, norm, now, method, score, role, predicate, ctx)
                 return view
         return self._create(w, group, name, norm, now, ctx)
@@ -795,3 +816,30 @@ def record_split(w: WriteTx, group: str, entity_id: str, start: SplitStart, now:
            "reason": why}
     w.add_alias(group, entity_id, f"{P}r:{_dumps(rec)}", f"{P}r:{rid}")
     w.add_alias(group, entity_id, f"{P}!", f"{P}r")
+
+
+# ---------------------------------------------------------------------------- explicit merges
+def mark_merged(w: WriteTx, group: str, entity_id: str, into_id: str, change_id: str) -> None:
+    """Record that change ``change_id`` merged the entity into ``into_id`` (kgmem.model)."""
+    w.add_alias(group, entity_id, f"{MERGED}{change_id}:{into_id}", f"{MERGED}{change_id}")
+    w.add_alias(group, entity_id, f"{MERGED_INTO}{into_id}", f"{MERGED_INTO}{into_id}")
+
+
+def mark_unmerged(w: WriteTx, group: str, entity_id: str, change_id: str) -> None:
+    w.add_alias(group, entity_id, f"{UNMERGED}{change_id}", f"{UNMERGED}{change_id}")
+
+
+def merged_by(w: WriteTx, group: str, change_id: str) -> tuple[str, str] | None:
+    """(merged entity id, id of the entity it went into) of the merge ``change_id`` made."""
+    with raw_aliases():
+        for e in w.find_entities(group, f"{MERGED}{change_id}"):
+            for a in e.aliases:
+                if a.startswith(f"{MERGED}{change_id}:"):
+                    return e.id, a[len(MERGED) + len(change_id) + 1:]
+    return None
+
+
+def merged_into_entity(w: WriteTx, group: str, entity_id: str) -> list[str]:
+    """Ids of the entities currently merged into ``entity_id``."""
+    return [e.id for e in w.find_entities(group, f"{MERGED_INTO}{entity_id}")
+            if e.merged_into == entity_id]

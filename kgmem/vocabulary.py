@@ -4,15 +4,22 @@ A **functional** predicate holds at most one object per subject at any valid tim
 (LIVES_IN, HAS_ROLE, ...): a new value supersedes the previous one automatically.
 A **multi** predicate may hold many objects at once (LIKES, KNOWS, ...).
 
-Predicates are upper snake case. Unknown predicates are accepted and treated as multi
-unless declared functional (``Memory.declare_predicate``).
+Predicates are upper snake case. A :class:`Memory` keeps each group's declarations in its
+store (``Memory.declare_predicate``, versioned in transaction time); :data:`DEFAULT_PREDICATES`
+are the built-ins every group starts with. :class:`Vocabulary` is a plain value (what an LLM
+extractor is told, a group's predicates at one time); :func:`near_miss` finds the known
+predicate an unknown one is probably a misspelling of.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
+from typing import Literal
 
 from .errors import InvalidInputError
 from .names import refuse_bidi_controls, visible_text
@@ -23,16 +30,32 @@ class Cardinality(str, Enum):
     MULTI = "multi"
 
 
+PredicateSource = Literal["built-in", "declared", "first use", "undeclared"]
+
+
 @dataclass(frozen=True)
 class PredicateSpec:
+    """A predicate's rules. ``source``: ``"built-in"`` (:data:`DEFAULT_PREDICATES`),
+    ``"declared"`` (``Memory.declare_predicate``), ``"first use"`` (recorded, multi-valued,
+    when a group first used a predicate nobody declared) or ``"undeclared"`` (unknown). ``declared_at`` is the transaction
+    time of the stored declaration, ``change_id`` the change that made it (undo it to revert);
+    both None for built-ins and first uses."""
+
     name: str
     cardinality: Cardinality
     description: str = ""
     symmetric: bool = False
+    source: PredicateSource = "built-in"
+    declared_at: datetime | None = None
+    change_id: str | None = None
 
     @property
     def functional(self) -> bool:
         return self.cardinality is Cardinality.FUNCTIONAL
+
+    def same_rules(self, other: PredicateSpec) -> bool:
+        """Whether timelines come out the same under both (cardinality and symmetry)."""
+        return (self.cardinality, self.symmetric) == (other.cardinality, other.symmetric)
 
 
 F, M = Cardinality.FUNCTIONAL, Cardinality.MULTI
@@ -117,23 +140,73 @@ def normalize_predicate(name: str) -> str:
     return key
 
 
-class Vocabulary:
-    """A mutable registry of predicate specs (one per Memory)."""
+_DIGITS = re.compile(r"\d+")
+_ENDINGS = ("S", "D", "ES", "ED", "ING")
 
-    def __init__(self, specs: tuple[PredicateSpec, ...] = DEFAULT_PREDICATES) -> None:
+
+def _stems(word: str) -> set[str]:
+    """A word and what it is without an English ending (LIVES -> LIVE, LIV)."""
+    return {word} | {word[: -len(e)] for e in _ENDINGS
+                     if word.endswith(e) and len(word) - len(e) >= 3}
+
+
+def _inflection_of(a: str, b: str) -> bool:
+    """The same words but for an ending or an underscore: LIVE_IN / LIVES_IN, LIVESIN."""
+    if a.replace("_", "") == b.replace("_", ""):
+        return True
+    wa, wb = a.split("_"), b.split("_")
+    return len(wa) == len(wb) and all(x == y or _stems(x) & _stems(y)
+                                      for x, y in zip(wa, wb, strict=True))
+
+
+def _typo_of(a: str, b: str) -> bool:
+    """One edit apart, same digits; a substitution only in names of 6+ characters and not of
+    the first letter (RATING is not DATING)."""
+    from rapidfuzz.distance import OSA
+
+    if min(len(a), len(b)) < 4 or _DIGITS.findall(a) != _DIGITS.findall(b):
+        return False
+    if OSA.distance(a, b, score_cutoff=1) != 1:
+        return False
+    substituted = len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    return not substituted or (len(a) >= 6 and a[0] == b[0])
+
+
+def near_miss(name: str, known: Iterable[str]) -> tuple[str, str] | None:
+    """The known predicate that ``name`` (normalised, not itself known) is most likely a
+    misspelling of, and how: ``"inflection"`` (the same words but for an English ending or an
+    underscore: LIVE_IN, LIVESIN for LIVES_IN) or ``"typo"`` (one edit: LIVES_ON for
+    LIVES_IN); None when no known predicate is that close."""
+    found = [(0 if _inflection_of(name, k) else 1, abs(len(k) - len(name)), k)
+             for k in known if k != name and (_inflection_of(name, k) or _typo_of(name, k))]
+    if not found:
+        return None
+    rank, _, best = min(found)
+    return best, ("inflection" if rank == 0 else "typo")
+
+
+class Vocabulary:
+    """Predicate specs by name: the built-ins, or one group's predicates at one time
+    (``Memory.vocabulary(group)``). ``declare`` changes this value only, not a store."""
+
+    def __init__(self, specs: Iterable[PredicateSpec] = DEFAULT_PREDICATES) -> None:
         self._specs: dict[str, PredicateSpec] = {s.name: s for s in specs}
 
     def declare(
         self, name: str, functional: bool, description: str = "", symmetric: bool = False
     ) -> PredicateSpec:
         key = normalize_predicate(name)
-        spec = PredicateSpec(key, F if functional else M, description, symmetric)
+        spec = PredicateSpec(key, F if functional else M, description, symmetric, "declared")
         self._specs[key] = spec
         return spec
 
     def get(self, name: str) -> PredicateSpec:
+        """The spec of ``name``; an unknown predicate is multi-valued."""
         key = normalize_predicate(name)
-        return self._specs.get(key) or PredicateSpec(key, M)
+        return self._specs.get(key) or PredicateSpec(key, M, source="undeclared")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._specs
 
     def is_functional(self, name: str) -> bool:
         return self.get(name).functional

@@ -1,4 +1,4 @@
-"""Entities: list, profile ("what I remember about X"), history, erase."""
+"""Entities: list, profile ("what I remember about X"), history, merge, erase."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from kgmem.model import Erasure
+from kgmem.model import Change, Erasure
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, as_of_history, known_by, page_of
 from ..errors import errors
-from ..schemas import MAX_NAME, EntityPage, EntityProfile, VersionList
+from ..schemas import MAX_NAME, EntityPage, EntityProfile, MergeIn, VersionList
 
 router = APIRouter(prefix="/entities", tags=["entities"])
 
@@ -42,6 +42,15 @@ def entity_history(entity: EntityRef, memory: MemoryDep, group: GroupDep,
     """Every version of every fact about the entity. With ``known_at``: the history as
     recorded then; with ``valid_at``: only versions whose valid interval contains it."""
     return VersionList(items=as_of_history(memory.history(entity, group=group), at))
+
+
+@router.post("/{entity}/merge", response_model=Change, summary="Merge another entity into this",
+             responses=errors(404, 409, 413))
+def merge_entity(entity: EntityRef, body: MergeIn, memory: MemoryDep, group: GroupDep) -> Change:
+    """Merge ``other`` into the entity: ``other``'s facts become the entity's (functional
+    timelines recomputed) and ``other``'s names and id mean the entity from now on. A change
+    of kind ``merge``: ``POST /v1/changes/{change_id}/undo`` separates them again."""
+    return memory.merge_entities(entity, body.other, group=group, reason=body.reason)
 
 
 @router.delete("/{entity}", response_model=Erasure, summary="Erase an entity",

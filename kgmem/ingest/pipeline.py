@@ -111,7 +111,7 @@ def _matching_in(m: Memory, w: WriteTx, group: str, subject: str, predicate: str
     if ent is None:
         return []
     lins = {lin.fact_id for lin in w.lineages_for(group, ent.id, pred)}
-    symmetric = m.vocabulary.get(pred).symmetric
+    symmetric = m.predicate(pred, group).symmetric
     if symmetric:  # a mirrored version names the subject as its object
         lins |= {lin.fact_id for lin in w.lineages_touching(group, ent.id, pred)}
     found = sorted(w.current_versions(sorted(lins)).values(),
@@ -262,6 +262,7 @@ class ExtractionPipeline:
                 f.subject, f.predicate, f.object, start, f.invalid_at, g, ep, None,
                 f"extracted ({f.rule})", f.valid_precision if f.valid_at else None,
                 f.invalid_precision if f.invalid_at else None, from_text=True)
+            m._predicates.check_all(w, [parsed])  # a near-miss predicate is dropped here
             return lambda now: [m._assert_in_tx(w, now, parsed)]
         any_object = f.object == "*"  # "we broke up": end whatever the current value is
         if f.kind == "end":
@@ -284,6 +285,7 @@ class ExtractionPipeline:
             parsed = m._parse_assertion(f.subject, f.predicate, f.object, None, at, g, None,
                                         None, f"ended per episode {ep.id}", None,
                                         f.invalid_precision, from_text=True)
+            m._predicates.check_all(w, [parsed])
             return lambda now: [m._assert_in_tx(w, now, parsed)]
         if f.kind == "retract" and not any_object:  # never retract every value on a vague one
             gone = [c.fact_id for c in _matching_in(m, w, g, f.subject, f.predicate, f.object)]

@@ -34,6 +34,7 @@ from ..model import (
     FactVersion,
 )
 from ..timeutil import Precision, parse_optional
+from ..vocabulary import Cardinality, PredicateSource, PredicateSpec
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,42 @@ class ErasedContent:
 
 
 @dataclass(frozen=True)
+class Declaration:
+    """One version of a predicate declaration in a group. Like a fact version it is never
+    edited but expired: kgmem held it during ``[created_at, expired_at)``. ``change_id``: the
+    change that made it (None for a first use); ``expired_by``: the change that replaced or
+    withdrew it."""
+
+    id: str
+    group: str
+    name: str
+    cardinality: Cardinality
+    symmetric: bool
+    description: str
+    source: PredicateSource  # "declared" | "first use"
+    created_at: datetime
+    change_id: str | None
+    expired_at: datetime | None = None
+    expired_by: str | None = None
+
+    @property
+    def spec(self) -> PredicateSpec:
+        return PredicateSpec(self.name, self.cardinality, self.description, self.symmetric,
+                             self.source, self.created_at, self.change_id)
+
+    @classmethod
+    def from_row(cls, r: Sequence[Any], to_dt: Callable[[Any], datetime | None]) -> Declaration:
+        """From a row in ``id, group, name, cardinality, symmetric, description, source,
+        created_at, change_id, expired_at, expired_by`` order."""
+        created = to_dt(r[7])
+        assert created is not None
+        return cls(id=r[0], group=r[1], name=r[2], cardinality=Cardinality(r[3]),
+                   symmetric=bool(r[4]), description=r[5] or "", source=r[6],
+                   created_at=created, change_id=r[8], expired_at=to_dt(r[9]),
+                   expired_by=r[10])
+
+
+@dataclass(frozen=True)
 class TimeFilter:
     """Visibility filter for reads.
 
@@ -179,6 +216,16 @@ class WriteTx(Protocol):
         """Of ``fact_ids``, the lineages left without versions or entities (deleted outside
         kgmem) and what is missing (see :class:`OrphanedLineage`)."""
         ...
+    def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]: ...
+
+    # predicate declarations (each write of one also renews vocabulary_stamp)
+    def vocabulary_stamp(self) -> str | None: ...
+    def declarations(self, group: str) -> list[Declaration]: ...  # the current ones
+    def insert_declaration(self, d: Declaration) -> None: ...
+    def expire_declaration(self, declaration_id: str, at: datetime, by: str | None) -> None: ...
+    def declarations_of_change(
+        self, group: str, change_id: str
+    ) -> tuple[list[Declaration], list[Declaration]]: ...  # (made by it, expired by it)
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None: ...
@@ -285,6 +332,15 @@ class Store(Protocol):
     ) -> list[FactVersion]: ...
     def erasures(self, group: str) -> list[Erasure]: ...
     def last_tx_time(self, group: str) -> datetime | None: ...
+    def vocabulary_stamp(self) -> str | None:
+        """A value that changes with every write of a predicate declaration (in any group):
+        what a cache of declarations is keyed by."""
+        ...
+    def declarations(self, group: str | None, known_at: datetime | None = None
+                     ) -> list[Declaration]:
+        """The group's predicate declarations believed now, or at ``known_at`` (``group``
+        None: every group's current ones)."""
+        ...
     def counts(self, group: str | None = None) -> dict[str, int]: ...
     def groups(self) -> list[str]:
         """Every group that holds entities, episodes or changes, sorted."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import uuid
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -30,6 +31,7 @@ from ..model import (
 from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_micros
 from .base import (
     ChangeEffect,
+    Declaration,
     LineageState,
     OrphanedLineage,
     SearchBackend,
@@ -106,6 +108,14 @@ CREATE TABLE IF NOT EXISTS erasures(
   counts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS clocks(group_id TEXT PRIMARY KEY, last_tx_time INTEGER NOT NULL)
   WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS predicates(
+  id TEXT PRIMARY KEY, group_id TEXT NOT NULL, name TEXT NOT NULL, cardinality TEXT NOT NULL,
+  symmetric INTEGER NOT NULL, description TEXT NOT NULL, source TEXT NOT NULL,
+  created_at INTEGER NOT NULL, change_id TEXT, expired_at INTEGER, expired_by TEXT);
+CREATE INDEX IF NOT EXISTS predicates_name ON predicates(group_id, name, created_at);
+CREATE INDEX IF NOT EXISTS predicates_change ON predicates(change_id) WHERE change_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS predicates_expired_by ON predicates(expired_by)
+  WHERE expired_by IS NOT NULL;
 """
 
 # Transaction clocks, one per group (kgmem.store.base). Stores written before per-group clocks
@@ -131,6 +141,24 @@ def _add_extraction_columns(c: sqlite3.Connection) -> None:
             c.execute(f"ALTER TABLE episodes ADD COLUMN {name} TEXT")  # constant names
     c.execute("CREATE INDEX IF NOT EXISTS episodes_extraction "
               "ON episodes(group_id, extraction_status)")
+
+
+# Predicate declarations (kgmem.store.base.Declaration); meta('vocabulary') is renewed with
+# every write of one, so that readers can cache a group's declarations.
+_DECL_SELECT = (
+    "SELECT id, group_id, name, cardinality, symmetric, description, source, created_at, "
+    "change_id, expired_at, expired_by FROM predicates"
+)
+
+
+def _vocabulary_stamp(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key='vocabulary'").fetchone()
+    return row[0] if row else None
+
+
+def _declarations(rows: list[tuple[Any, ...]]) -> list[Declaration]:
+    return [Declaration.from_row(r, opt_from_micros) for r in rows]
+
 
 _VERSION_COLS = (
     "v.id, v.fact_id, v.group_id, v.subject_id, s.name, v.predicate, v.object_id, o.name, "
@@ -253,6 +281,22 @@ class EmbeddedStore:
     def last_tx_time(self, group: str) -> datetime | None:
         with self._db.read() as c:
             return _last_tx_time(c, group)
+
+    def vocabulary_stamp(self) -> str | None:
+        with self._lock:
+            return _vocabulary_stamp(self._conn)
+
+    def declarations(self, group: str | None, known_at: datetime | None = None
+                     ) -> list[Declaration]:
+        where, params = ("group_id=?", [group]) if group is not None else ("1=1", [])
+        if known_at is None or group is None:  # every group: their current declarations
+            return _declarations(self._q(
+                f"{_DECL_SELECT} WHERE {where} AND expired_at IS NULL ORDER BY group_id, name",
+                params))
+        k = to_micros(known_at)
+        return _declarations(self._q(
+            f"{_DECL_SELECT} WHERE {where} AND created_at <= ? AND "
+            "(expired_at IS NULL OR expired_at > ?) ORDER BY group_id, name", [*params, k, k]))
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
         with self._db.read() as c:
@@ -807,6 +851,56 @@ class _WriteTx(EraseOps):
             "INSERT OR IGNORE INTO provenance(fact_id, episode_id) VALUES(?,?)",
             (fact_id, episode_id),
         )
+
+    def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]:
+        rows = self.c.execute(
+            f"SELECT {self._LINEAGE_COLS} FROM lineages WHERE group_id=? AND predicate=? "
+            "ORDER BY seq",
+            (group, predicate),
+        ).fetchall()
+        return [self._lineage(r) for r in rows]
+
+    # predicate declarations
+    def vocabulary_stamp(self) -> str | None:
+        return _vocabulary_stamp(self.c)
+
+    def _renew_vocabulary_stamp(self) -> None:
+        self.c.execute(
+            "INSERT INTO meta(key, value) VALUES('vocabulary', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (uuid.uuid4().hex,),
+        )
+
+    def declarations(self, group: str) -> list[Declaration]:
+        return _declarations(self.c.execute(
+            _DECL_SELECT + " WHERE group_id=? AND expired_at IS NULL ORDER BY name", (group,)
+        ).fetchall())
+
+    def insert_declaration(self, d: Declaration) -> None:
+        self.c.execute(
+            "INSERT INTO predicates(id, group_id, name, cardinality, symmetric, description, "
+            "source, created_at, change_id, expired_at, expired_by) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+            (d.id, d.group, d.name, d.cardinality.value, int(d.symmetric), d.description,
+             d.source, to_micros(d.created_at), d.change_id, opt_micros(d.expired_at),
+             d.expired_by),
+        )
+        self._renew_vocabulary_stamp()
+
+    def expire_declaration(self, declaration_id: str, at: datetime, by: str | None) -> None:
+        self.c.execute(
+            "UPDATE predicates SET expired_at=?, expired_by=? WHERE id=? AND expired_at IS NULL",
+            (to_micros(at), by, declaration_id),
+        )
+        self._renew_vocabulary_stamp()
+
+    def declarations_of_change(
+        self, group: str, change_id: str
+    ) -> tuple[list[Declaration], list[Declaration]]:
+        made = self.c.execute(_DECL_SELECT + " WHERE change_id=? AND group_id=? ORDER BY name",
+                              (change_id, group)).fetchall()
+        ended = self.c.execute(_DECL_SELECT + " WHERE expired_by=? AND group_id=? ORDER BY name",
+                               (change_id, group)).fetchall()
+        return _declarations(made), _declarations(ended)
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:

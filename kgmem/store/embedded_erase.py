@@ -202,6 +202,7 @@ class EraseOps:
                 f"DELETE FROM {table} WHERE group_id=?", (group,)
             ).rowcount
         self.c.execute("DELETE FROM aliases WHERE group_id=?", (group,))
+        self.c.execute("DELETE FROM predicates WHERE group_id=?", (group,))
         self.c.execute("DELETE FROM episodes_fts WHERE group_id=?", (group,))
         self.c.execute("DELETE FROM provenance WHERE fact_id NOT IN (SELECT fact_id FROM lineages)")
         self.c.execute("DELETE FROM mentions WHERE episode_id NOT IN (SELECT id FROM episodes)")

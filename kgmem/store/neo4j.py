@@ -16,7 +16,8 @@ Graph layout (graphiti-core's vocabulary, kgmem extras as additional properties/
 * kgmem bookkeeping: ``(:KgmemLineage)`` (stated belief of a lineage),
   ``(:Episodic)-[:KGMEM_SUPPORTS]->(:KgmemLineage)`` (provenance), ``(:KgmemChange)`` +
   ``(:KgmemEffect {before, after})`` (JSON), ``(:KgmemAlias)``, ``(:KgmemErasure)``,
-  ``(:KgmemMeta {key, value})`` (``seq``, ``ins`` and the write ``lock``),
+  ``(:KgmemPredicate)`` (predicate declarations, :mod:`kgmem.store.neo4j_predicates`),
+  ``(:KgmemMeta {key, value})`` (``seq``, ``ins``, ``vocabulary`` and the write ``lock``),
   ``(:KgmemClock {group_id, last_tx_time})``.
 
 Transaction time is monotonic *per group* (the store contract, kgmem.store.base): one Neo4j
@@ -83,6 +84,7 @@ from ..names import normalize_name
 from ..timeutil import UTC, Precision, from_micros, to_utc
 from .base import (
     ChangeEffect,
+    Declaration,
     LineageState,
     OrphanedLineage,
     SearchBackend,
@@ -93,6 +95,14 @@ from .base import (
 )
 from .fts_tokens import fts5_tokens, token_text
 from .neo4j_erase import EraseOps
+from .neo4j_predicates import (
+    CURRENT,
+    EVERY_GROUP,
+    KNOWN_AT,
+    STAMP,
+    DeclarationWrites,
+    declarations,
+)
 from .neo4j_schema import (
     EMBEDDING_DIM,
     EPISODE_TOKENS,
@@ -631,6 +641,18 @@ class Neo4jStore:
         rows = self._q(_LAST_TX_TIME, g=group)
         return _dt(rows[0][0]) if rows else None
 
+    def vocabulary_stamp(self) -> str | None:
+        rows = self._q(STAMP)
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
+
+    def declarations(self, group: str | None, known_at: datetime | None = None
+                     ) -> list[Declaration]:
+        if group is None:  # every group's current declarations (kgmem check)
+            return declarations(self._q(EVERY_GROUP))
+        if known_at is None:
+            return declarations(self._q(CURRENT, g=group))
+        return declarations(self._q(KNOWN_AT, g=group, k=known_at))
+
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
         rows = self._q(_GET_ENTITY, id=entity_id, g=group)
         return _entity(rows[0]) if rows else None
@@ -881,7 +903,7 @@ class Neo4jStore:
 
 
 # ---------------------------------------------------------------------------------- writes
-class _WriteTx(EraseOps):
+class _WriteTx(EraseOps, DeclarationWrites):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
     def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:
@@ -892,7 +914,7 @@ class _WriteTx(EraseOps):
         rows = tx.run(
             "MERGE (m:KgmemMeta {key: 'lock'}) SET m.touched = timestamp() "
             "WITH m CALL (m) { MATCH (x:KgmemMeta) "
-            "WHERE x.key IN ['seq', 'ins'] RETURN collect([x.key, x.value]) AS kv } "
+            "WHERE x.key IN ['seq', 'ins', 'vocabulary'] RETURN collect([x.key, x.value]) AS kv } "
             "RETURN kv"
         ).values()
         self._meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
@@ -1157,6 +1179,10 @@ class _WriteTx(EraseOps):
         rows = self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) "
                          + _ORPHAN_RETURN, ids=list(fact_ids))
         return {o.fact_id: o.missing for o in _orphans(rows)}
+    def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]:
+        rows = self._run("MATCH (l:KgmemLineage {group_id: $g}) WHERE l.predicate = $p "
+                         + _LINEAGE_RETURN + " ORDER BY l.seq", g=group, p=predicate)
+        return [_lineage(r) for r in rows]
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:

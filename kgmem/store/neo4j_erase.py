@@ -248,7 +248,8 @@ class EraseOps:
                     g=group,
                 )[0][0]
             )
-        for label in ("KgmemAlias", "KgmemEffect", "KgmemChunk", "KgmemEpisodeTime"):
+        for label in ("KgmemAlias", "KgmemEffect", "KgmemChunk", "KgmemEpisodeTime",
+                      "KgmemPredicate"):
             self._run(f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n", g=group)
         # graphiti-only nodes of the group (communities, sagas) go too: nothing of the group
         # may survive an erase except the audit record.

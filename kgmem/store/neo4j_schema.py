@@ -41,6 +41,7 @@ UNIQUE: list[tuple[str, str, str, bool]] = [
     ("kgmem_change_id", "KgmemChange", "id", False),
     ("kgmem_meta_key", "KgmemMeta", "key", False),
     ("kgmem_clock_group", "KgmemClock", "group_id", False),
+    ("kgmem_predicate_id", "KgmemPredicate", "id", False),
 ]
 
 INDEXES: list[str] = [
@@ -81,6 +82,11 @@ INDEXES: list[str] = [
     "CREATE INDEX kgmem_effect_fact IF NOT EXISTS FOR (n:KgmemEffect) ON (n.fact_id)",
     "CREATE INDEX kgmem_effect_group IF NOT EXISTS FOR (n:KgmemEffect) ON (n.group_id)",
     "CREATE INDEX kgmem_erasure_group IF NOT EXISTS FOR (n:KgmemErasure) ON (n.group_id)",
+    "CREATE INDEX kgmem_predicate_group IF NOT EXISTS "
+    "FOR (n:KgmemPredicate) ON (n.group_id, n.name)",
+    "CREATE INDEX kgmem_predicate_change IF NOT EXISTS FOR (n:KgmemPredicate) ON (n.change_id)",
+    "CREATE INDEX kgmem_predicate_expired_by IF NOT EXISTS "
+    "FOR (n:KgmemPredicate) ON (n.expired_by)",
     # fulltext: exactly graphiti-core's definitions (so its IF NOT EXISTS finds them)
     "CREATE FULLTEXT INDEX episode_content IF NOT EXISTS "
     "FOR (e:Episodic) ON EACH [e.content, e.source, e.source_description, e.group_id]",

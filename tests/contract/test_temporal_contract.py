@@ -130,7 +130,7 @@ def test_multi_valued_predicates_do_not_supersede(make_memory, clock) -> None:
 
 def test_declared_predicate_becomes_functional(make_memory, clock) -> None:
     m, g = make_memory(clock=clock), fresh_group()
-    m.declare_predicate("DRIVES", functional=True)
+    m.declare_predicate("DRIVES", functional=True, group=g)  # declarations are per group
     m.assert_fact("Alice", "DRIVES", "Civic", valid_at="2019", group=g)
     m.assert_fact("Alice", "DRIVES", "Tesla", valid_at="2022", group=g)
     assert [f.object for f in m.facts("Alice", "DRIVES", group=g)] == ["Tesla"]

@@ -14,7 +14,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"remember", "assert_fact", "recall", "facts_as_of", "history", "paths"}
+TOOLS = {"remember", "assert_fact", "recall", "facts_as_of", "history", "paths", "list_predicates",
+         "declare_predicate"}
 
 
 def _structured(result: Any) -> dict[str, Any]:

@@ -1,0 +1,83 @@
+"""Predicate declarations on Neo4j: ``(:KgmemPredicate {id, group_id, name, cardinality,
+symmetric, description, source, created_at, change_id, expired_at, expired_by})``, one node
+per version (kgmem.store.base.Declaration), and ``(:KgmemMeta {key: 'vocabulary'})``, renewed
+with every write of one so that readers can cache a group's declarations."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..timeutil import opt_from_micros
+from .base import Declaration
+
+_RETURN = (  # times as epoch microseconds (see neo4j._micros)
+    "RETURN d.id, d.group_id, d.name, d.cardinality, d.symmetric, d.description, d.source, "
+    "d.created_at.epochSeconds * 1000000 + d.created_at.microsecond, d.change_id, "
+    "d.expired_at.epochSeconds * 1000000 + d.expired_at.microsecond, d.expired_by"
+)
+CURRENT = ("MATCH (d:KgmemPredicate {group_id: $g}) WHERE d.expired_at IS NULL "
+           + _RETURN + " ORDER BY d.name")
+# the visibility rule of kgmem.timeline on the transaction interval
+KNOWN_AT = ("MATCH (d:KgmemPredicate {group_id: $g}) WHERE d.created_at <= $k "
+            "AND (d.expired_at IS NULL OR d.expired_at > $k) " + _RETURN + " ORDER BY d.name")
+EVERY_GROUP = ("MATCH (d:KgmemPredicate) WHERE d.expired_at IS NULL " + _RETURN
+               + " ORDER BY d.group_id, d.name")
+STAMP = "MATCH (m:KgmemMeta {key: 'vocabulary'}) RETURN m.value"
+
+
+def declarations(rows: list[list[Any]]) -> list[Declaration]:
+    return [Declaration.from_row(r, opt_from_micros) for r in rows]
+
+
+class _Tx(Protocol):
+    _meta: dict[str, Any]
+    _dirty: set[str]
+
+    def _run(self, query: str, **params: Any) -> list[list[Any]]: ...
+    def _renew_vocabulary_stamp(self: _Tx) -> None: ...
+
+
+class DeclarationWrites:
+    """The declaration half of the Neo4j write transaction (mixed into its ``_WriteTx``,
+    which holds the ``vocabulary`` stamp in ``_meta`` with the other counters)."""
+
+    def vocabulary_stamp(self: _Tx) -> str | None:
+        value = self._meta.get("vocabulary")
+        return None if value is None else str(value)
+
+    def _renew_vocabulary_stamp(self: _Tx) -> None:
+        self._meta["vocabulary"] = uuid.uuid4().hex
+        self._dirty.add("vocabulary")
+
+    def declarations(self: _Tx, group: str) -> list[Declaration]:
+        return declarations(self._run(CURRENT, g=group))
+
+    def insert_declaration(self: _Tx, d: Declaration) -> None:
+        self._run(
+            "CREATE (:KgmemPredicate {id: $id, group_id: $g, name: $name, cardinality: $card, "
+            "symmetric: $sym, description: $desc, source: $source, created_at: $t, "
+            "change_id: $change, expired_at: $exp, expired_by: $by})",
+            id=d.id, g=d.group, name=d.name, card=d.cardinality.value, sym=d.symmetric,
+            desc=d.description, source=d.source, t=d.created_at, change=d.change_id,
+            exp=d.expired_at, by=d.expired_by,
+        )
+        self._renew_vocabulary_stamp()
+
+    def expire_declaration(self: _Tx, declaration_id: str, at: datetime, by: str | None) -> None:
+        self._run(
+            "MATCH (d:KgmemPredicate {id: $id}) WHERE d.expired_at IS NULL "
+            "SET d.expired_at = $at, d.expired_by = $by",
+            id=declaration_id, at=at, by=by,
+        )
+        self._renew_vocabulary_stamp()
+
+    def declarations_of_change(
+        self: _Tx, group: str, change_id: str
+    ) -> tuple[list[Declaration], list[Declaration]]:
+        made = self._run("MATCH (d:KgmemPredicate {change_id: $c}) WHERE d.group_id = $g "
+                         + _RETURN + " ORDER BY d.name", c=change_id, g=group)
+        ended = self._run("MATCH (d:KgmemPredicate {expired_by: $c}) WHERE d.group_id = $g "
+                          + _RETURN + " ORDER BY d.name", c=change_id, g=group)
+        return declarations(made), declarations(ended)

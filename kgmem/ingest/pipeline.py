@@ -111,7 +111,7 @@ def _matching_in(m: Memory, w: WriteTx, group: str, subject: str, predicate: str
     if ent is None:
         return []
     lins = {lin.fact_id for lin in w.lineages_for(group, ent.id, pred)}
-    symmetric = m.predicate(pred, group).symmetric
+    symmetric = m._predicates.spec(w, group, pred).symmetric
     if symmetric:  # a mirrored version names the subject as its object
         lins |= {lin.fact_id for lin in w.lineages_touching(group, ent.id, pred)}
     found = sorted(w.current_versions(sorted(lins)).values(),

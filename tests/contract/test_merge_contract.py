@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgmem.cli import app as cli_app
-from kgmem.errors import ConflictError, InvalidInputError
+from kgmem.errors import ConflictError, InvalidInputError, NotFoundError
 from kgmem.mcp_server import create_server
 from kgmem.memory import Memory
 from tests.api.conftest import client_for
@@ -93,8 +93,12 @@ def test_erasing_the_merged_entity_erases_both_names(make_memory) -> None:
     m.assert_fact("Bob", "LIVES_IN", "Boston", group=g)
     m.assert_fact("Robert", "WORKS_AT", "Acme", group=g)
     m.merge_entities("Robert", "Bob", group=g)
+    m.assert_fact("Carol", "KNOWS", "Dan", group=g)
     m.erase(entity="Bob", group=g)  # "Bob" is Robert now
-    assert sorted(e.name for e in m.entities(group=g)) == ["Acme", "Boston"]
+    # both names go (Acme and Boston too: nothing else refers to them)
+    assert sorted(e.name for e in m.entities(group=g)) == ["Carol", "Dan"]
+    with pytest.raises(NotFoundError):
+        m.entity("Bob", group=g)
 
 
 def test_merge_from_rest_cli_and_mcp(tmp_path: Path) -> None:

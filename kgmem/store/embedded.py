@@ -283,8 +283,8 @@ class EmbeddedStore:
             return _last_tx_time(c, group)
 
     def vocabulary_stamp(self) -> str | None:
-        with self._lock:
-            return _vocabulary_stamp(self._conn)
+        with self._db.read() as c:  # a reader: never waits behind a writer
+            return _vocabulary_stamp(c)
 
     def declarations(self, group: str | None, known_at: datetime | None = None
                      ) -> list[Declaration]:

@@ -12,6 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgmem.entity_types import EntityType
 from kgmem.model import Change, Entity, Episode, FactVersion, Path
 from kgmem.names import MAX_CONTENT, MAX_NAME
 from kgmem.retrieve.models import SessionResult
@@ -76,6 +77,11 @@ class FactIn(_In):
     reason: str = Field("", max_length=MAX_TEXT)
     valid_precision: Precision | None = None
     invalid_precision: Precision | None = None
+    subject_type: EntityType | None = Field(
+        None, description="The subject's type if it has none yet (default: what the predicate "
+        "implies, e.g. LIVES_IN's subject is a person); an entity keeps its first type.")
+    object_type: EntityType | None = Field(
+        None, description="The object's type if it has none yet (LIVES_IN's object is a place).")
 
 
 class InvalidateIn(_In):

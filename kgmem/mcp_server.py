@@ -235,13 +235,18 @@ def create_server(
         invalid_at: str | None = None,
         reason: str = "",
         group: str | None = None,
+        subject_type: str | None = None,
+        object_type: str | None = None,
     ) -> FactResult:
         """Assert subject-predicate-object (e.g. Alice, LIVES_IN, Boston) valid from valid_at
         (unknown if omitted) until invalid_at (still true if omitted). A new value of a
-        one-at-a-time predicate (LIVES_IN, WORKS_AT, ...) closes the previous one."""
+        one-at-a-time predicate (LIVES_IN, WORKS_AT, ...) closes the previous one.
+        subject_type/object_type (person, place, organisation, pet, thing, event, activity,
+        role, other) type an entity that has none yet (default: what the predicate implies)."""
         g = _call(gate.group, ctx, group)
         v = _call(lazy.get().assert_fact, subject, predicate, object, valid_at=valid_at,
-                  invalid_at=invalid_at, reason=reason, group=g)
+                  invalid_at=invalid_at, reason=reason, group=g,
+                  subject_type=subject_type, object_type=object_type)
         return FactResult(fact=v)
 
     @server.tool()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import timeline
+from .entity_types import check_entity_type, signature_types
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .merges import SplitResult, undo_merge_mark
 from .merges import merge_entities as _merge_entities
@@ -379,6 +380,8 @@ class Memory:
         valid_precision: Precision | str | None = None,
         invalid_precision: Precision | str | None = None,
         from_text: bool = False,
+        subject_type: str | None = None,
+        object_type: str | None = None,
     ) -> FactVersion:
         """Assert a fact (a new lineage). Returns its current version.
 
@@ -391,10 +394,14 @@ class Memory:
         never "ProjectB"). ``from_text=True`` says they are mentions an extractor found in
         text: the resolver may then match them to a known entity by its fuzzy rules
         (docs/entity-resolution.md; every such merge is recorded and reversible).
+
+        ``subject_type`` / ``object_type`` (person, place, organisation, pet, thing, event,
+        activity, role, other) type an entity that has no type yet; by default the predicate
+        says (``LIVES_IN``'s object is a place; :mod:`kgmem.entity_types`).
         """
         parsed = self._parse_assertion(subject, predicate, object, valid_at, invalid_at, group,
                                        episode, fact, reason, valid_precision, invalid_precision,
-                                       from_text)
+                                       from_text, subject_type, object_type)
         with self.store.write() as w:  # the predicate is checked inside (nothing half-written)
             now = self._tick(w, parsed["group"])
             fid = self._assert_in_tx(w, now, parsed)
@@ -407,6 +414,7 @@ class Memory:
         self, subject: Any, predicate: Any, object: Any, valid_at: Any, invalid_at: Any,
         group: Any, episode: str | Episode | None, fact: str | None, reason: str,
         valid_precision: Any = None, invalid_precision: Any = None, from_text: Any = False,
+        subject_type: Any = None, object_type: Any = None,
     ) -> dict[str, Any]:
         """Validate one assertion completely before anything is written (``episode``: an id,
         or the Episode itself when it is being written in the same transaction)."""
@@ -432,7 +440,9 @@ class Memory:
         timeline.check_interval(start, end)
         return {"group": group, "pred": pred, "s_name": s_name, "o_name": o_name,
                 "start": start, "sprec": sprec, "end": end, "eprec": eprec, "ep": ep,
-                "fact": fact, "reason": reason, "mention": bool(from_text)}
+                "fact": fact, "reason": reason, "mention": bool(from_text),
+                "s_type": check_entity_type(subject_type, "subject_type"),
+                "o_type": check_entity_type(object_type, "object_type")}
 
     def _assert_in_tx(self, w: WriteTx, now: datetime, a: dict[str, Any]) -> str:
         """Write one validated assertion inside an open transaction; returns its fact id."""
@@ -441,6 +451,10 @@ class Memory:
         pred = spec.name
         s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred, a["mention"])
         o = self._resolve_entity(w, group, a["o_name"], now, "object", pred, a["mention"])
+        s_sig, o_sig = signature_types(pred)  # what the predicate says, unless the caller told
+        for ent, etype in ((s, a.get("s_type") or s_sig), (o, a.get("o_type") or o_sig)):
+            if etype is not None and ent.type is None:  # the first type an entity gets stays
+                w.set_entity_type(group, ent.id, etype)
         lins = w.lineages_for(group, s.id, pred)  # read once: duplicate check and _recompute
         pair = list(lins)
         if spec.symmetric:  # "Bob married Alice" = "Alice married Bob"
@@ -910,7 +924,8 @@ class Memory:
                     row["subject"], row["predicate"], row["object"], row.get("valid_at"),
                     row.get("invalid_at"), row.get("group", group), row.get("episode"),
                     row.get("fact"), row.get("reason", ""), row.get("valid_precision"),
-                    row.get("invalid_precision"), row.get("from_text", False)))
+                    row.get("invalid_precision"), row.get("from_text", False),
+                    row.get("subject_type"), row.get("object_type")))
             except KeyError as exc:
                 raise InvalidInputError(f"row {i}: missing {exc.args[0]!r}", row=i) from None
             except InvalidInputError as exc:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .entity_types import EntityType
 from .timeutil import Precision, format_with_precision
 
 
@@ -50,6 +51,9 @@ class Entity(_Model):
             if into is not None:
                 data = {**data, "merged_into": into}
         return data
+    type: EntityType | None = Field(
+        default=None, description="person, place, organisation, pet, thing, event, activity, "
+        "role or other (kgmem.entity_types): the first type a fact gave it; None until one does.")
 
     @field_validator("aliases")
     @classmethod

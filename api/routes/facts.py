@@ -38,6 +38,7 @@ def assert_fact(body: FactIn, memory: MemoryDep, group: GroupDep) -> FactVersion
         valid_at=body.valid_at, invalid_at=body.invalid_at, group=group,
         episode=body.episode, fact=body.fact, reason=body.reason,
         valid_precision=body.valid_precision, invalid_precision=body.invalid_precision,
+        subject_type=body.subject_type, object_type=body.object_type,
     )
 
 

@@ -58,6 +58,9 @@ class ExtractedFact:
     time_text: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
     event: bool = False
+    # entity types (kgmem.entity_types: person, place, organisation, pet, ...), None if unknown
+    subject_type: str | None = None
+    object_type: str | None = None
 
     def key(self) -> tuple[str, str, str, str]:
         return (self.subject.lower(), self.predicate, self.object.lower(), self.kind)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from ..entity_types import ENTITY_TYPES
 from ..errors import InvalidInputError, KgmemError
 from ..model import Episode, FactVersion
 from ..names import clean_name, normalize_name
@@ -139,6 +140,12 @@ def _merge(parts: Sequence[Outcome]) -> Outcome:
             return o
     return Outcome(facts=[f for o in parts for f in o.facts])
 
+
+
+def _types(f: Any) -> dict[str, str | None]:
+    """The entity types an extracted fact gives (an unknown one is ignored, not an error)."""
+    return {k: v if (v := getattr(f, k, None)) in ENTITY_TYPES else None
+            for k in ("subject_type", "object_type")}
 
 
 class ExtractionPipeline:
@@ -261,7 +268,8 @@ class ExtractionPipeline:
             parsed = m._parse_assertion(
                 f.subject, f.predicate, f.object, start, f.invalid_at, g, ep, None,
                 f"extracted ({f.rule})", f.valid_precision if f.valid_at else None,
-                f.invalid_precision if f.invalid_at else None, from_text=True)
+                f.invalid_precision if f.invalid_at else None, from_text=True,
+                **_types(f))
             m._predicates.check_all(w, [parsed])  # a near-miss predicate is dropped here
             return lambda now: [m._assert_in_tx(w, now, parsed)]
         any_object = f.object == "*"  # "we broke up": end whatever the current value is
@@ -284,7 +292,7 @@ class ExtractionPipeline:
                 return lambda now: []
             parsed = m._parse_assertion(f.subject, f.predicate, f.object, None, at, g, None,
                                         None, f"ended per episode {ep.id}", None,
-                                        f.invalid_precision, from_text=True)
+                                        f.invalid_precision, from_text=True, **_types(f))
             m._predicates.check_all(w, [parsed])
             return lambda now: [m._assert_in_tx(w, now, parsed)]
         if f.kind == "retract" and not any_object:  # never retract every value on a vague one

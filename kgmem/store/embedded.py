@@ -54,7 +54,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entities(
   id TEXT PRIMARY KEY, group_id TEXT NOT NULL, name TEXT NOT NULL, norm_name TEXT NOT NULL,
-  summary TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL);
+  summary TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, entity_type TEXT);
 CREATE INDEX IF NOT EXISTS entities_name ON entities(group_id, norm_name);
 CREATE TABLE IF NOT EXISTS aliases(
   group_id TEXT NOT NULL, norm_alias TEXT NOT NULL, entity_id TEXT NOT NULL, alias TEXT NOT NULL,
@@ -130,6 +130,13 @@ _LAST_TX_SQL = (
 def _last_tx_time(conn: sqlite3.Connection, group: str) -> datetime | None:
     row = conn.execute(_LAST_TX_SQL, (group,)).fetchone()
     return opt_from_micros(row[0]) if row else None
+
+
+def _add_entity_type_column(c: sqlite3.Connection) -> None:
+    """Entities' type (kgmem.entity_types): missing in stores written before types existed;
+    their entities stay untyped until a fact gives them one."""
+    if "entity_type" not in {r[1] for r in c.execute("PRAGMA table_info(entities)")}:
+        c.execute("ALTER TABLE entities ADD COLUMN entity_type TEXT")
 
 
 def _add_extraction_columns(c: sqlite3.Connection) -> None:
@@ -221,6 +228,7 @@ class EmbeddedStore:
                 if stmt.strip():
                     c.execute(stmt)
             _add_extraction_columns(c)
+            _add_entity_type_column(c)
             fresh = c.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is None
             c.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
@@ -309,7 +317,8 @@ class EmbeddedStore:
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
         with self._db.read() as c:  # one query for the rows (aliases are read per entity)
             rows = c.execute(
-                "SELECT id, group_id, name, summary, created_at FROM entities WHERE group_id=? "
+                "SELECT id, group_id, name, summary, created_at, entity_type FROM entities "
+                "WHERE group_id=? "
                 "ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (group, limit, offset),
             ).fetchall()
@@ -612,13 +621,15 @@ def _entity_from_row(conn: sqlite3.Connection, r: tuple[Any, ...]) -> Entity:
         ).fetchall()
     ]
     return Entity(
-        id=r[0], group=r[1], name=r[2], summary=r[3], aliases=aliases, created_at=from_micros(r[4])
+        id=r[0], group=r[1], name=r[2], summary=r[3], aliases=aliases, created_at=from_micros(r[4]),
+        type=r[5],
     )
 
 
 def _get_entity(conn: sqlite3.Connection, group: str, entity_id: str) -> Entity | None:
     row = conn.execute(
-        "SELECT id, group_id, name, summary, created_at FROM entities WHERE id=? AND group_id=?",
+        "SELECT id, group_id, name, summary, created_at, entity_type FROM entities "
+        "WHERE id=? AND group_id=?",
         (entity_id, group),
     ).fetchone()
     return _entity_from_row(conn, row) if row else None
@@ -626,9 +637,9 @@ def _get_entity(conn: sqlite3.Connection, group: str, entity_id: str) -> Entity 
 
 def _find_entities(conn: sqlite3.Connection, group: str, norm_name: str) -> list[Entity]:
     rows = conn.execute(
-        "SELECT id, group_id, name, summary, created_at FROM entities "
+        "SELECT id, group_id, name, summary, created_at, entity_type FROM entities "
         "WHERE group_id=? AND norm_name=? UNION "
-        "SELECT e.id, e.group_id, e.name, e.summary, e.created_at FROM aliases a "
+        "SELECT e.id, e.group_id, e.name, e.summary, e.created_at, e.entity_type FROM aliases a "
         "JOIN entities e ON e.id = a.entity_id WHERE a.group_id=? AND a.norm_alias=? "
         "ORDER BY 5, 1",
         (group, norm_name, group, norm_name),
@@ -674,8 +685,8 @@ class _WriteTx(EraseOps):
 
     def insert_entity(self, entity: Entity, norm_name: str) -> None:
         self.c.execute(
-            "INSERT INTO entities(id, group_id, name, norm_name, summary, created_at) "
-            "VALUES(?,?,?,?,?,?)",
+            "INSERT INTO entities(id, group_id, name, norm_name, summary, created_at, entity_type) "
+            "VALUES(?,?,?,?,?,?,?)",
             (
                 entity.id,
                 entity.group,
@@ -683,7 +694,14 @@ class _WriteTx(EraseOps):
                 norm_name,
                 entity.summary,
                 to_micros(entity.created_at),
+                entity.type,
             ),
+        )
+
+    def set_entity_type(self, group: str, entity_id: str, entity_type: str) -> None:
+        self.c.execute(
+            "UPDATE entities SET entity_type=? WHERE id=? AND group_id=? AND entity_type IS NULL",
+            (entity_type, entity_id, group),
         )
 
     def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None:

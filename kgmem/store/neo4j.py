@@ -2,7 +2,8 @@
 
 Graph layout (graphiti-core's vocabulary, kgmem extras as additional properties/labels):
 
-* ``(:Entity {uuid, name, group_id, summary, created_at, norm_name, aliases})``
+* ``(:Entity {uuid, name, group_id, summary, created_at, norm_name, aliases, entity_type})``,
+  with the type also a label (``:Entity:Person``, kgmem.entity_types.NEO4J_LABELS)
 * ``(:Episodic {uuid, name, content, source, source_description, valid_at, created_at,
   group_id, speaker, content_hash, entity_edges, kgmem_tokens, kgmem_extraction_status,
   kgmem_extraction})``; ``valid_at`` is kgmem's reference time, ``kgmem_tokens`` the
@@ -70,6 +71,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
+from ..entity_types import NEO4J_LABELS, check_entity_type
 from ..errors import StoreBusyError, StoreUnavailableError
 from ..model import (
     Change,
@@ -336,7 +338,9 @@ def _versions(rows: list[list[Any]]) -> list[FactVersion]:
     return [_version(r[:19], r[19]) for r in rows]
 
 
-_ENTITY_RETURN = "RETURN e.uuid, e.group_id, e.name, e.summary, e.created_at, e.aliases"
+_ENTITY_RETURN = (
+    "RETURN e.uuid, e.group_id, e.name, e.summary, e.created_at, e.aliases, e.entity_type"
+)
 
 
 def _entity(r: Sequence[Any]) -> Entity:
@@ -347,6 +351,7 @@ def _entity(r: Sequence[Any]) -> Entity:
         summary=r[3] or "",
         aliases=sorted(r[5] or []),
         created_at=_at(r[4]),
+        type=r[6] if len(r) > 6 else None,
     )
 
 
@@ -989,6 +994,18 @@ class _WriteTx(EraseOps, DeclarationWrites):
             summary=entity.summary,
             t=entity.created_at,
             aliases=list(entity.aliases),
+        )
+        if entity.type is not None:
+            self.set_entity_type(entity.group, entity.id, entity.type)
+
+    def set_entity_type(self, group: str, entity_id: str, entity_type: str) -> None:
+        # the type is a property, and a node label for Neo4j Browser styles; a label cannot be
+        # a query parameter, so it comes from a fixed table, never from the input
+        label = NEO4J_LABELS[check_entity_type(entity_type) or "other"]
+        self._run(
+            "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g AND e.entity_type IS NULL "
+            f"SET e.entity_type = $type, e:{label}",
+            id=entity_id, g=group, type=entity_type,
         )
 
     def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None:

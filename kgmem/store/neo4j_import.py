@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..entity_types import NEO4J_LABELS
 from ..timeutil import from_micros, opt_from_micros
 from .base import episode_keyword_text
 from .embedded import EmbeddedStore
@@ -110,7 +111,7 @@ def export_rows(
                 aliases[eid].append(alias)
         yield from copy(
             "entities",
-            "SELECT id, group_id, name, norm_name, summary, created_at FROM entities "
+            "SELECT id, group_id, name, norm_name, summary, created_at, entity_type FROM entities "
             "WHERE group_id=?",
             (g,),
             lambda r, aliases=aliases: {
@@ -121,6 +122,7 @@ def export_rows(
                 "summary": r[4],
                 "created_at": from_micros(r[5]),
                 "aliases": aliases.get(r[0], []),
+                **({"entity_type": r[6]} if r[6] is not None else {}),
             },
         )
         yield from copy(
@@ -349,7 +351,16 @@ def import_embedded(
             progress(kind, len(rows))
     finish_import(src, dst, groups, state)
     link_episode_edges(dst, groups)
+    label_entity_types(dst, groups)
     return dict(counts)
+
+
+def label_entity_types(dst: Neo4jStore, groups: list[str]) -> None:
+    """Each imported entity's type as its label too (``:Person``...; fixed label names)."""
+    with dst.driver.session(database=dst.database) as s:
+        for etype, label in NEO4J_LABELS.items():
+            s.run(f"MATCH (e:Entity) WHERE e.group_id IN $gs AND e.entity_type = $t SET e:{label}",
+                  gs=groups, t=etype).consume()
 
 
 def link_episode_edges(dst: Neo4jStore, groups: list[str]) -> None:

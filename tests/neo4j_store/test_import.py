@@ -64,7 +64,11 @@ def test_imported_group_reads_the_same_at_every_time(tmp_path) -> None:  # type:
         times[0] - timedelta(days=1), group=g
     )
     assert dst.erasures(group=g) == src.erasures(group=g)
-    assert dst.entities(group=g) == src.entities(group=g)
+    assert dst.entities(group=g) == src.entities(group=g)  # with their types
+    with store.driver.session(database=store.database) as s:
+        labels = {r["n"]: sorted(r["l"]) for r in s.run(
+            "MATCH (e:Entity {group_id: $g}) RETURN e.name AS n, labels(e) AS l", g=g)}
+    assert labels["Alice"] == ["Entity", "Person"] and labels["Acme"] == ["Entity", "Organisation"]
     assert dst.episodes(group=g) == src.episodes(group=g)
     assert dst.stats(g) == src.stats(g)
     # life goes on on Neo4j: the clock and the timeline rules continue

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from datetime import datetime, time, timedelta
 from typing import Any
 
+from kgmem.entity_types import signature_types
 from kgmem.timeutil import Precision
 
 from .. import lexicon as L
@@ -164,6 +165,7 @@ class Context(Mentions):
             _date(fact, *hit)
         if predicate in L.EVENT_PREDICATES and kind == "assert":
             _as_event(fact, hit, self.ref)
+        fact.subject_type, fact.object_type = _types(fact, subj, tokens)
         fact.evidence = self._evidence(subj, anchor, tokens)
         self.facts.append(fact)
         return fact
@@ -276,3 +278,27 @@ def _span(rt: ResolvedTime) -> tuple[int, float]:
     days = (rt.end - rt.start).days if rt.end is not None else float("inf")
     return _COARSE.get(rt.precision, 3), (days if rt.precision is Precision.DAY else 0)
 
+
+_NER_TYPES = {"PERSON": "person", "ORG": "organisation", "GPE": "place", "LOC": "place",
+              "FAC": "place", "EVENT": "event", "PRODUCT": "thing", "WORK_OF_ART": "thing",
+              "NORP": "other", "LANGUAGE": "other"}
+
+
+def _types(fact: ExtractedFact, subj: Mention, tokens: list[Any]
+           ) -> tuple[str | None, str | None]:
+    """The entity types of a fact: the predicate's signature (``HAS_PET``'s object is a pet
+    whatever the tagger says), else the named-entity label, else an event for an event fact
+    and an activity for a gerund ("hiking"); None when nothing says."""
+    s_sig, o_sig = signature_types(fact.predicate)
+    s_type = "person" if subj.speaker else s_sig or _NER_TYPES.get(subj.label or "")
+    if fact.object == ANY_OBJECT:
+        return s_type, None
+    if o_sig is not None:
+        return s_type, o_sig
+    tok = next((t for t in tokens if t is not None), None)
+    if tok is not None and tok.ent_type_ in _NER_TYPES:
+        return s_type, _NER_TYPES[tok.ent_type_]
+    if fact.event:
+        return s_type, "event"
+    first = fact.object.split()[0].lower() if fact.object.split() else ""
+    return s_type, "activity" if first.endswith("ing") and len(first) > 4 else None

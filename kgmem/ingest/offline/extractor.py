@@ -9,9 +9,10 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from kgmem.entity_types import signature_types
 from kgmem.timeutil import to_utc
 
-from ..facts import ASSISTANT_SPEAKERS, ExtractedFact, normalize_item, resolve_speaker
+from ..facts import ANY_OBJECT, ASSISTANT_SPEAKERS, ExtractedFact, normalize_item, resolve_speaker
 from .context import Context
 from .rules import run
 from .sitting import Sitting, Sittings
@@ -43,6 +44,24 @@ def _dedupe(facts: list[ExtractedFact]) -> list[ExtractedFact]:
         if not (f.kind == "assert" and (f.subject.lower(), f.predicate, f.object.lower())
                 in retracted)
     ]
+
+
+def _settle_types(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """One type per name in an utterance, and a predicate's signature wins over the tagger:
+    in "My dog Max loves the beach" Max is HAS_PET's pet, not the PERSON spaCy saw (the store
+    keeps an entity's first type, so the guess must not go first)."""
+    sure: dict[str, str] = {}
+    for f in facts:
+        s_sig, o_sig = signature_types(f.predicate)
+        for name, t in ((f.subject, "person" if f.subject_is_speaker else s_sig),
+                        (f.object, o_sig)):
+            if t is not None and name != ANY_OBJECT:
+                sure.setdefault(name.lower(), t)
+    for f in facts:
+        f.subject_type = sure.get(f.subject.lower(), f.subject_type)
+        if f.object != ANY_OBJECT:
+            f.object_type = sure.get(f.object.lower(), f.object_type)
+    return facts
 
 
 class OfflineExtractor:
@@ -106,7 +125,7 @@ class OfflineExtractor:
             pass
         if sitting is not None:
             sitting.learn(who, [name for _i, name in ctx.persons], ctx.relatives, ref)
-        return _dedupe(ctx.facts)
+        return _settle_types(_dedupe(ctx.facts))
 
     def extract_many(
         self,

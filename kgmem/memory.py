@@ -895,12 +895,15 @@ class Memory:
         known_at: TimeLike | None = None,
         group: str = DEFAULT_GROUP,
         reference_time: TimeLike | None = None,
+        superseded: Literal["label", "drop"] = "label",
     ) -> Any:
-        """A prompt-ready block (dated facts, then quoted episode snippets) within a budget."""
+        """A prompt-ready block (dated facts, then quoted episode snippets) within a budget;
+        a snippet no longer current at (valid_at, known_at) is labelled or dropped."""
         from .retrieve import context
 
         return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
-                       known_at=known_at, group=group, reference_time=reference_time)
+                       known_at=known_at, group=group, reference_time=reference_time,
+                       superseded=superseded)
 
     def index(self) -> int:
         """Embed and index everything written since the last call (search does this lazily)."""

@@ -48,6 +48,11 @@ def in_interval(t: datetime, start: datetime | None, end: datetime | None) -> bo
     return (start is None or start <= t) and (end is None or t < end)
 
 
+def ended_by(t: datetime, end: datetime | None) -> bool:
+    """An interval ending at ``end`` (None = +inf) no longer holds at ``t``: end <= t."""
+    return end is not None and end <= t
+
+
 def is_visible(
     *,
     valid_at: datetime | None,

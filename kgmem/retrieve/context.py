@@ -10,7 +10,13 @@ Layout (everything stored is inside the data block, each stored string JSON-quot
     - "Maya lives in Denver" (since 2023-03)
     episodes:
     - [2023-05-08 13:56] "Caroline": "I went to a LGBTQ support group yesterday."
+    - [2019-05-01 10:00] "Maya": "I live in Boston." (said 2019-05-01 10:00; superseded by "Maya lives in Denver" since 2023-03)
     KGMEM-MEMORY-DATA-END>>>
+
+Time: the facts are those current at (valid_at, known_at), both named in their heading
+("facts valid now (2025-01-01 10:00), as known at ..." when valid_at is now). An episode
+whose statement no longer holds then (:mod:`kgmem.retrieve.currency`) comes after the current
+evidence with a label outside its quote, or is left out with ``superseded="drop"``.
 
 Safety: stored text cannot close the quote or start a line of its own. Every stored string
 (fact text, speaker, episode content) goes through :func:`quote`: JSON string syntax escapes
@@ -28,12 +34,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import InvalidInputError
 from ..model import Episode, FactVersion
 from ..timeutil import Precision, format_with_precision
-from .models import ContextBlock
+from .currency import superseded_snippets
+from .models import ContextBlock, SupersededSnippet
 from .search import run_search
 
 BEGIN = "<<<KGMEM-MEMORY-DATA-BEGIN"
@@ -94,8 +101,24 @@ def _episode_prefix(ep: Episode) -> str:
     return f"- [{_fmt_time(ep.reference_time)}] {speaker}"
 
 
-def _snippet_line(ep: Episode, span: tuple[int, int] | None, budget: int) -> str | None:
-    """The episode's line within ``budget`` tokens (its best chunk, cut at a word)."""
+def superseded_note(ep: Episode, notes: list[SupersededSnippet]) -> str:
+    """`` (said 2019-05-01; superseded by "Maya lives in Denver" since 2023-03)``: what of
+    the snippet no longer holds, and what holds instead (our annotation, outside the quote)."""
+    parts = []
+    for n in notes:
+        if n.by_fact is not None:
+            since = "" if n.by_since is None else " since " + _fmt_time(n.by_since,
+                                                                          n.by_precision)
+            parts.append(f"superseded by {quote(n.by_fact)}{since}")
+        else:
+            parts.append(f"{quote(n.fact)} ended {_fmt_time(n.ended_at, n.ended_precision)}")
+    return f" (said {_fmt_time(ep.reference_time)}; {'; '.join(dict.fromkeys(parts))})"
+
+
+def _snippet_line(ep: Episode, span: tuple[int, int] | None, budget: int,
+                  note: str = "") -> str | None:
+    """The episode's line within ``budget`` tokens (its best chunk, cut at a word), followed
+    by ``note``."""
     from ..embed.tokens import truncate_to_tokens
 
     text = ep.content
@@ -106,14 +129,14 @@ def _snippet_line(ep: Episode, span: tuple[int, int] | None, budget: int) -> str
     else:
         lead = tail = ""
     prefix = _episode_prefix(ep)
-    line = prefix + quote(lead + text + tail)
+    line = prefix + quote(lead + text + tail) + note
     cost = _count(line)
     if cost <= budget:
         return line
-    allow = budget - _count(prefix) - 4
+    allow = budget - _count(prefix) - _count(note) - 4
     while allow >= MIN_SNIPPET_TOKENS:
         cut = truncate_to_tokens(text, allow)
-        line = prefix + quote(lead + cut + ELLIPSIS)
+        line = prefix + quote(lead + cut + ELLIPSIS) + note
         cost = _count(line)
         if cost <= budget:
             return line
@@ -134,8 +157,15 @@ def context(
     max_facts: int = 40,
     max_episodes: int = 20,
     auto_index: bool = True,
+    superseded: Literal["label", "drop"] = "label",
 ) -> ContextBlock:
-    """A compact prompt block about ``query`` within ``budget_tokens`` (see module doc)."""
+    """A compact prompt block about ``query`` within ``budget_tokens`` (see module doc).
+
+    ``superseded``: an episode snippet whose statement no longer holds at (valid_at,
+    known_at) is labelled (when said, the fact that replaced it and since when) and put after
+    the current evidence, or left out (``"drop"``)."""
+    if superseded not in ("label", "drop"):
+        raise InvalidInputError("superseded must be 'label' or 'drop'", field="superseded")
     if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool) or budget_tokens < 0:
         raise InvalidInputError("budget_tokens must be a non-negative integer",
                                 field="budget_tokens")
@@ -175,7 +205,7 @@ def context(
 
     # ---- render within the budget
     head_when = (
-        f"facts valid {'now' if valid_at is None else 'at ' + _fmt_time(V)}"
+        f"facts valid {'now (' + _fmt_time(V) + ')' if valid_at is None else 'at ' + _fmt_time(V)}"
         f", as known at {_fmt_time(K)}"
     )
     if out.time_window is not None and out.time_window.start is not None and valid_at is None:
@@ -222,11 +252,17 @@ def context(
 
     section(head_when + ":", [(v, None) for v in ordered_facts], lambda v, _x, _room: fact_line(v))
 
+    ep_items = [(out.episodes[r.id], r.chunk) for r in eps if r.id in out.episodes]
+    stale = superseded_snippets(memory, backend, group, [ep.id for ep, _ in ep_items], V, K)
+    # current evidence first; superseded snippets after it, labelled, or left out
+    ep_items = ([x for x in ep_items if x[0].id not in stale]
+                + ([] if superseded == "drop" else [x for x in ep_items if x[0].id in stale]))
+
     def render_episode(ep: Episode, span: tuple[int, int] | None, room: int) -> str | None:
         room = min(room, MAX_EPISODE_TOKENS)
-        return _snippet_line(ep, span, room) if room >= MIN_SNIPPET_TOKENS else None
+        note = superseded_note(ep, stale[ep.id]) if ep.id in stale else ""
+        return _snippet_line(ep, span, room, note) if room >= MIN_SNIPPET_TOKENS else None
 
-    ep_items = [(out.episodes[r.id], r.chunk) for r in eps if r.id in out.episodes]
     section("episodes:", ep_items, render_episode)
 
     def assemble() -> str:
@@ -245,6 +281,10 @@ def context(
         text, tokens = "", 0
     kept_facts = [o for _, o in body if isinstance(o, FactVersion)]
     kept_eps = [o for _, o in body if isinstance(o, Episode)]
+    kept_ids = {ep.id for ep in kept_eps}
+    notes = [n.model_copy(update={"dropped": True}) if superseded == "drop" else n
+             for ep_id, ns in stale.items() for n in ns
+             if superseded == "drop" or ep_id in kept_ids]
     return ContextBlock(
         text=text,
         tokens=tokens,
@@ -255,5 +295,6 @@ def context(
         known_at=K,
         time_window=out.time_window,
         truncated=truncated,
+        superseded=notes,
     )
 

@@ -104,6 +104,22 @@ class SessionResult(_Model):
     parts: SessionParts = Field(default_factory=SessionParts)
 
 
+class SupersededSnippet(_Model):
+    """A statement of a retrieved episode that no longer holds at the block's valid_at (as
+    known at its known_at), and the current fact that replaced it, if any."""
+
+    episode_id: str
+    fact_id: str
+    fact: str
+    ended_at: datetime | None
+    ended_precision: Precision = Precision.INSTANT
+    by_fact_id: str | None = None
+    by_fact: str | None = None
+    by_since: datetime | None = None
+    by_precision: Precision | None = None
+    dropped: bool = False  # left out of the block (superseded="drop")
+
+
 class ContextBlock(_Model):
     """A prompt-ready memory block. ``tokens`` is counted with the offline MiniLM WordPiece
     tokenizer (:func:`kgmem.embed.tokens.count_tokens`) and is always ``<= budget_tokens``."""
@@ -117,3 +133,4 @@ class ContextBlock(_Model):
     known_at: datetime
     time_window: TimeWindow | None = None
     truncated: bool = False  # True when relevant items were left out for the budget
+    superseded: list[SupersededSnippet] = Field(default_factory=list)

@@ -77,6 +77,29 @@ class GroupsResult(BaseModel):
     default_group: str = Field(description="the group used when a tool is given none")
 
 
+class PredicateInfo(BaseModel):
+    name: str
+    cardinality: str = Field(description="functional: one object per subject at a time; "
+                             "multi: many")
+    symmetric: bool
+    source: str = Field(description="built-in, declared or first use")
+    description: str
+    declared_at: datetime | None
+    change_id: str | None
+
+
+class PredicatesResult(BaseModel):
+    predicates: list[PredicateInfo]
+
+
+class PredicateResult(BaseModel):
+    predicate: PredicateInfo
+
+
+class MergeResult(BaseModel):
+    change: Change = Field(description="undo(change_id=change.id) separates them again")
+
+
 class RecallResult(BaseModel):
     context: str | None = None
     details: dict[str, Any] | None = None

@@ -33,7 +33,11 @@ from .mcp_results import (
     FactResult,
     FactsResult,
     HistoryResult,
+    MergeResult,
     PathsResult,
+    PredicateInfo,
+    PredicateResult,
+    PredicatesResult,
     RecallResult,
     RememberResult,
 )
@@ -70,11 +74,10 @@ def _json(x: Any) -> Any:
     return x
 
 
-def _spec(s: PredicateSpec) -> dict[str, Any]:
-    return {"name": s.name, "cardinality": s.cardinality.value, "symmetric": s.symmetric,
-            "source": s.source, "description": s.description,
-            "declared_at": s.declared_at.isoformat() if s.declared_at else None,
-            "change_id": s.change_id}
+def _spec(s: PredicateSpec) -> PredicateInfo:
+    return PredicateInfo(name=s.name, cardinality=s.cardinality.value, symmetric=s.symmetric,
+                         source=s.source, description=s.description,
+                         declared_at=s.declared_at, change_id=s.change_id)
 
 
 class _Lazy:
@@ -343,22 +346,22 @@ def create_server(
 
     @server.tool()
     def merge_entities(ctx: Context, a: str, b: str, reason: str | None = None,
-                       group: str | None = None) -> dict[str, Any]:
+                       group: str | None = None) -> MergeResult:
         """Merge entity b into entity a when both name the same thing ("Bob" and "Robert
         Smith"): b's facts become a's and b's names mean a from now on. Returns the change;
         undo it (POST /v1/changes/{id}/undo, `kgmem undo`) to separate them again."""
         m = lazy.get()
         change = _call(m.merge_entities, a, b, group=_call(gate.group, ctx, group), reason=reason)
-        return {"change": _json(change)}
+        return MergeResult(change=change)
 
     @server.tool()
-    def list_predicates(ctx: Context, group: str | None = None) -> dict[str, Any]:
+    def list_predicates(ctx: Context, group: str | None = None) -> PredicatesResult:
         """The predicates of the group: name, cardinality (functional: one object per subject
         at a time; multi: many), symmetric, and source (built-in, declared, first use). Use
         these names in assert_fact; a near miss of one (LIVE_IN for LIVES_IN) is refused."""
         m = lazy.get()
         specs = _call(m.predicates, _call(gate.group, ctx, group))
-        return {"predicates": [_spec(s) for s in specs]}
+        return PredicatesResult(predicates=[_spec(s) for s in specs])
 
     @server.tool()
     def declare_predicate(
@@ -368,7 +371,7 @@ def create_server(
         symmetric: bool = False,
         description: str = "",
         group: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> PredicateResult:
         """Declare a predicate before using it: functional=true when a subject has one object
         at a time (a new value closes the previous one), symmetric=true when a relation told
         from either side is the same fact. Stored in the memory; changing it for a predicate
@@ -376,7 +379,7 @@ def create_server(
         m = lazy.get()
         spec = _call(m.declare_predicate, name, functional, description, symmetric,
                      group=_call(gate.group, ctx, group))
-        return {"predicate": _spec(spec)}
+        return PredicateResult(predicate=_spec(spec))
 
     server._kgmem_memory = lazy  # type: ignore[attr-defined]  # for tests and shutdown
     return server

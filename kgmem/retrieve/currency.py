@@ -43,7 +43,7 @@ def superseded_snippets(
         if key not in current:
             current[key] = memory.facts(v.subject_id, v.predicate, valid_at=valid_at,
                                         known_at=known_at, group=group)
-        by = _successor(v, current[key], _functional(memory, v.predicate))
+        by = _successor(v, current[key], memory.predicate(v.predicate, group=group).functional)
         note = SupersededSnippet(
             episode_id="", fact_id=v.fact_id, fact=v.fact, ended_at=v.invalid_at,
             ended_precision=v.invalid_precision,
@@ -56,11 +56,6 @@ def superseded_snippets(
             if ep in wanted:
                 out.setdefault(ep, []).append(note.model_copy(update={"episode_id": ep}))
     return out
-
-
-def _functional(memory: Any, predicate: str) -> bool:
-    vocabulary = getattr(memory, "vocabulary", None)
-    return bool(vocabulary is not None and vocabulary.is_functional(predicate))
 
 
 def _successor(old: FactVersion, now: list[FactVersion], functional: bool

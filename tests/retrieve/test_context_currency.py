@@ -82,3 +82,15 @@ def test_labels_stay_within_the_budget(smem):  # type: ignore[no-untyped-def]
         assert block.tokens == count_tokens(block.text) <= budget
         if "I live in Boston." in block.text:  # never without its label
             assert "superseded by" in block.text
+
+
+def test_label_names_the_current_value_when_the_closing_fact_was_itself_superseded(smem):  # type: ignore[no-untyped-def]
+    m, g = smem
+    old, new = _boston_then_denver(m, g)
+    mid = m.add_episode("Austin for now.", "2021-01-10T10:00:00Z", speaker="Alice", group=g)
+    m.assert_fact("Alice", "LIVES_IN", "Austin", valid_at="2021-01", episode=mid.id, group=g)
+    block = context(m, "Where does Alice live? Boston, Austin or Denver?", budget_tokens=400,
+                    group=g)
+    notes = {n.fact: n.by_fact for n in block.superseded}
+    assert notes == {"Alice lives in Boston": "Alice lives in Denver",
+                     "Alice lives in Austin": "Alice lives in Denver"}

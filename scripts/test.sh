@@ -14,6 +14,13 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq maven openjdk-17-jre-headless
   else echo "please install maven and a JDK 17+ (needed to fetch and run Neo4j)" >&2; exit 1; fi
 fi
+# Debian's Chromium for the Neo4j Browser screenshots (Playwright drives it; no browser
+# download: tests/neo4j_store/test_browser_screenshots.py).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "==> installing chromium (apt-get)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium
+  else echo "no /usr/bin/chromium: the Browser screenshot test will be skipped (apt-get install chromium)" >&2; fi
+fi
 started=0
 llama_started=0
 cleanup() {

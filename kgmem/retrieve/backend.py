@@ -5,7 +5,10 @@
 Both return plain candidates; :mod:`kgmem.retrieve.search` fuses them.
 
 The embedder is, in order: the ``embedder=`` argument, ``memory.embedder`` if the Memory has
-one, else :func:`kgmem.embed.get_default_embedder` (offline MiniLM).
+one, else :func:`kgmem.embed.get_default_embedder` (offline MiniLM) if its weights are
+installed. Without them the backend has no embedder: search runs on keyword, time and graph
+signals, and what writes queued for embedding stays queued until the weights come
+(``kgmem models install``), so nothing is indexed with a different model in between.
 """
 
 from __future__ import annotations
@@ -48,14 +51,15 @@ def _vkey(v: FactVersion) -> tuple[datetime, datetime]:
 
 
 def resolve_embedder(memory: Any, embedder: Any = None) -> Any:
+    """The embedder to search with; ``None`` = keyword-only (no MiniLM weights installed)."""
     if embedder is not None:
         return embedder
     emb = getattr(memory, "embedder", None)
     if emb is not None:
         return emb
-    from ..embed import get_default_embedder
+    from ..embed import default_embedder_or_none
 
-    return get_default_embedder()
+    return default_embedder_or_none()
 
 
 class Backend(Protocol):
@@ -128,7 +132,7 @@ def get_backend(memory: Any, embedder: Any = None) -> Any:
     store = memory.store
     with _LOCK:
         cache = store.search_backends()
-        key = (emb.name, id(emb))
+        key = ("", 0) if emb is None else (emb.name, id(emb))
         be = cache.get(key)
         if be is None:
             if is_embedded(store):
@@ -155,6 +159,17 @@ class EmbeddedBackend:
         self.view = search_view(store)
         self.view.search_ensure_schema()
         self.embedder = embedder
+        self.vectors: VectorIndexes | None = None
+        self._df: dict[tuple[str, str], tuple[float, int]] = {}
+        self._scrubbed_seq = -1
+        self._index_lock = threading.Lock()
+        # group -> (database change stamp, reference times, created_at), both by reference time
+        self._times: OrderedDict[str, tuple[int, np.ndarray, np.ndarray]] = (
+            OrderedDict()
+        )
+        self._times_lock = threading.Lock()
+        if embedder is None:  # keyword-only: the store's vectors (if any) stay as they are
+            return
         self.dim = int(embedder.dim)
         model = self.view.search_meta_get("model")
         if model is None:
@@ -169,20 +184,19 @@ class EmbeddedBackend:
                 given=embedder.name,
             )
         self.vectors = VectorIndexes(self.view, embedder.name, self.dim)
-        self._df: dict[tuple[str, str], tuple[float, int]] = {}
-        self._scrubbed_seq = -1
-        self._index_lock = threading.Lock()
-        # group -> (database change stamp, reference times, created_at), both by reference time
-        self._times: OrderedDict[str, tuple[int, np.ndarray, np.ndarray]] = (
-            OrderedDict()
-        )
-        self._times_lock = threading.Lock()
+
+    def _vectors(self) -> VectorIndexes:
+        if self.vectors is None:  # search asks for vectors only when it has a query vector
+            raise RuntimeError("keyword-only search backend has no vector indexes")
+        return self.vectors
 
     # ------------------------------------------------------------------ indexing
     def auto_index(self) -> int:
         """Search-time catch-up (cheap when nothing is queued). Best effort: while another
         writer holds the store, search goes on with what is already indexed instead of
         waiting for the lock (a read never waits for a writer)."""
+        if self.vectors is None:
+            return 0
         db = self.view._db
         try:
             with db.without_waiting():
@@ -196,6 +210,8 @@ class EmbeddedBackend:
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
         from .indexing import drain_queue
 
+        if self.vectors is None:  # keyword-only: leave the queue for the embedder to come
+            return 0
         with self._index_lock:
             n = drain_queue(self.view, self.embedder, batch_size, max_items)
             top = self.view.search_max_deleted_seq()
@@ -281,7 +297,7 @@ class EmbeddedBackend:
                         best[r[1]] = (s, (int(r[3]), int(r[4])))
         else:
             k = limit * 4 if allowed is None else limit * 40
-            hits = self.vectors.search("episode", group, q, k)
+            hits = self._vectors().search("episode", group, q, k)
             info = self.view.search_label_rows([lab for lab, _ in hits])
             for lab, s in hits:
                 row = info.get(lab)
@@ -345,7 +361,7 @@ class EmbeddedBackend:
     def vector_facts(
         self, group: str, q: np.ndarray, limit: int, when: TimeFilter
     ) -> list[tuple[FactVersion, float]]:
-        hits = self.vectors.search("fact", group, q, limit * 3)
+        hits = self._vectors().search("fact", group, q, limit * 3)
         info = self.view.search_label_rows([lab for lab, _ in hits])
         text_ids = [info[lab][1] for lab, _ in hits if lab in info]
         rows = self.view.search_fact_text_rows(text_ids)
@@ -419,7 +435,7 @@ class EmbeddedBackend:
     def vector_entities(
         self, group: str, q: np.ndarray, limit: int, known_at: datetime
     ) -> list[tuple[str, float]]:
-        hits = self.vectors.search("entity", group, q, limit * 2)
+        hits = self._vectors().search("entity", group, q, limit * 2)
         info = self.view.search_label_rows([lab for lab, _ in hits])
         rows = self.view.search_entity_name_rows([info[lab][1] for lab, _ in hits if lab in info])
         best: dict[str, float] = {}

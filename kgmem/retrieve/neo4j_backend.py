@@ -119,7 +119,7 @@ class Neo4jBackend:
 
     def __init__(self, store: Any, embedder: Any) -> None:
         n4 = _ns()
-        if int(embedder.dim) != n4.EMBEDDING_DIM:
+        if embedder is not None and int(embedder.dim) != n4.EMBEDDING_DIM:
             raise InvalidInputError(
                 f"the Neo4j vector indexes hold {n4.EMBEDDING_DIM}-dim vectors; embedder "
                 f"{embedder.name!r} has {embedder.dim}"
@@ -178,7 +178,7 @@ class Neo4jBackend:
                 continue
 
     def _schema(self) -> None:
-        dim = int(self.embedder.dim)
+        dim = _ns().EMBEDDING_DIM
         for stmt in (
             f"CREATE VECTOR INDEX {CHUNK_INDEX} IF NOT EXISTS FOR (c:KgmemChunk) ON (c.embedding) "
             f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, "
@@ -200,6 +200,8 @@ class Neo4jBackend:
                       force: bool = True) -> int:
         from .indexing import _model_window, episode_chunks, episode_time_mentions
 
+        if self.embedder is None:  # keyword-only: what is not embedded waits for the model
+            return 0
         with self._lock:
             if not force and time.monotonic() - self._last_auto < AUTO_INDEX_EVERY_S:
                 return 0

@@ -263,7 +263,8 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     else:
         fact_when = TimeFilter(valid_at=V, known_at=K)
 
-    need_vec = not (content_free and (window is not None or no_such_session))
+    need_vec = backend.embedder is not None and not (
+        content_free and (window is not None or no_such_session))
     qtext = content if content.strip() and not content_free else query
     qvec = backend.embedder.embed_one(qtext) if need_vec else None
     n_cand = max(3 * limit, 30)
@@ -486,7 +487,7 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
     else:
         episodes = backend.episodes_by_ids(group, [i for k, i in pool if k == "episode"])
         ranked = [k for k in pool if k[0] != "episode" or k[1] in episodes]  # erased meanwhile
-    if diversity is not None and ranked:
+    if diversity is not None and ranked and backend.embedder is not None:
         pool = ranked
         texts = [_text_of(k, facts, episodes, chunks, None) for k in pool]
         ents = backend.entities_by_ids(group, [i for k, i in pool if k == "entity"])

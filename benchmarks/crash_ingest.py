@@ -101,20 +101,20 @@ class Target:
         from kgmem.memory import Memory
 
         if home is not None:
-            with Memory(home) as m:
+            with Memory(home, extractor=None) as m:
                 yield m
             return
         if self._neo4j is None:
             from kgmem.store.neo4j import Neo4jStore
 
             self._neo4j = Neo4jStore()
-        yield Memory(store=self._neo4j)
+        yield Memory(store=self._neo4j, extractor=None)
 
     def cleanup(self) -> None:
         if self._neo4j is not None:
             from kgmem.memory import Memory
 
-            m = Memory(store=self._neo4j)
+            m = Memory(store=self._neo4j, extractor=None)
             for g in self.groups:
                 m.erase(whole_group=True, group=g)
             self._neo4j.close()

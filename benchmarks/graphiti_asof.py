@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
     os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
     store = Neo4jStore()
-    m = Memory(store=store)
+    m = Memory(store=store, extractor=None)
     rng = random.Random(23)
     names = [f"person{i}" for i in range(args.people)]
     qs = make_questions(m, args.group, names, args.questions, rng,

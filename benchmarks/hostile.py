@@ -114,7 +114,7 @@ def seed(m: Memory, group: str) -> str:
 
 def open_store(kind: str, tmp: Path) -> Seeded | None:
     if kind == "embedded":
-        m = Memory(tmp / "embedded")
+        m = Memory(tmp / "embedded", extractor=None)
         group = "hostile"
         return Seeded(m, group, seed(m, group), embedded_digest, m.close)
     from kgmem.errors import StoreUnavailableError
@@ -125,7 +125,7 @@ def open_store(kind: str, tmp: Path) -> Seeded | None:
     except StoreUnavailableError as exc:
         print(f"neo4j skipped: {exc}")
         return None
-    m = Memory(store=store)
+    m = Memory(store=store, extractor=None)
     group = f"hostile-{uuid.uuid4().hex[:10]}"
 
     def cleanup() -> None:

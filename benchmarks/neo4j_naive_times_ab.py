@@ -89,13 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     group = f"ab-{uuid.uuid4().hex[:10]}"
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kgmem-ab-") as tmp:
-        src = Memory(store=EmbeddedStore(Path(tmp) / "e"))
+        src = Memory(store=EmbeddedStore(Path(tmp) / "e"), extractor=None)
         src.assert_facts([{**r, "group": group} for r in rows])
         dst = Neo4jStore()
         import_embedded(src.store, dst, [group])  # type: ignore[arg-type]
         src.close()
     load_s = time.perf_counter() - t0
-    m = Memory(store=dst)
+    m = Memory(store=dst, extractor=None)
     v = Variants()
     rng = random.Random(3)
     qs = [(f"person{rng.randrange(n_people)}", BASE + timedelta(days=rng.randrange(9000)))

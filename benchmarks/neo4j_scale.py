@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             result["embedded_build_seconds"] = None
         else:
             path = Path(tempfile.mkdtemp(prefix="kgmem-neo4j-scale-"))
-            emb = Memory(path)
+            emb = Memory(path, extractor=None)
             t0 = time.perf_counter()
             for i in range(0, len(rows), args.batch):
                 emb.assert_facts(rows[i:i + args.batch], group=group, batch_size=args.batch)
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         store._q("CALL db.awaitIndexes(7200)")
         result["server"] = server_info(store)  # store size after the load
 
-    m = Memory(store=store)
+    m = Memory(store=store, extractor=None)
     now = m.now()
     rng = random.Random(11)
     # the people in the store (all of them, unless it holds a partial copy of the generator)

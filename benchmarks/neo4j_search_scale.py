@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
     console = Console()
     store = Neo4jStore()
-    m = Memory(store=store)
+    m = Memory(store=store, extractor=None)
     emb = HashingEmbedder(384)
     group = args.group
     res: dict[str, Any] = {"group": group, "label": args.label,

@@ -72,8 +72,9 @@ def open_store(kind: str, path: Path) -> Memory:
 
         s = Settings()
         return Memory(store=Neo4jStore(uri=s.neo4j_uri, user=s.neo4j_user,
-                                       password=s.neo4j_password, database=s.neo4j_database))
-    return Memory(path)
+                                       password=s.neo4j_password, database=s.neo4j_database),
+                      extractor=None)
+    return Memory(path, extractor=None)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -68,6 +68,16 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
+class _OfflineByDefault:
+    """``Memory(extractor=...)``'s default: the offline extractor, built on first use."""
+
+    def __repr__(self) -> str:
+        return "OFFLINE_EXTRACTOR"
+
+
+OFFLINE_EXTRACTOR: Any = _OfflineByDefault()
+
+
 class Memory:
     """Bi-temporal knowledge-graph memory.
 
@@ -81,7 +91,7 @@ class Memory:
         *,
         clock: Clock | None = None,
         store: Store | None = None,
-        extractor: Any = None,
+        extractor: Any = OFFLINE_EXTRACTOR,
         resolver: Resolver | None = None,
         embedder: Any = None,
     ) -> None:
@@ -92,13 +102,28 @@ class Memory:
         self.store: Store = store
         self._clock = clock
         self._predicates = Predicates()  # each group's declarations, read from the store
-        if extractor is not None and not hasattr(extractor, "apply_in"):
+        self._extractor: Any = None
+        self.extractor = extractor  # offline by default (spaCy loads on first use); None: off
+        self.embedder = embedder  # for search/context; None = offline MiniLM on first use
+        self.resolver: Resolver = resolver or EntityResolver()
+
+    @property
+    def extractor(self) -> Any:
+        """The extraction pipeline ``add_episode``/``ingest`` run (``None``: store only)."""
+        if self._extractor is OFFLINE_EXTRACTOR:
+            from .ingest.pipeline import make_extractor
+
+            self._extractor = make_extractor()
+        return self._extractor
+
+    @extractor.setter
+    def extractor(self, extractor: Any) -> None:
+        if extractor is not None and extractor is not OFFLINE_EXTRACTOR and not hasattr(
+                extractor, "apply_in"):
             from .ingest.pipeline import ExtractionPipeline
 
             extractor = ExtractionPipeline(extractor)  # a bare extractor (extract_many)
-        self.extractor = extractor
-        self.embedder = embedder  # for search/context; None = offline MiniLM on first use
-        self.resolver: Resolver = resolver or EntityResolver()
+        self._extractor = extractor
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -148,15 +173,19 @@ class Memory:
             return to_utc(self._clock())
         return utcnow()
 
-    def _tick(self, w: WriteTx, *groups: str) -> datetime:
-        """Transaction time for a write to ``groups``: monotonic per group, never back-dated."""
+    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime:
+        """Transaction time for a write to ``groups``: monotonic per group, never back-dated.
+        ``replaying``: the reference time of an episode recorded as learnt when it was said
+        (:func:`kgmem.timeline.replay_record_time`)."""
         gs = sorted(set(groups))
         if not gs:
             raise ValueError("a write must name the groups it writes")
         lasts = {g: t for g in gs if (t := w.last_tx_time(g)) is not None}
         last_group = max(lasts, key=lambda g: lasts[g], default=None)
         last = lasts[last_group] if last_group is not None else None
-        if self._clock is not None:
+        if replaying is not None:
+            t = timeline.replay_record_time(replaying, last, self.now())
+        elif self._clock is not None:
             t = to_utc(self._clock())
             if last is not None and t < last:
                 raise ClockError(
@@ -288,6 +317,7 @@ class Memory:
         batch_size: int = 500,
         on_batch: Callable[[int], None] | None = None,
         index: bool = False,
+        record_time: Literal["now", "reference"] = "now",
     ) -> IngestReport:
         """:meth:`add_episodes`, returning an :class:`~kgmem.ingest.episodes.IngestReport`
         (the episodes, and per group how many were new or already stored, extracted or
@@ -306,10 +336,23 @@ class Memory:
         does), in a background thread while the next batch is being extracted, so that the
         embedding model (which releases the GIL) and the parser share the cores; everything
         is indexed when the call returns.
+
+        ``record_time="reference"`` replays history: the episodes are written in reference-time
+        order and each is recorded as learnt when it was said (its transaction time, and its
+        facts', is its reference time, never after now nor before the group's last write), so
+        ``known_at=T`` answers what the conversation had told by T. By default they are
+        recorded now, and ``known_at`` before the ingest sees none of them.
         """
         from .ingest.episodes import parse_episodes, run_batches
 
+        if record_time not in ("now", "reference"):
+            raise InvalidInputError("record_time must be 'now' or 'reference'",
+                                    field="record_time")
         parsed = parse_episodes(items, group)
+        if record_time == "reference":
+            parsed.sort(key=lambda p: p["ref"])
+            for p in parsed:
+                p["replaying"] = p["ref"]
         if batch_size < 1:
             raise InvalidInputError("batch_size must be at least 1", field="batch_size")
         if not index:
@@ -835,7 +878,7 @@ class Memory:
         limit: int = 50,
     ) -> list[GraphPath]:
         """How are ``a`` and ``b`` connected? See :mod:`kgmem.reason.paths`."""
-        from .reason.paths import find_paths
+        from .reason.paths import find_paths, with_sources
 
         group = check_group(group)
         if mode not in ("slice", "sequenced"):
@@ -845,14 +888,9 @@ class Memory:
         ea = self._lookup_entity(group, a)
         eb = self._lookup_entity(group, b)
         when = self._when(valid_at, known_at, any_valid=(mode == "sequenced"))
-        return find_paths(
-            lambda ids: self.store.adjacent(group, ids, when),
-            ea.id,
-            eb.id,
-            max_hops,
-            mode,
-            limit,
-        )
+        found = find_paths(lambda ids: self.store.adjacent(group, ids, when), ea.id, eb.id,
+                           max_hops, mode, limit)
+        return with_sources(found, lambda fid: self.store.versions_of_fact(group, fid))
 
     # ------------------------------------------------------------------ retrieval
     def search(

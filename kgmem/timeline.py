@@ -43,6 +43,15 @@ def same_sitting(previous: datetime, current: datetime, gap: timedelta = SITTING
     return previous <= current <= previous + gap
 
 
+def replay_record_time(reference: datetime, last: datetime | None, now: datetime) -> datetime:
+    """Transaction time of an episode recorded as learnt when it was said (replaying history,
+    ``ingest(record_time="reference")``): its reference time, but never after ``now`` (nothing
+    is known in the future) and never before the group's last transaction time ``last``
+    (transaction time is never back-dated)."""
+    t = min(reference, now)
+    return t if last is None or last <= t else last
+
+
 def in_interval(t: datetime, start: datetime | None, end: datetime | None) -> bool:
     """t in [start, end), with None start = -inf and None end = +inf."""
     return (start is None or start <= t) and (end is None or t < end)

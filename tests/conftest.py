@@ -103,6 +103,9 @@ def make_memory(store_kind: str, tmp_path) -> Iterator[Callable[..., Memory]]:  
     made: list[Memory] = []
 
     def factory(**kw) -> Memory:  # type: ignore[no-untyped-def]
+        # contract tests pin the store's semantics on explicit writes; extraction (the
+        # library's default) is tested on its own, so it is off unless a test passes one
+        kw.setdefault("extractor", None)
         if store_kind == "embedded":
             m = Memory(tmp_path / f"store-{len(made)}", **kw)
         else:

@@ -242,7 +242,7 @@ def _memory_factory(mode: str) -> tuple[Callable[[Path, Clock], Any], _Recorder 
     from kgmem.memory import Memory
 
     if mode == "structured":
-        return (lambda p, c: Memory(p, clock=c)), None
+        return (lambda p, c: Memory(p, clock=c, extractor=None)), None
     from kgmem.ingest.pipeline import make_extractor
 
     pipeline = make_extractor()

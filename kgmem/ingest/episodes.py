@@ -275,7 +275,8 @@ def _write_one(m: Memory, w: WriteTx, i: int, job: _Job, pipeline: ExtractionPip
     rerun = ep is not None and o is not None and (force or wants_extraction(ep))
     if ep is not None and not rerun:
         return _Written(ep, new=False)
-    now = m._tick(w, p["group"] if p is not None else ep.group)  # type: ignore[union-attr]
+    now = m._tick(w, p["group"] if p is not None else ep.group,  # type: ignore[union-attr]
+                  replaying=p.get("replaying") if p is not None else None)
     new = ep is None
     if ep is None:
         assert p is not None

@@ -64,7 +64,7 @@ def seed(memory: Memory, clock: ManualClock, group: str | None = None) -> Seeded
 
 @pytest.fixture
 def memory(tmp_path, clock: ManualClock) -> Iterator[Memory]:  # type: ignore[no-untyped-def]
-    m = Memory(tmp_path / "store", clock=clock)
+    m = Memory(tmp_path / "store", clock=clock, extractor=None)
     yield m
     m.close()
 

@@ -69,7 +69,7 @@ class _FuzzMemory(Memory):
 
 
 _tmp = tempfile.TemporaryDirectory(prefix="kgmem-schemathesis-")
-_memory = _FuzzMemory(Path(_tmp.name) / "store")
+_memory = _FuzzMemory(Path(_tmp.name) / "store", extractor=None)
 _ep = _memory.add_episode("Alice moved to Boston in 2021.", "2021-01-05")
 _memory.assert_fact("Alice", "LIVES_IN", "Boston", valid_at="2021", episode=_ep.id)
 _memory.assert_fact("Alice", "WORKS_AT", "Acme", valid_at="2022")

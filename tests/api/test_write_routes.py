@@ -172,7 +172,7 @@ def test_health_and_ready(client: TestClient) -> None:
 def test_ready_503_when_store_closed(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from .conftest import client_for
 
-    m = Memory(tmp_path / "s")
+    m = Memory(tmp_path / "s", extractor=None)
     m.close()
     with client_for(m) as c:
         assert_error(c.get("/ready"), 503, "store_unavailable")

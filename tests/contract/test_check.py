@@ -158,7 +158,7 @@ def test_a_missing_entity_is_found(built: Built) -> None:
 
 
 def test_check_cli_exits_1_and_lists_the_problem(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
-    with Memory(tmp_path / "s", clock=clock, embedder=HashingEmbedder(384)) as m:
+    with Memory(tmp_path / "s", clock=clock, embedder=HashingEmbedder(384), extractor=None) as m:
         b = build(m, "embedded", clock)
         _current_again(b)
     r = CliRunner().invoke(app, ["--home", str(tmp_path / "s"), "-g", b.group, "--json",

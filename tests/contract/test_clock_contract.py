@@ -94,12 +94,12 @@ def test_embedded_store_written_before_per_group_clocks_keeps_its_clock(tmp_path
     """A directory from before per-group clocks has one clock in meta('last_tx_time'): it is
     the floor of every group until the group has a clock of its own."""
     path, g = tmp_path / "old", "default"
-    Memory(path, clock=ManualClock(utc(2020, 1, 1))).close()
+    Memory(path, clock=ManualClock(utc(2020, 1, 1)), extractor=None).close()
     with sqlite3.connect(path / "kgmem.sqlite3") as c:  # what the old store kept
         c.execute("INSERT INTO meta(key, value) VALUES('last_tx_time', ?)",
                   (str(to_micros(utc(2025, 6, 1))),))
     clock = ManualClock(utc(2025, 1, 1))
-    m = Memory(path, clock=clock)
+    m = Memory(path, clock=clock, extractor=None)
     assert m.store.last_tx_time(g) == utc(2025, 6, 1)
     with pytest.raises(ClockError):
         m.assert_fact("A", "LIVES_IN", "X", group=g)

@@ -203,7 +203,7 @@ def test_graphiti_written_graph_reads_in_kgmem_at_the_right_times() -> None:
     group = fresh_group("gw")
     ids = asyncio.run(write_graphiti_graph(group))
     assert store.adopt_graphiti_entities(group) == 5
-    m = Memory(store=store)  # wall clock: graphiti's created_at are in the past
+    m = Memory(store=store, extractor=None)  # wall clock: graphiti's created_at are in the past
 
     def objects(**kw) -> list[str]:  # type: ignore[no-untyped-def]
         """Alice's own statements (a symmetric KNOWS stated by Bob also answers about Alice)."""
@@ -249,7 +249,7 @@ def test_kgmem_valid_time_views_equal_graphiti_search_filters_on_graphiti_graph(
     group = fresh_group("gw")
     asyncio.run(write_graphiti_graph(group))
     store.adopt_graphiti_entities(group)
-    m = Memory(store=store)
+    m = Memory(store=store, extractor=None)
     at = m.now() if v is None else datetime.fromisoformat(v).replace(tzinfo=timezone.utc)
     kgmem = {f.fact_id for f in m.facts(valid_at=at, group=group)}
 
@@ -269,7 +269,7 @@ def write_kgmem_graph(group: str) -> tuple[Memory, dict[str, object]]:
     neo4j_store_or_skip()  # skip/fail like the other tests when the server is down
     store = Neo4jStore(**neo4j_settings(), embedder=HashEmbedder())  # type: ignore[arg-type]
     clock = ManualClock(utc(2025, 3, 1))
-    m = Memory(store=store, clock=clock)
+    m = Memory(store=store, clock=clock, extractor=None)
     ep = m.add_episode("Alice said she moved to Denver in March 2023", "2023-03-02", group=group)
     boston = m.assert_fact("Alice", "LIVES_IN", "Boston", valid_at="2021", group=group)
     t_boston = clock()

@@ -156,7 +156,7 @@ def test_graphiti_pipeline_writes_the_graph_and_kgmem_reads_it_with_history(
     assert berlin[4].to_native() == utc(2024, 2, 1) and berlin[5] is None and berlin[6] is None
 
     # kgmem reads it: current and valid-time views, both edges as Alice's history
-    m = Memory(store=gp.store())
+    m = Memory(store=gp.store(), extractor=None)
 
     def objects(**kw: Any) -> list[str]:
         return sorted(f.object for f in m.facts("Alice", "LIVES_IN", group=group, **kw))
@@ -249,7 +249,7 @@ def test_an_openai_compatible_embedder_can_replace_minilm(server: FakeOpenAI, pi
     rows = neo4j_store_or_skip()._q(
         "MATCH (n:Entity {group_id: $g, name: 'Berlin'}) RETURN n.name_embedding", g=group)
     assert rows[0][0] == pytest.approx([float(x) for x in vectors.embed_one("Berlin")], abs=1e-6)
-    m = Memory(store=neo4j_store_or_skip())
+    m = Memory(store=neo4j_store_or_skip(), extractor=None)
     assert [f.object for f in m.facts("Alice", "LIVES_IN", group=group)] == ["Berlin"]
 
 
@@ -298,7 +298,7 @@ def test_persistent_failure_names_the_episode_keeps_earlier_ones_and_resumes(
     rows = graph_rows(group)
     assert [e[1] for e in rows["episodes"]] == ["Alice: I live in Paris."]  # nothing half-written
     assert [(e[2], e[5]) for e in rows["edges"]] == [("Paris", None)]
-    m = Memory(store=gp.store())  # what was written before the failure is readable by name
+    m = Memory(store=gp.store(), extractor=None)  # what was written before the failure is readable by name
     assert [f.object for f in m.facts("Alice", group=group)] == ["Paris"]
     # once the endpoint answers, re-running skips the stored episode and adds the other
     replay_all(server)

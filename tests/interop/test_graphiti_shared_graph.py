@@ -64,7 +64,7 @@ async def _with_graphiti(work: Any) -> Any:
 
 def test_graphiti_reads_and_searches_kgmem_episodes_of_any_source() -> None:
     store = neo4j_store_or_skip()
-    m, g = Memory(store=store), fresh_group("gsrc")
+    m, g = Memory(store=store, extractor=None), fresh_group("gsrc")
     mail = m.add_episode("Note to self: Alice moved to Paris.", "2020-01-05", source="email",
                          group=g, extract=False)
     m.add_episode("Alice: hello", "2020-01-06", speaker="Alice", group=g, extract=False)
@@ -89,7 +89,7 @@ def _edges_of(store: Any, episode_id: str) -> set[str]:
 
 def test_entity_edges_list_the_versions_of_the_facts_an_episode_supports() -> None:
     store = neo4j_store_or_skip()
-    m, g = Memory(store=store), fresh_group("gedges")
+    m, g = Memory(store=store, extractor=None), fresh_group("gedges")
     e1 = m.add_episode("Alice: I live in Paris.", "2020-02-01", speaker="Alice", group=g,
                        extract=False)
     e2 = m.add_episode("Alice: still in Paris.", "2020-03-01", speaker="Alice", group=g,
@@ -108,7 +108,7 @@ def test_entity_edges_list_the_versions_of_the_facts_an_episode_supports() -> No
 
 def test_kgmem_survives_graphiti_remove_episode() -> None:
     store = neo4j_store_or_skip()
-    m, g = Memory(store=store), fresh_group("grm")
+    m, g = Memory(store=store, extractor=None), fresh_group("grm")
     e1 = m.add_episode("Alice: I live in Paris and work at Acme.", "2020-02-01",
                        speaker="Alice", group=g, extract=False)
     e2 = m.add_episode("Alice: Acme is great.", "2020-03-01", speaker="Alice", group=g,
@@ -153,7 +153,7 @@ def test_kgmem_survives_graphiti_remove_episode() -> None:
 
 def test_naive_datetimes_written_by_graphiti_read_as_utc() -> None:
     store = neo4j_store_or_skip()
-    m, g = Memory(store=store), fresh_group("gnaive")
+    m, g = Memory(store=store, extractor=None), fresh_group("gnaive")
     m.embedder = HashingEmbedder(384)
     emb = HashEmbedder()
 

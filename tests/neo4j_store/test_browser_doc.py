@@ -44,7 +44,7 @@ def test_doc_has_the_promised_queries() -> None:
 def test_doc_queries_agree_with_memory() -> None:
     store = neo4j_apoc_store_or_skip()
     clock = ManualClock(utc(2023, 1, 10))
-    m, g = Memory(store=store, clock=clock), fresh_group("doc")
+    m, g = Memory(store=store, clock=clock, extractor=None), fresh_group("doc")
     ep = m.add_episode(
         "Alice: I live in Boston and work as an engineer", "2020-01-05", group=g, speaker="Alice"
     )

@@ -20,7 +20,7 @@ def utc(*a: int) -> datetime:
 def test_imported_group_reads_the_same_at_every_time(tmp_path) -> None:  # type: ignore[no-untyped-def]
     store = neo4j_store_or_skip()
     clock = ManualClock(utc(2024, 1, 1))
-    src, g = Memory(tmp_path / "emb", clock=clock), fresh_group("imp")
+    src, g = Memory(tmp_path / "emb", clock=clock, extractor=None), fresh_group("imp")
     times = [clock()]
 
     def tick() -> None:
@@ -50,7 +50,7 @@ def test_imported_group_reads_the_same_at_every_time(tmp_path) -> None:  # type:
 
     counts = import_embedded(src.store, store, groups=[g])  # type: ignore[arg-type]
     assert counts["versions"] == src.stats(g)["versions"]
-    dst = Memory(store=store, clock=clock)
+    dst = Memory(store=store, clock=clock, extractor=None)
     ks = sorted({t + d for t in times for d in (timedelta(0), timedelta(microseconds=-1))})
     vs = [utc(y, m, 1) for y in range(2018, 2026) for m in (1, 6)]
     for k in ks:

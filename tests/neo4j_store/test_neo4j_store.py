@@ -114,7 +114,7 @@ def test_schema_constraints_and_indexes_are_online(store: Neo4jStore) -> None:
 
 @pytest.mark.neo4j
 def test_versions_use_graphiti_vocabulary(store: Neo4jStore) -> None:
-    m, g = Memory(store=store, clock=ManualClock()), fresh_group()
+    m, g = Memory(store=store, clock=ManualClock(), extractor=None), fresh_group()
     ep = m.add_episode("Alice lives in Boston", "2021-02-03", group=g, source="message")
     f = m.assert_fact("Alice", "LIVES_IN", "Boston", episode=ep.id, group=g)
     (p,) = rel_props(store, g).values()
@@ -138,7 +138,7 @@ def test_versions_use_graphiti_vocabulary(store: Neo4jStore) -> None:
 @pytest.mark.neo4j
 def test_versions_are_never_edited_except_expired_at_once(store: Neo4jStore) -> None:
     clock = ManualClock()
-    m, g = Memory(store=store, clock=clock), fresh_group()
+    m, g = Memory(store=store, clock=clock, extractor=None), fresh_group()
     b = m.assert_fact("Alice", "LIVES_IN", "Boston", valid_at="2020", group=g)
     before = rel_props(store, g)
     clock.advance(days=1)
@@ -158,7 +158,7 @@ def test_versions_are_never_edited_except_expired_at_once(store: Neo4jStore) -> 
 @pytest.mark.neo4j
 def test_erase_episode_removes_fulltext_hits_and_episode_ids(store: Neo4jStore) -> None:
     clock = ManualClock()
-    m, g = Memory(store=store, clock=clock), fresh_group()
+    m, g = Memory(store=store, clock=clock, extractor=None), fresh_group()
     e1 = m.add_episode("Eve skis in Oslo every winter", "2021-01-01", group=g)
     e2 = m.add_episode("Eve told us about Oslo again", "2021-02-01", group=g)
     m.assert_fact("Eve", "LIVES_IN", "Oslo", episode=e1.id, group=g)
@@ -179,7 +179,7 @@ def test_erase_episode_removes_fulltext_hits_and_episode_ids(store: Neo4jStore) 
 
 @pytest.mark.neo4j
 def test_keyword_search_is_group_scoped_and_escapes_lucene_syntax(store: Neo4jStore) -> None:
-    m, g, other = Memory(store=store, clock=ManualClock()), fresh_group(), fresh_group()
+    m, g, other = Memory(store=store, clock=ManualClock(), extractor=None), fresh_group(), fresh_group()
     mine = m.add_episode("the quarterly report (draft) is due", "2024-01-01", group=g)
     m.add_episode("the quarterly report is late", "2024-01-01", group=other)
     assert [e for e, _ in store.keyword_episodes(g, "quarterly")] == [mine.id]
@@ -196,7 +196,7 @@ def test_concurrent_writers_serialise_across_store_instances() -> None:
     errors: list[BaseException] = []
 
     def writer(i: int) -> None:
-        m = Memory(store=stores[i % 2])
+        m = Memory(store=stores[i % 2], extractor=None)
         try:
             for j in range(6):
                 m.assert_fact(
@@ -215,7 +215,7 @@ def test_concurrent_writers_serialise_across_store_instances() -> None:
     for t in threads:
         t.join()
     assert not errors
-    m = Memory(store=stores[0])
+    m = Memory(store=stores[0], extractor=None)
     believed = sorted(
         (v.valid_at, v.invalid_at) for v in m.history("Alice", group=g) if v.expired_at is None
     )
@@ -276,7 +276,7 @@ def test_embedder_writes_vectors_that_the_vector_indexes_find() -> None:
     emb = HashEmbedder()
     store = Neo4jStore(**neo4j_settings(), embedder=emb)  # type: ignore[arg-type]
     try:
-        m, g = Memory(store=store, clock=ManualClock()), fresh_group()
+        m, g = Memory(store=store, clock=ManualClock(), extractor=None), fresh_group()
         f = m.assert_fact("Alice", "LIVES_IN", "Boston", group=g)
         m.assert_fact("Bob", "LIKES", "jazz", group=g)
         q = [float(x) for x in emb.embed_one("Alice lives in Boston")]

@@ -103,13 +103,13 @@ def test_extracted_mentions_still_merge_a_typo_and_record_it(tmp_path: Path) -> 
 
 
 def test_rest_mcp_and_cli_give_exact_names(tmp_path: Path) -> None:
-    with Memory(tmp_path / "rest") as m:
+    with Memory(tmp_path / "rest", extractor=None) as m:
         c = client_for(m)
         ids = [c.post("/v1/facts", json={"subject": "Alice", "predicate": "WORKS_ON",
                                          "object": o}).json()["object_id"]
                for o in ("ProjectA", "ProjectB")]
         assert ids[0] != ids[1]
-    with Memory(tmp_path / "mcp") as m:
+    with Memory(tmp_path / "mcp", extractor=None) as m:
         server = create_server(memory=m)
 
         async def call(obj: str) -> Any:
@@ -124,7 +124,7 @@ def test_rest_mcp_and_cli_give_exact_names(tmp_path: Path) -> None:
         r = CliRunner().invoke(cli_app, ["--home", str(home), "--extractor", "none",
                                          "assert", "Alice", "WORKS_ON", obj])
         assert r.exit_code == 0, r.output
-    with Memory(home) as m:
+    with Memory(home, extractor=None) as m:
         assert sorted(e.name for e in m.entities()) == ["Alice", "ProjectA", "ProjectB"]
 
 
@@ -149,7 +149,7 @@ names = st.lists(st.sampled_from(BASES).flatmap(_mutations), min_size=2, max_siz
 
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
-    with Memory(tmp_path_factory.mktemp("exact")) as m:
+    with Memory(tmp_path_factory.mktemp("exact"), extractor=None) as m:
         yield m
 
 

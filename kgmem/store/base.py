@@ -348,6 +348,9 @@ class Store(Protocol):
     def groups(self) -> list[str]:
         """Every group that holds entities, episodes or changes, sorted."""
         ...
+    def group_counts(self) -> dict[str, dict[str, int]]:
+        """Every group that holds anything, with :meth:`counts` of each (``kgmem groups``)."""
+        ...
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
         """The group's lineages whose versions or entities were deleted outside kgmem."""
         ...

@@ -490,6 +490,14 @@ class EmbeddedStore:
             "SELECT group_id FROM entities UNION SELECT group_id FROM episodes "
             "UNION SELECT group_id FROM changes ORDER BY 1")]
 
+    def group_counts(self) -> dict[str, dict[str, int]]:
+        tables = ("entities", "episodes", "lineages", "versions", "changes")
+        out: dict[str, dict[str, int]] = {}
+        for table in tables:
+            for g, n in self._q(f"SELECT group_id, count(*) FROM {table} GROUP BY group_id"):
+                out.setdefault(g, dict.fromkeys(tables, 0))[table] = n
+        return dict(sorted(out.items()))
+
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
         return _orphans(self._q(_ORPHAN_SELECT + "WHERE l.group_id=? ORDER BY l.seq", (group,)))
 

@@ -856,6 +856,21 @@ class Neo4jStore:
             "WITH g WHERE g IS NOT NULL RETURN g ORDER BY g")
         return [r[0] for r in rows]
 
+    def group_counts(self) -> dict[str, dict[str, int]]:
+        kinds = ("entities", "episodes", "lineages", "versions", "changes")
+        rows = self._q(
+            "CALL () { MATCH (n:Entity) RETURN n.group_id AS g, 'entities' AS k, count(n) AS c "
+            "UNION ALL MATCH (n:Episodic) RETURN n.group_id AS g, 'episodes' AS k, count(n) AS c "
+            "UNION ALL MATCH (n:KgmemLineage) RETURN n.group_id AS g, 'lineages' AS k, "
+            "count(n) AS c UNION ALL MATCH ()-[r:RELATES_TO]->() RETURN r.group_id AS g, "
+            "'versions' AS k, count(r) AS c UNION ALL MATCH (n:KgmemChange) "
+            "RETURN n.group_id AS g, 'changes' AS k, count(n) AS c } "
+            "WITH g, k, c WHERE g IS NOT NULL RETURN g, k, c")
+        out: dict[str, dict[str, int]] = {}
+        for g, k, c in rows:
+            out.setdefault(g, dict.fromkeys(kinds, 0))[k] = c
+        return dict(sorted(out.items()))
+
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
         return _orphans(self._q("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
                                 + _ORPHAN_RETURN, g=group))

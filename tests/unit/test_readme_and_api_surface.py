@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import kgmem
@@ -18,11 +19,59 @@ def test_readme_library_example_runs(tmp_path, monkeypatch) -> None:  # type: ig
     assert block, "README has a Library python block"
     monkeypatch.chdir(tmp_path)
     ns: dict = {}
-    exec(compile(block.group(1), "README.md", "exec"), ns)  # noqa: S102
+    code = block.group(1)
+    cut = code.index('f = m.assert_fact("Bob"')  # the first part's claims, before erase
+    exec(compile(code[:cut], "README.md", "exec"), ns)  # noqa: S102
     m = ns["m"]
     assert [f.object for f in m.facts("Alice")] == ["Denver"]
     assert [f.object for f in m.facts("Alice", valid_at="2022-06-01")] == ["Boston"]
+    known = m.facts("Alice", known_at=ns["before_move"])  # "as known then: Boston, still open"
+    assert [(f.object, f.invalid_at) for f in known] == [("Boston", None)]
+    assert [(f.predicate, f.object) for f in m.facts("Maya")] == [("LIVES_IN", "Denver")]
+    exec(compile(code[cut:], "README.md", "exec"), ns)  # noqa: S102
     assert m.paths("Bob", "Carol", max_hops=3, valid_at="2020-06-01") == []
+    search = re.search(r"## Search and context\s+```python\n(.*?)```", text, re.S)
+    assert search, "README has a Search python block"
+    exec(compile(search.group(1), "README.md", "exec"), ns)  # noqa: S102  (same m)
+
+
+def _cli_lines(block: str) -> list[tuple[list[str], str]]:
+    """(arguments after `kgmem`, the comment) of each command line of a README bash block."""
+    out = []
+    for line in block.splitlines():
+        cmd, _, comment = line.partition("  #")
+        args = shlex.split(cmd.replace("> /dev/null", ""))
+        if args and args[0] == "kgmem":
+            out.append((args[1:], comment.strip()))
+    return out
+
+
+def test_readme_cli_examples_run_and_say_what_their_comments_say(tmp_path, monkeypatch
+                                                                 ) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from kgmem.cli import app
+
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"## CLI\s+```bash\n(.*?)```.*?```bash\n(.*?)```", text, re.S)
+    assert blocks, "README has the CLI bash blocks"
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    said = {}
+    for args, comment in _cli_lines(blocks[0][0] + blocks[0][1]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0, (args, r.output)
+        said[" ".join(args)] = (r.output, comment)
+    checked = 0
+    for out, comment in said.values():
+        for word in re.findall(r"\b(Boston|Denver|Acme|Alice -> Acme -> Carol)\b", comment):
+            assert word in out, (comment, out)
+            checked += 1
+        if comment.endswith("# Boston") or comment == "Boston":
+            assert "Denver" not in out
+    assert checked >= 5
+    demo_known = [o for a, (o, c) in said.items() if "--known-at 2023-04-01" in a]
+    assert demo_known and "Boston" in demo_known[0] and "Denver" not in demo_known[0]
 
 
 def test_ingestion_doc_example_runs(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -206,6 +206,11 @@ def _neo4j_hits(w: World, needles: list[str]) -> list[Any]:
         "UNWIND $needles AS n WITH x, text, n WHERE toLower(text) CONTAINS toLower(n) "
         "RETURN n, text LIMIT 20"
     )
+    # the index lookups see every group of the shared server: other runs of this test (another
+    # worktree, a killed run) hold the same words in their own groups, which erase never touches
+    def mine(var: str) -> str:
+        return f"WITH {var} WHERE {var}.group_id IN $gs OR {var}.group_id IS NULL"
+
     hits = q("MATCH (x) WHERE x.group_id IN $gs OR x.group_id IS NULL " + prop_scan,
              gs=groups, needles=needles)
     hits += q("MATCH ()-[x]->() WHERE x.group_id IN $gs OR x.group_id IS NULL " + prop_scan,
@@ -215,10 +220,12 @@ def _neo4j_hits(w: World, needles: list[str]) -> list[Any]:
         for n in needles:
             for tok in fts5_tokens(n) if index == "kgmem_episode_tokens" else [n]:
                 hits += q(f"CALL db.index.fulltext.queryNodes('{index}', $t) YIELD node "
-                          "RETURN $n, node.uuid", t=f'{field_}:"{tok}"', n=n)
+                          f"{mine('node')} RETURN $n, node.uuid", t=f'{field_}:"{tok}"', n=n,
+                          gs=groups)
     for n in needles:
         hits += q("CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $t) "
-                  "YIELD relationship RETURN $n, relationship.uuid", t=f'fact:"{n}"', n=n)
+                  f"YIELD relationship {mine('relationship')} RETURN $n, relationship.uuid",
+                  t=f'fact:"{n}"', n=n, gs=groups)
     return hits
 
 
@@ -227,6 +234,7 @@ def _neo4j_vector_hits(w: World, needles: list[str]) -> list[Any]:
     no vector identical to an erased text's may be left in the erased groups."""
     q = w.m.store._q  # type: ignore[attr-defined]
     emb = DenseEmbedder()
+    mine = (w.a, w.b, w.c, None)  # other groups of the shared server are not this test's
     hits: list[Any] = []
     for text in w.texts:
         vec = [float(x) for x in emb.embed_one(text)]
@@ -234,13 +242,14 @@ def _neo4j_vector_hits(w: World, needles: list[str]) -> list[Any]:
                             ("kgmem_entity_name_embedding", "name")):
             rows = q(f"CALL db.index.vector.queryNodes('{index}', 10, $v) YIELD node, score "
                      f"RETURN node.{prop}, score, node.group_id", v=vec)
-            hits += [(text, r) for r in rows if any(n.lower() in str(r[0]).lower()
-                                                     for n in needles)
-                     or (r[1] > 0.99995 and r[2] in (w.a, w.b))]
+            hits += [(text, r) for r in rows if r[2] in mine and (
+                any(n.lower() in str(r[0]).lower() for n in needles)
+                or (r[1] > 0.99995 and r[2] in (w.a, w.b)))]
         rows = q("CALL db.index.vector.queryRelationships('kgmem_fact_embedding', 10, $v) "
                  "YIELD relationship, score RETURN relationship.fact, score, "
                  "relationship.group_id", v=vec)
-        hits += [(text, r) for r in rows if any(n.lower() in str(r[0]).lower() for n in needles)
+        hits += [(text, r) for r in rows if r[2] in mine and any(n.lower() in str(r[0]).lower()
+                                                                 for n in needles)
                  or (r[1] > 0.99995 and r[2] in (w.a, w.b))]
     return hits
 

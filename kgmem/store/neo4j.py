@@ -779,8 +779,16 @@ class Neo4jStore:
     def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
         rows = self._q(
             "CALL () { MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
-            "WHERE r.group_id = $g AND (r.created_at > $t OR r.created_at > $t_l) RETURN s, r, o "
+            # one branch per time type (DateTime, graphiti's naive LocalDateTime), each told to
+            # seek (group_id, created_at): the planner's estimate favours the group_id index,
+            # which reads every version of the group (1,472 db hits for 151 versions, not 39)
+            "USING INDEX r:RELATES_TO(group_id, created_at) "
+            "WHERE r.group_id = $g AND r.created_at > $t RETURN s, r, o "
             "UNION MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+            "USING INDEX r:RELATES_TO(group_id, created_at) "
+            "WHERE r.group_id = $g AND r.created_at > $t_l RETURN s, r, o "
+            "UNION MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
+            "USING INDEX r:RELATES_TO(group_id, expired_at) "
             "WHERE r.group_id = $g AND r.expired_at > $t AND r.fact_id IS NOT NULL "
             "RETURN s, r, o } WITH s, r, o "
             + _V_RETURN

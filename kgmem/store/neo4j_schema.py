@@ -54,6 +54,13 @@ INDEXES: list[str] = [
     "CREATE INDEX invalid_at_edge_index IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.invalid_at)",
     "CREATE INDEX kgmem_relation_fact_id IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.fact_id)",
     "CREATE INDEX kgmem_relation_caused_by IF NOT EXISTS FOR ()-[e:RELATES_TO]-() ON (e.caused_by)",
+    # changes since T (Memory.changed_versions): seek the group's versions created / expired
+    # after T; the single-property indexes made it filter every version of the group (306 ms
+    # for 0 results among 25k versions, 7.7 ms with these)
+    "CREATE INDEX kgmem_relation_group_created IF NOT EXISTS "
+    "FOR ()-[e:RELATES_TO]-() ON (e.group_id, e.created_at)",
+    "CREATE INDEX kgmem_relation_group_expired IF NOT EXISTS "
+    "FOR ()-[e:RELATES_TO]-() ON (e.group_id, e.expired_at)",
     # Entity / Episodic
     "CREATE INDEX entity_group_id IF NOT EXISTS FOR (n:Entity) ON (n.group_id)",
     "CREATE INDEX kgmem_entity_group_norm IF NOT EXISTS FOR (n:Entity) ON (n.group_id, n.norm_name)",

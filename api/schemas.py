@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgmem.entity_types import EntityType
 from kgmem.model import Change, Entity, Episode, FactVersion, Path
 from kgmem.names import MAX_CONTENT, MAX_NAME
-from kgmem.retrieve.models import SessionResult
+from kgmem.retrieve.models import SearchResult, SessionResult
 from kgmem.vocabulary import PredicateSource
 
 # Hard ceilings baked into the schema; the configured ``max_list`` (settings) may be lower.
@@ -186,21 +186,9 @@ class EntityProfile(BaseModel):
     incoming: list[FactVersion] = Field(description="Facts with the entity as object only.")
 
 
-try:  # the retrieval package's own result type, when present
-    from kgmem.retrieve.models import SearchResult as SearchHit
-except ImportError:  # pragma: no cover - older library without retrieval
-
-    class SearchHit(BaseModel):  # type: ignore[no-redef]
-        model_config = ConfigDict(extra="allow")
-        kind: str
-        id: str
-        text: str
-        score: float
-
-
 class SearchResponse(BaseModel):
     query: str
-    items: list[SearchHit] = Field(
+    items: list[SearchResult] = Field(
         description="Ranked results (facts, entities, episodes), best first."
     )
 

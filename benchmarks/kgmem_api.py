@@ -55,11 +55,12 @@ def search_with_sessions(
     the session search depth (100), ``memory.search_sessions(query, ..., limit=
     session_limit)``.
     """
-    from kgmem.retrieve.search import run_search
+    from kgmem.retrieve.search import SearchParams, run_search
     from kgmem.retrieve.sessions import rank_sessions
 
-    outcome = run_search(memory, query, known_at=known_at, group=group,
-                         reference_time=reference_time, limit=limit, kinds=kinds)
+    outcome = run_search(memory, SearchParams(query, known_at=known_at, group=group,
+                                              reference_time=reference_time, limit=limit,
+                                              kinds=kinds))
     sessions = rank_sessions(memory, outcome, group, limit=session_limit)
     return SearchAndSessions(results=list(outcome.results), sessions=list(sessions))
 

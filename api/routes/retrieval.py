@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.encoders import jsonable_encoder
 
+from kgmem.retrieve.models import ContextBlock
 from kgmem.retrieve.search import DEFAULT_KINDS
 
 from ..deps import AsOfDep, GroupDep, MemoryDep
 from ..errors import errors
-from ..schemas import ContextResponse, SearchHit, SearchResponse, SessionsResponse
+from ..schemas import ContextResponse, SearchResponse, SessionsResponse
 
 router = APIRouter(tags=["retrieval"])
 
@@ -20,36 +20,17 @@ Kind = Literal["facts", "entities", "episodes", "fact", "entity", "episode"]
 Q = Annotated[str, Query(min_length=1, max_length=2000, description="Natural-language query.")]
 
 
-def _items(result: Any) -> list[dict[str, Any]]:
-    """Search results as JSON objects, whatever container the library returns them in."""
-    data = jsonable_encoder(result)
-    if isinstance(data, dict):
-        for key in ("items", "results", "hits"):
-            if isinstance(data.get(key), list):
-                data = data[key]
-                break
-        else:
-            data = [data]
-    return [x if isinstance(x, dict) else {"value": x} for x in data]
-
-
-_TYPED = ("tokens", "truncated", "facts", "episodes")
-
-
-def _context(result: Any) -> dict[str, Any]:
-    """A context block (a string, or an object with its text and what it cites)."""
-    if isinstance(result, str):
-        return {"context": result}
-    data = jsonable_encoder(result)
-    if isinstance(data, dict):
-        for key in ("text", "context", "block", "prompt"):
-            if isinstance(data.get(key), str):
-                out: dict[str, Any] = {"context": data[key]}
-                out.update({k: data[k] for k in _TYPED if k in data})
-                out["details"] = {k: v for k, v in data.items()
-                                  if k != key and k not in _TYPED and k != "budget_tokens"}
-                return out
-    return {"context": str(result)}
+def _context(block: ContextBlock) -> dict[str, Any]:
+    """A context block as the response's fields: its text, what it cites, and the times and
+    query window it was made for (``details``)."""
+    return {
+        "context": block.text,
+        "tokens": block.tokens,
+        "truncated": block.truncated,
+        "facts": block.facts,
+        "episodes": block.episodes,
+        "details": block.model_dump(mode="json", include={"valid_at", "known_at", "time_window"}),
+    }
 
 
 @router.get("/search", response_model=SearchResponse, summary="Hybrid search")
@@ -66,7 +47,7 @@ def search(
     evaluated at (valid_at, known_at)."""
     result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
                            kinds=DEFAULT_KINDS if kinds is None else kinds, group=group)
-    return SearchResponse(query=q, items=[SearchHit.model_validate(x) for x in _items(result)])
+    return SearchResponse(query=q, items=result)
 
 
 @router.get("/search/sessions", response_model=SessionsResponse, summary="Session search")

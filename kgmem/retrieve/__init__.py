@@ -4,13 +4,13 @@ Public API (all take the :class:`kgmem.Memory` first)::
 
     search(memory, query, valid_at=None, known_at=None, limit=10,
            kinds=("facts", "entities", "episodes"), group="default", reference_time=None,
-           *, embedder=None, diversity=None, auto_index=True) -> list[SearchResult]
+           **options) -> list[SearchResult]    # options: SearchOptions (embedder=,
+           # diversity=, auto_index=, session_gap=, weights=, neighbours=, rrf_k=)
     search_sessions(memory, query, valid_at=None, known_at=None, limit=10, group="default",
                     reference_time=None) -> list[SessionResult]   # which sittings hold it
     context(memory, query, budget_tokens=1000, valid_at=None, known_at=None,
             group="default", reference_time=None, *, embedder=None) -> ContextBlock
     index_pending(memory, *, embedder=None) -> int      # embed everything not yet indexed
-    index_episode / index_fact / index_entity(memory, item)  # the same, named per write
     flush(memory)                                      # persist ANN index files now
     warm(memory, group="default")                      # load/build a group's ANN indexes now
     reindex(memory, embedder=None)                     # re-embed everything (model change)
@@ -25,21 +25,20 @@ from typing import Any
 
 from .context import context
 from .models import ContextBlock, ScoreParts, SearchResult, SessionParts, SessionResult, TimeWindow
-from .search import search
+from .search import SearchOptions, SearchParams, search
 from .sessions import search_sessions
 
 __all__ = [
     "ContextBlock",
     "ScoreParts",
+    "SearchOptions",
+    "SearchParams",
     "SearchResult",
     "SessionParts",
     "SessionResult",
     "TimeWindow",
     "context",
     "flush",
-    "index_entity",
-    "index_episode",
-    "index_fact",
     "index_pending",
     "reindex",
     "search",
@@ -59,21 +58,6 @@ def index_pending(memory: Any, *, embedder: Any = None, batch_size: int = 256,
     from .backend import get_backend
 
     return get_backend(memory, embedder).index_pending(batch_size, max_items)
-
-
-def index_episode(memory: Any, episode: Any = None, *, embedder: Any = None) -> int:
-    """Index after ``add_episode`` (processes the whole pending queue, which includes it)."""
-    return index_pending(memory, embedder=embedder)
-
-
-def index_fact(memory: Any, version: Any = None, *, embedder: Any = None) -> int:
-    """Index after a fact write (assert/correct/invalidate/...): same as index_pending."""
-    return index_pending(memory, embedder=embedder)
-
-
-def index_entity(memory: Any, entity: Any = None, *, embedder: Any = None) -> int:
-    """Index after an entity/alias write: same as index_pending."""
-    return index_pending(memory, embedder=embedder)
 
 
 def flush(memory: Any, *, embedder: Any = None) -> None:

@@ -41,7 +41,7 @@ from ..model import Episode, FactVersion
 from ..timeutil import Precision, format_with_precision
 from .currency import superseded_snippets
 from .models import ContextBlock, SupersededSnippet
-from .search import run_search
+from .search import SearchParams, run_search
 
 BEGIN = "<<<KGMEM-MEMORY-DATA-BEGIN"
 END = "KGMEM-MEMORY-DATA-END>>>"
@@ -169,10 +169,10 @@ def context(
     if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool) or budget_tokens < 0:
         raise InvalidInputError("budget_tokens must be a non-negative integer",
                                 field="budget_tokens")
-    out = run_search(
-        memory, query, valid_at, known_at, limit=max(max_facts, max_episodes) * 2,
+    out = run_search(memory, SearchParams(
+        query, valid_at, known_at, limit=max(max_facts, max_episodes) * 2,
         group=group, reference_time=reference_time, embedder=embedder, auto_index=auto_index,
-    )
+    ))
     V, K = out.valid_at, out.known_at
 
     # ---- facts: about the relevant entities first, then other matches

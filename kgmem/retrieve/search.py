@@ -47,21 +47,27 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
+import numpy as np
+
+from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..model import Entity, Episode, FactVersion
 from ..names import check_group, normalize_name
-from ..store.base import TimeFilter
+from ..store.base import Store, TimeFilter
 from ..timeline import SITTING_GAP
 from ..timeutil import parse_instant, to_micros
-from .backend import get_backend
+from .backend import Backend, get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
 from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
-from .timefilter import event_reading, parse_query_time, session_window
+from .timefilter import QueryTime, event_reading, parse_query_time, session_window
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_KINDS = ("facts", "entities", "episodes")
 SESSION_GAP = SITTING_GAP
@@ -75,6 +81,55 @@ RRF_K = 5  # small: an item ranked first by one signal beats one ranked 30th by 
 # a name adjacent to more visible facts than this is "common": a fact does not match a query
 # by that name alone (chosen a priori, not tuned)
 COMMON_NAME_FACTS = 3
+
+
+class SearchOptions(TypedDict, total=False):
+    """The keyword-only options of :func:`search` (and :meth:`kgmem.Memory.search`)."""
+
+    embedder: Embedder | None
+    diversity: float | None
+    auto_index: bool
+    session_gap: timedelta
+    weights: Mapping[str, float] | None
+    neighbours: float
+    rrf_k: int
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """One search request: what :func:`search` takes, as one value (see its docstring)."""
+
+    query: str
+    valid_at: datetime | str | None = None
+    known_at: datetime | str | None = None
+    limit: int = 10
+    kinds: Sequence[str] | str = DEFAULT_KINDS
+    group: str = "default"
+    reference_time: datetime | str | None = None
+    embedder: Embedder | None = None
+    diversity: float | None = None
+    auto_index: bool = True
+    session_gap: timedelta = SESSION_GAP
+    weights: Mapping[str, float] | None = None
+    neighbours: float = NEIGHBOUR_WEIGHT
+    rrf_k: int = RRF_K
+
+    def checked(self) -> SearchParams:
+        """The same request with ``group`` checked; bad input raises InvalidInputError."""
+        group = check_group(self.group)
+        if not isinstance(self.query, str) or not self.query.strip():
+            raise InvalidInputError("query must be a non-empty string", field="query")
+        limit = self.limit
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+            raise InvalidInputError("limit must be an integer from 1 to 1000", field="limit")
+        if self.diversity is not None and not 0.0 <= float(self.diversity) <= 1.0:
+            raise InvalidInputError("diversity must be between 0 and 1", field="diversity")
+        if not 0.0 <= float(self.neighbours) <= 1.0:
+            raise InvalidInputError("neighbours must be between 0 and 1", field="neighbours")
+        rrf_k = self.rrf_k
+        if not isinstance(rrf_k, int) or isinstance(rrf_k, bool) or rrf_k < 0:
+            raise InvalidInputError("rrf_k must be a non-negative integer", field="rrf_k")
+        return replace(self, group=group)
 
 
 @dataclass
@@ -131,7 +186,7 @@ def query_name_candidates(text: str, max_n: int = 4) -> list[str]:
 
 
 def search(
-    memory: Any,
+    memory: Searchable,
     query: str,
     valid_at: datetime | str | None = None,
     known_at: datetime | str | None = None,
@@ -139,338 +194,452 @@ def search(
     kinds: Sequence[str] | str = DEFAULT_KINDS,
     group: str = "default",
     reference_time: datetime | str | None = None,
-    *,
-    embedder: Any = None,
-    diversity: float | None = None,
-    auto_index: bool = True,
-    session_gap: timedelta = SESSION_GAP,
-    weights: Mapping[str, float] | None = None,
-    neighbours: float = NEIGHBOUR_WEIGHT,
-    rrf_k: int = RRF_K,
+    **options: Unpack[SearchOptions],
 ) -> list[SearchResult]:
     """Hybrid time-aware search; best first (see the module docstring).
 
+    Options (keyword-only, :class:`SearchOptions`):
+    ``embedder``: the embedder of queries (default: the memory's, else the offline MiniLM).
     ``diversity``: MMR trade-off in [0, 1] (e.g. 0.7; ``None`` = plain fusion order).
     ``auto_index``: first embed whatever writes queued (so search sees its own writes).
+    ``session_gap``: the longest pause inside one sitting (conversation context).
     ``weights``: per-list RRF weights (lists: ``keyword_episodes``, ``vector_episodes``,
     ``time``, ``window``, ``keyword_facts``, ``vector_facts``, ``graph_facts``, ``episode_facts``,
     ``graph_entities``, ``keyword_entities``, ``vector_entities``).
     ``neighbours``: how much an episode's score lifts the episodes said just before and after
     it in the same session (0 = off; see the module docstring). ``rrf_k``: the RRF constant.
     """
-    return run_search(
-        memory, query, valid_at, known_at, limit, kinds, group, reference_time,
-        embedder=embedder, diversity=diversity, auto_index=auto_index,
-        session_gap=session_gap, weights=weights, neighbours=neighbours, rrf_k=rrf_k,
-    ).results
+    params = SearchParams(query, valid_at, known_at, limit, kinds, group, reference_time,
+                          **options)
+    return run_search(memory, params).results
 
 
-def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
-    memory: Any,
-    query: str,
-    valid_at: datetime | str | None = None,
-    known_at: datetime | str | None = None,
-    limit: int = 10,
-    kinds: Sequence[str] | str = DEFAULT_KINDS,
-    group: str = "default",
-    reference_time: datetime | str | None = None,
-    *,
-    embedder: Any = None,
-    diversity: float | None = None,
-    auto_index: bool = True,
-    session_gap: timedelta = SESSION_GAP,
-    weights: Mapping[str, float] | None = None,
-    neighbours: float = NEIGHBOUR_WEIGHT,
-    rrf_k: int = RRF_K,
-) -> SearchOutcome:
-    group = check_group(group)
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInputError("query must be a non-empty string", field="query")
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
-        raise InvalidInputError("limit must be an integer from 1 to 1000", field="limit")
-    if diversity is not None and not 0.0 <= float(diversity) <= 1.0:
-        raise InvalidInputError("diversity must be between 0 and 1", field="diversity")
-    if not 0.0 <= float(neighbours) <= 1.0:
-        raise InvalidInputError("neighbours must be between 0 and 1", field="neighbours")
-    if not isinstance(rrf_k, int) or isinstance(rrf_k, bool) or rrf_k < 0:
-        raise InvalidInputError("rrf_k must be a non-negative integer", field="rrf_k")
-    want = _kinds(kinds)
-    now = memory.now()
-    V = now if valid_at is None else parse_instant(valid_at, "valid_at")
-    K = now if known_at is None else parse_instant(known_at, "known_at")
-    asking = K if reference_time is None else parse_instant(reference_time, "reference_time")
-    ref_max = V if valid_at is not None else None
+def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
+    """:func:`search` with everything it decided on the way, in five stages: read the time
+    in the query (:func:`_plan`), candidates per kind, fuse, lift neighbours and weigh time
+    (:func:`_fuse`), then the ranked results (:func:`_rank`, :func:`_results`)."""
+    plan = _plan(memory, params.checked())
+    found = _Candidates()
+    matched, hits = _query_entities(plan)
+    if "episode" in plan.want and not plan.time.no_such_session:
+        _episode_candidates(plan, found)
+    if "fact" in plan.want:
+        _fact_candidates(plan, found, matched, hits)
+    if "entity" in plan.want:
+        _entity_candidates(plan, found, matched)
+    fused = _fuse(plan, found)
+    ranked, episodes = _rank(plan, found, fused)
+    return SearchOutcome(
+        results=_results(plan, found, fused, ranked[: plan.p.limit], episodes),
+        valid_at=plan.V,
+        known_at=plan.K,
+        fact_when=plan.fact_when,
+        time_window=plan.time.tw,
+        matched_entities=matched,
+        facts=found.facts,
+        episodes=episodes,
+        terms=plan.words,
+        ref_max=plan.ref_max,
+    )
 
-    backend = get_backend(memory, embedder)
-    if auto_index:
-        backend.auto_index()
 
-    # ---------------------------------------------------------------- time in the query
-    pq = parse_query_time(query, asking)
-    qt = event_reading(query, pq.time)
-    window: tuple[datetime, datetime] | None = None
-    hard = False
-    no_such_session = False
-    tw: TimeWindow | None = None
-    Said = list[tuple[str, int]]  # (episode id, reference time in micros)
-    fetched: dict[tuple[datetime, datetime], tuple[Said, Said]] = {}
+class Searchable(Protocol):
+    """What search needs of a :class:`kgmem.Memory`: its store, clock and embedder."""
 
-    def window_episodes(w: tuple[datetime, datetime]) -> tuple[Said, Said]:
-        """Episodes said in ``w`` and episodes mentioning a time in it (read once)."""
-        if w not in fetched:
-            fetched[w] = (
-                backend.episodes_in_window(group, w, WINDOW_CAP, K, ref_max),
-                backend.episodes_mentioning_window(group, w, WINDOW_CAP, K, ref_max),
+    @property
+    def store(self) -> Store: ...
+    @property
+    def embedder(self) -> Embedder | None: ...
+    def now(self) -> datetime: ...
+
+
+Said = list[tuple[str, int]]  # (episode id, reference time in micros)
+Window = tuple[datetime, datetime]
+
+
+@dataclass
+class _WindowReads:
+    """Episodes said in a window and episodes mentioning a time in it, each window read once."""
+
+    backend: Backend
+    group: str
+    known_at: datetime
+    ref_max: datetime | None
+    fetched: dict[Window, tuple[Said, Said]] = field(default_factory=dict)
+
+    def __call__(self, w: Window) -> tuple[Said, Said]:
+        if w not in self.fetched:
+            be, g, K = self.backend, self.group, self.known_at
+            self.fetched[w] = (
+                be.episodes_in_window(g, w, WINDOW_CAP, K, self.ref_max),
+                be.episodes_mentioning_window(g, w, WINDOW_CAP, K, self.ref_max),
             )
-        return fetched[w]
+        return self.fetched[w]
 
-    if qt is not None:
-        if qt.session is not None:
-            window = session_window(qt.session, backend.episode_times(group, K), session_gap)
-            hard = True
-            no_such_session = window is None
-        else:
-            window, hard = qt.window, qt.hard
-        if window is not None and not window[0] < window[1]:
-            window = None
-        if window is not None and hard and qt.alternatives:
-            # a weekday nothing was said on: the same weekday of earlier weeks
-            for alt in (window, *qt.alternatives):
-                if backend.episodes_in_window(group, alt, 1, K, ref_max):
-                    window = alt
-                    break
-        if window is not None and hard and qt.session is None and terms(pq.content):
-            said_then = window_episodes(window)
-            if not said_then[0] and not said_then[1]:
-                # nothing was said in (or about) that window: a question with content ("where
-                # was James on July 12?") ranks by content with the time as a boost instead of
-                # coming back empty; a content-free one ("what did we discuss on May 8th?")
-                # stays empty
-                hard = False
-        tw = TimeWindow(
-            text=qt.text,
-            start=window[0] if window else None,
-            end=window[1] if window else None,
-            precision=qt.precision,
-            hard=hard,
-            session=qt.session.text if qt.session else None,
-        )
-    content = pq.content if qt is not None else query
-    words = terms(content)
-    content_free = not words
-    if window is not None and valid_at is None:
-        fact_when = TimeFilter(valid_at=window[0], known_at=K, valid_to=window[1])
-    else:
-        fact_when = TimeFilter(valid_at=V, known_at=K)
 
-    need_vec = backend.embedder is not None and not (
-        content_free and (window is not None or no_such_session))
-    qtext = content if content.strip() and not content_free else query
-    qvec = backend.embedder.embed_one(qtext) if need_vec else None
-    n_cand = max(3 * limit, 30)
+@dataclass(frozen=True)
+class _TimeReading:
+    """The window a time in the query stands for (``None``: none, or nothing said then)."""
 
-    lists: dict[str, list[Key]] = {}
-    parts: dict[Key, dict[str, float]] = {}
-    facts: dict[str, FactVersion] = {}
-    chunks: dict[str, tuple[int, int]] = {}
-    tscore: dict[str, float] = {}
+    window: Window | None = None
+    hard: bool = False  # episodes outside the window are excluded
+    core: Window | None = None  # the strict reading of a loose window
+    no_such_session: bool = False  # the query names a session that does not exist
+    tw: TimeWindow | None = None
 
-    def note(key: Key, part: str, value: float) -> None:
-        d = parts.setdefault(key, {})
+
+@dataclass(frozen=True)
+class _Plan:
+    """A checked request with its times resolved and the time in the query read."""
+
+    p: SearchParams
+    backend: Backend
+    want: set[str]
+    V: datetime
+    K: datetime
+    ref_max: datetime | None  # episodes said after this are out (valid_at given)
+    time: _TimeReading
+    said: _WindowReads
+    words: list[str]  # the query's content words
+    qtext: str  # what is embedded
+    qvec: np.ndarray | None
+    fact_when: TimeFilter
+    n_cand: int
+
+    @property
+    def window(self) -> Window | None:
+        return self.time.window
+
+    @property
+    def hard(self) -> bool:
+        return self.time.hard
+
+    @property
+    def content_free(self) -> bool:
+        return not self.words
+
+
+@dataclass
+class _Candidates:
+    """The ranked lists per signal and what each signal said about each candidate."""
+
+    lists: dict[str, list[Key]] = field(default_factory=dict)
+    parts: dict[Key, dict[str, float]] = field(default_factory=dict)
+    facts: dict[str, FactVersion] = field(default_factory=dict)
+    chunks: dict[str, tuple[int, int]] = field(default_factory=dict)  # best span per episode
+    tscore: dict[str, float] = field(default_factory=dict)  # episode -> time score
+
+    def note(self, key: Key, part: str, value: float) -> None:
+        d = self.parts.setdefault(key, {})
         if part not in d or value > d[part]:
             d[part] = value
 
-    # ---------------------------------------------------------------- entities in the query
+    def fact(self, v: FactVersion, part: str, value: float) -> None:
+        self.facts.setdefault(v.fact_id, v)
+        self.note(("fact", v.fact_id), part, value)
+
+
+def _plan(memory: Searchable, p: SearchParams) -> _Plan:
+    """Stage 1: the request's times, the time the query mentions and its content words."""
+    want = _kinds(p.kinds)
+    now = memory.now()
+    V = now if p.valid_at is None else parse_instant(p.valid_at, "valid_at")
+    K = now if p.known_at is None else parse_instant(p.known_at, "known_at")
+    asking = K if p.reference_time is None else parse_instant(p.reference_time, "reference_time")
+    ref_max = V if p.valid_at is not None else None
+    backend: Backend = get_backend(memory, p.embedder)
+    if p.auto_index:
+        backend.auto_index()
+    said = _WindowReads(backend, p.group, K, ref_max)
+    pq = parse_query_time(p.query, asking)
+    qt = event_reading(p.query, pq.time)
+    time = _TimeReading()
+    if qt is not None:
+        time = _read_time(qt, said, p.session_gap, has_content=bool(terms(pq.content)))
+    content = pq.content if qt is not None else p.query
+    words = terms(content)
+    window = time.window
+    if window is not None and p.valid_at is None:
+        fact_when = TimeFilter(valid_at=window[0], known_at=K, valid_to=window[1])
+    else:
+        fact_when = TimeFilter(valid_at=V, known_at=K)
+    need_vec = backend.embedder is not None and not (
+        not words and (window is not None or time.no_such_session))
+    qtext = content if content.strip() and words else p.query
+    qvec = backend.embedder.embed_one(qtext) if need_vec else None
+    return _Plan(p, backend, want, V, K, ref_max, time, said, words, qtext, qvec, fact_when,
+                 n_cand=max(3 * p.limit, 30))
+
+
+def _read_time(
+    qt: QueryTime, said: _WindowReads, session_gap: timedelta, has_content: bool
+) -> _TimeReading:
+    """The window the query's time stands for, and whether it excludes (``hard``)."""
+    be, g, K = said.backend, said.group, said.known_at
+    window: Window | None
+    no_such_session = False
+    if qt.session is not None:
+        window = session_window(qt.session, be.episode_times(g, K), session_gap)
+        hard = True
+        no_such_session = window is None
+    else:
+        window, hard = qt.window, qt.hard
+    if window is not None and not window[0] < window[1]:
+        window = None
+    if window is not None and hard and qt.alternatives:
+        # a weekday nothing was said on: the same weekday of earlier weeks
+        for alt in (window, *qt.alternatives):
+            if be.episodes_in_window(g, alt, 1, K, said.ref_max):
+                window = alt
+                break
+    if window is not None and hard and qt.session is None and has_content:
+        said_then = said(window)
+        if not said_then[0] and not said_then[1]:
+            # nothing was said in (or about) that window: a question with content ("where
+            # was James on July 12?") ranks by content with the time as a boost instead of
+            # coming back empty; a content-free one ("what did we discuss on May 8th?")
+            # stays empty
+            hard = False
+    tw = TimeWindow(
+        text=qt.text,
+        start=window[0] if window else None,
+        end=window[1] if window else None,
+        precision=qt.precision,
+        hard=hard,
+        session=qt.session.text if qt.session else None,
+    )
+    return _TimeReading(window, hard, qt.core, no_such_session, tw)
+
+
+def _query_entities(plan: _Plan) -> tuple[list[str], dict[str, list[str]]]:
+    """Entities named in the query (longer names first) and the names that matched them."""
     matched: list[str] = []
     hits: dict[str, list[str]] = {}
-    if "fact" in want or "entity" in want:
-        hits = backend.match_entities(group, query_name_candidates(query), K)
-        for norm in sorted(hits, key=lambda n: -len(n)):  # longer names first
+    if "fact" in plan.want or "entity" in plan.want:
+        hits = plan.backend.match_entities(
+            plan.p.group, query_name_candidates(plan.p.query), plan.K
+        )
+        for norm in sorted(hits, key=lambda n: -len(n)):
             for eid in hits[norm]:
                 if eid not in matched:
                     matched.append(eid)
+    return matched, hits
 
-    # ---------------------------------------------------------------- episodes
-    if "episode" in want and not no_such_session:
-        in_win: list[tuple[str, int]] = []
-        mentioned: list[tuple[str, int]] = []
-        if window is not None:
-            in_win, mentioned = (list(x) for x in window_episodes(window))
-            core = qt.core if qt is not None else None
-            if core is not None:  # loose window: the strict reading ranks first
-                c0, c1 = to_micros(core[0]), to_micros(core[1])
-                in_win.sort(key=lambda x: (not c0 <= x[1] < c1, x[1]))
-            for i, at in in_win:
-                tscore[i] = 1.0 if core is None or c0 <= at < c1 else 0.9
-            for i, _ in mentioned:
-                tscore.setdefault(i, 0.8)
-        allowed = set(tscore) if window is not None else None
-        chrono = [i for i, _ in in_win] + [i for i, _ in mentioned if i not in dict(in_win)]
-        if content_free and window is not None:
-            lists["time"] = [("episode", i) for i in chrono[:n_cand]]
+
+def _episode_candidates(plan: _Plan, found: _Candidates) -> None:
+    """Stage 2a: episodes said in the query's window, and by keyword and vector."""
+    be, g, K, ref_max, n_cand = plan.backend, plan.p.group, plan.K, plan.ref_max, plan.n_cand
+    window, hard, words, qvec = plan.window, plan.hard, plan.words, plan.qvec
+    tscore = found.tscore
+    in_win: list[tuple[str, int]] = []
+    mentioned: list[tuple[str, int]] = []
+    if window is not None:
+        in_win, mentioned = (list(x) for x in plan.said(window))
+        core = plan.time.core
+        if core is not None:  # loose window: the strict reading ranks first
+            c0, c1 = to_micros(core[0]), to_micros(core[1])
+            in_win.sort(key=lambda x: (not c0 <= x[1] < c1, x[1]))
+        for i, at in in_win:
+            tscore[i] = 1.0 if core is None or c0 <= at < c1 else 0.9
+        for i, _ in mentioned:
+            tscore.setdefault(i, 0.8)
+    allowed = set(tscore) if window is not None else None
+    chrono = [i for i, _ in in_win] + [i for i, _ in mentioned if i not in dict(in_win)]
+    if plan.content_free and window is not None:
+        found.lists["time"] = [("episode", i) for i in chrono[:n_cand]]
+        return
+    kw: list[tuple[str, float]] = []
+    if words:
+        if hard and window is not None:
+            kw = be.keyword_episodes(g, words, n_cand, K, ref_max, window)
+            if mentioned:
+                extra = be.keyword_episodes(g, words, n_cand * 4, K, ref_max, None)
+                kw += [(i, s) for i, s in extra if i in tscore and tscore[i] < 1.0]
+                kw.sort(key=lambda x: -x[1])
         else:
-            kw: list[tuple[str, float]] = []
-            if words:
-                if hard and window is not None:
-                    kw = backend.keyword_episodes(group, words, n_cand, K, ref_max, window)
-                    if mentioned:
-                        extra = backend.keyword_episodes(group, words, n_cand * 4, K, ref_max, None)
-                        kw += [(i, s) for i, s in extra if i in tscore and tscore[i] < 1.0]
-                        kw.sort(key=lambda x: -x[1])
-                else:
-                    kw = backend.keyword_episodes(group, words, n_cand, K, ref_max, None)
-            vec: list[tuple[str, float, tuple[int, int]]] = []
-            if qvec is not None:
-                vec = backend.vector_episodes(
-                    group, qvec, n_cand, K, ref_max, allowed if hard else None
-                )
-                vec = [x for x in vec if x[1] > MIN_VECTOR_SIM]
-            if hard and window is not None:
-                # every episode of the window stays a (weak) candidate even without a match
-                lists["window"] = [("episode", i) for i in chrono[:n_cand]]
-            lists["keyword_episodes"] = [("episode", i) for i, _ in kw]
-            lists["vector_episodes"] = [("episode", i) for i, _, _ in vec]
-            for i, s in kw:
-                note(("episode", i), "keyword", s)
-            for i, s, span in vec:
-                note(("episode", i), "vector", s)
-                chunks.setdefault(i, span)
-            if window is not None and not hard and allowed:
-                # broad window: in-window episodes ranked by content form the time list
-                win_vec = (
-                    backend.vector_episodes(group, qvec, n_cand, K, ref_max, allowed)
-                    if qvec is not None
-                    else []
-                )
-                win_vec = [x for x in win_vec if x[1] > MIN_VECTOR_SIM]
-                win_kw = (
-                    backend.keyword_episodes(group, words, n_cand, K, ref_max, window)
-                    if words
-                    else []
-                )
-                merged = rrf(
-                    {"k": [i for i, _ in win_kw], "v": [i for i, _, _ in win_vec]}, k=rrf_k
-                )
-                order = sorted(merged, key=lambda i: -merged[i])
-                lists["time"] = [("episode", i) for i in order[:n_cand]]
-                for i, s, span in win_vec:
-                    note(("episode", i), "vector", s)
-                    chunks.setdefault(i, span)
-                for i, s in win_kw:
-                    note(("episode", i), "keyword", s)
+            kw = be.keyword_episodes(g, words, n_cand, K, ref_max, None)
+    vec: list[tuple[str, float, tuple[int, int]]] = []
+    if qvec is not None:
+        vec = be.vector_episodes(g, qvec, n_cand, K, ref_max, allowed if hard else None)
+        vec = [x for x in vec if x[1] > MIN_VECTOR_SIM]
+    if hard and window is not None:
+        # every episode of the window stays a (weak) candidate even without a match
+        found.lists["window"] = [("episode", i) for i in chrono[:n_cand]]
+    found.lists["keyword_episodes"] = [("episode", i) for i, _ in kw]
+    found.lists["vector_episodes"] = [("episode", i) for i, _, _ in vec]
+    _note_episodes(found, kw, vec)
+    if window is not None and not hard and allowed:
+        # broad window: in-window episodes ranked by content form the time list
+        win_vec = (
+            be.vector_episodes(g, qvec, n_cand, K, ref_max, allowed) if qvec is not None else []
+        )
+        win_vec = [x for x in win_vec if x[1] > MIN_VECTOR_SIM]
+        win_kw = be.keyword_episodes(g, words, n_cand, K, ref_max, window) if words else []
+        merged = rrf(
+            {"k": [i for i, _ in win_kw], "v": [i for i, _, _ in win_vec]}, k=plan.p.rrf_k
+        )
+        order = sorted(merged, key=lambda i: -merged[i])
+        found.lists["time"] = [("episode", i) for i in order[:n_cand]]
+        _note_episodes(found, win_kw, win_vec)
 
-    # ---------------------------------------------------------------- facts
-    if "fact" in want:
-        gf = backend.graph_facts(group, matched[:10], fact_when, n_cand * 4) if matched else []
-        mset = set(matched)
-        # A name many facts share (a person the whole conversation is about) says little
-        # about which fact is meant: facts are matched on what the query asks about such a
-        # name ("Caroline likes art" is no match for "what did Caroline research?").
-        degree = Counter(e for v in gf for e in {v.subject_id, v.object_id} if e in mset)
-        common_ids = {e for e in mset if degree[e] > COMMON_NAME_FACTS}
-        common_words = {
-            w for norm, eids in hits.items() if common_ids.intersection(eids) for w in terms(norm)
-        }
-        topic = [w for w in words if w not in common_words]
-        named = bool(topic) and len(topic) < len(words)
-        if not named:
-            topic = words
-        if words:
-            kf = backend.keyword_facts(group, topic, n_cand, fact_when)
-            lists["keyword_facts"] = [("fact", v.fact_id) for v, _ in kf]
-            for v, s in kf:
-                facts.setdefault(v.fact_id, v)
-                note(("fact", v.fact_id), "keyword", s)
-        if qvec is not None and not content_free:
-            # facts are short and name their entities: compared with the whole query, a
-            # shared name alone makes them look similar; compare what is asked about them
-            fvec = backend.embedder.embed_one(_without(qtext, common_words)) if named else qvec
-            vf = [
-                x for x in backend.vector_facts(group, fvec, n_cand, fact_when)
-                if x[1] > MIN_VECTOR_SIM
-            ]
-            lists["vector_facts"] = [("fact", v.fact_id) for v, _ in vf]
-            for v, s in vf:
-                facts.setdefault(v.fact_id, v)
-                note(("fact", v.fact_id), "vector", s)
-        if matched:
 
-            def gkey(v: FactVersion) -> tuple[int, float, float]:
-                ends = (v.subject_id in mset) + (v.object_id in mset)
-                return (-ends, -overlap(topic, v.fact), -v.created_at.timestamp())
+def _note_episodes(
+    found: _Candidates, kw: list[tuple[str, float]], vec: list[tuple[str, float, tuple[int, int]]]
+) -> None:
+    """Record keyword and vector scores of episodes (and each one's best-matching span)."""
+    for i, s in kw:
+        found.note(("episode", i), "keyword", s)
+    for i, s, span in vec:
+        found.note(("episode", i), "vector", s)
+        found.chunks.setdefault(i, span)
 
-            gf.sort(key=gkey)
 
-            def about_common_name_only(v: FactVersion) -> bool:
-                ends = {v.subject_id, v.object_id} & mset
-                return named and ends <= common_ids and overlap(topic, v.fact) == 0.0
+def _fact_candidates(
+    plan: _Plan, found: _Candidates, matched: list[str], hits: dict[str, list[str]]
+) -> None:
+    """Stage 2b: facts by keyword, vector, the entities the query names and the window."""
+    be, g, when, n_cand, words = (
+        plan.backend, plan.p.group, plan.fact_when, plan.n_cand, plan.words
+    )
+    gf = be.graph_facts(g, matched[:10], when, n_cand * 4) if matched else []
+    mset = set(matched)
+    # A name many facts share (a person the whole conversation is about) says little
+    # about which fact is meant: facts are matched on what the query asks about such a
+    # name ("Caroline likes art" is no match for "what did Caroline research?").
+    degree = Counter(e for v in gf for e in {v.subject_id, v.object_id} if e in mset)
+    common_ids = {e for e in mset if degree[e] > COMMON_NAME_FACTS}
+    common_words = {
+        w for norm, eids in hits.items() if common_ids.intersection(eids) for w in terms(norm)
+    }
+    topic = [w for w in words if w not in common_words]
+    named = bool(topic) and len(topic) < len(words)
+    if not named:
+        topic = words
+    if words:
+        kf = be.keyword_facts(g, topic, n_cand, when)
+        found.lists["keyword_facts"] = [("fact", v.fact_id) for v, _ in kf]
+        for v, s in kf:
+            found.fact(v, "keyword", s)
+    if plan.qvec is not None and not plan.content_free:
+        # facts are short and name their entities: compared with the whole query, a
+        # shared name alone makes them look similar; compare what is asked about them
+        fvec = be.embedder.embed_one(_without(plan.qtext, common_words)) if named else plan.qvec
+        vf = [x for x in be.vector_facts(g, fvec, n_cand, when) if x[1] > MIN_VECTOR_SIM]
+        found.lists["vector_facts"] = [("fact", v.fact_id) for v, _ in vf]
+        for v, s in vf:
+            found.fact(v, "vector", s)
+    if matched:
+        found.lists["graph_facts"] = _graph_facts(found, gf, mset, common_ids, topic, named,
+                                                  n_cand)
+    if plan.content_free and plan.window is not None and "time" in found.lists:
+        ep_ids = [i for _, i in found.lists["time"]]
+        ef = be.facts_from_episodes(g, ep_ids, when, n_cand)
+        found.lists["episode_facts"] = [("fact", v.fact_id) for v in ef]
+        for v in ef:
+            found.fact(v, "time", 1.0)
 
-            seen_g: list[Key] = []
-            for v in gf:
-                key = ("fact", v.fact_id)
-                if key in seen_g:
-                    continue
-                ends = (v.subject_id in mset) + (v.object_id in mset)
-                if ends < 2 and about_common_name_only(v):
-                    continue  # next to a much-discussed entity, but about something else
-                seen_g.append(key)
-                facts.setdefault(v.fact_id, v)
-                note(key, "graph", 1.0 if ends >= 2 else 0.5)
-                if len(seen_g) >= n_cand:
-                    break
-            lists["graph_facts"] = seen_g
-        if content_free and window is not None and "time" in lists:
-            ep_ids = [i for _, i in lists["time"]]
-            ef = backend.facts_from_episodes(group, ep_ids, fact_when, n_cand)
-            lists["episode_facts"] = [("fact", v.fact_id) for v in ef]
-            for v in ef:
-                facts.setdefault(v.fact_id, v)
-                note(("fact", v.fact_id), "time", 1.0)
 
-    # ---------------------------------------------------------------- entities
-    if "entity" in want:
-        if matched:
-            lists["graph_entities"] = [("entity", e) for e in matched]
-            for e in matched:
-                note(("entity", e), "graph", 1.0)
-        if words:
-            ke = backend.keyword_entities(group, words, n_cand, K)
-            lists["keyword_entities"] = [("entity", e) for e, _ in ke]
-            for e, s in ke:
-                note(("entity", e), "keyword", s)
-        if qvec is not None and not content_free:
-            ve = [
-                x for x in backend.vector_entities(group, qvec, n_cand, K) if x[1] > MIN_VECTOR_SIM
-            ]
-            lists["vector_entities"] = [("entity", e) for e, _ in ve]
-            for e, s in ve:
-                note(("entity", e), "vector", s)
+def _graph_facts(
+    found: _Candidates,
+    gf: list[FactVersion],
+    mset: set[str],
+    common_ids: set[str],
+    topic: list[str],
+    named: bool,
+    n_cand: int,
+) -> list[Key]:
+    """Facts next to the entities the query names: both ends named first, then by overlap
+    with the query's topic, newest first; none that only share a much-discussed name."""
 
-    # ---------------------------------------------------------------- fuse
-    fused = rrf(lists, {**DEFAULT_WEIGHTS, **(weights or {})}, k=rrf_k)
-    if neighbours > 0:
+    def gkey(v: FactVersion) -> tuple[int, float, float]:
+        ends = (v.subject_id in mset) + (v.object_id in mset)
+        return (-ends, -overlap(topic, v.fact), -v.created_at.timestamp())
+
+    gf.sort(key=gkey)
+
+    def about_common_name_only(v: FactVersion) -> bool:
+        ends = {v.subject_id, v.object_id} & mset
+        return named and ends <= common_ids and overlap(topic, v.fact) == 0.0
+
+    seen_g: list[Key] = []
+    for v in gf:
+        key = ("fact", v.fact_id)
+        if key in seen_g:
+            continue
+        ends = (v.subject_id in mset) + (v.object_id in mset)
+        if ends < 2 and about_common_name_only(v):
+            continue  # next to a much-discussed entity, but about something else
+        seen_g.append(key)
+        found.fact(v, "graph", 1.0 if ends >= 2 else 0.5)
+        if len(seen_g) >= n_cand:
+            break
+    return seen_g
+
+
+def _entity_candidates(plan: _Plan, found: _Candidates, matched: list[str]) -> None:
+    """Stage 2c: entities the query names, and by keyword and vector."""
+    be, g, K, n_cand = plan.backend, plan.p.group, plan.K, plan.n_cand
+    if matched:
+        found.lists["graph_entities"] = [("entity", e) for e in matched]
+        for e in matched:
+            found.note(("entity", e), "graph", 1.0)
+    if plan.words:
+        ke = be.keyword_entities(g, plan.words, n_cand, K)
+        found.lists["keyword_entities"] = [("entity", e) for e, _ in ke]
+        for e, s in ke:
+            found.note(("entity", e), "keyword", s)
+    if plan.qvec is not None and not plan.content_free:
+        ve = [x for x in be.vector_entities(g, plan.qvec, n_cand, K) if x[1] > MIN_VECTOR_SIM]
+        found.lists["vector_entities"] = [("entity", e) for e, _ in ve]
+        for e, s in ve:
+            found.note(("entity", e), "vector", s)
+
+
+def _fuse(plan: _Plan, found: _Candidates) -> dict[Key, float]:
+    """Stages 3 and 4: reciprocal rank fusion, the lift of conversation neighbours, the
+    weight of time, and no fact above the episode that states it."""
+    p, window = plan.p, plan.window
+    fused = rrf(found.lists, {**DEFAULT_WEIGHTS, **(p.weights or {})}, k=p.rrf_k)
+    if p.neighbours > 0:
         _lift_neighbours(
-            backend, group, fused, parts, neighbours, max(2 * limit, 20), session_gap, K, ref_max,
-            set(tscore) if hard and window is not None else None,
+            plan.backend, p.group, fused, found.parts, p.neighbours, max(2 * p.limit, 20),
+            p.session_gap, plan.K, plan.ref_max,
+            set(found.tscore) if plan.hard and window is not None else None,
         )
     if window is not None:
-        stamps = backend.episode_stamps(group, [i for k, i in fused if k == "episode"])
-        w0, w1 = to_micros(window[0]), to_micros(window[1])
-        width = max(w1 - w0, 3_600_000_000)
-        for key in list(fused):
-            if key[0] != "episode":
+        _weigh_time(plan, found, fused, window)
+    if "episode" in plan.want and "fact" in plan.want:
+        _source_first(fused, found.facts, found.parts)
+    return fused
+
+
+def _weigh_time(
+    plan: _Plan, found: _Candidates, fused: dict[Key, float], window: tuple[datetime, datetime]
+) -> None:
+    """An episode keeps 80% of its score plus 20% of its time score (1.0 inside the window,
+    decaying with its distance outside), in place; episodes erased meanwhile drop out."""
+    stamps = plan.backend.episode_stamps(plan.p.group, [i for k, i in fused if k == "episode"])
+    w0, w1 = to_micros(window[0]), to_micros(window[1])
+    width = max(w1 - w0, 3_600_000_000)
+    for key in list(fused):
+        if key[0] != "episode":
+            continue
+        t = found.tscore.get(key[1])
+        if t is None:
+            if key[1] not in stamps:  # erased meanwhile
+                del fused[key]
                 continue
-            t = tscore.get(key[1])
-            if t is None:
-                if key[1] not in stamps:  # erased meanwhile
-                    del fused[key]
-                    continue
-                ref = stamps[key[1]][1]
-                t = math.exp(-max(w0 - ref, ref - w1, 0) / width)
-            note(key, "time", t)
-            fused[key] *= 0.8 + 0.2 * t
-    if "episode" in want and "fact" in want:
-        _source_first(fused, facts, parts)
+            ref = stamps[key[1]][1]
+            t = math.exp(-max(w0 - ref, ref - w1, 0) / width)
+        found.note(key, "time", t)
+        fused[key] *= 0.8 + 0.2 * t
+
+
+def _rank(
+    plan: _Plan, found: _Candidates, fused: dict[Key, float]
+) -> tuple[list[Key], dict[str, Episode]]:
+    """Stage 5a: the ranked keys (MMR when ``diversity`` is set) and the episodes read."""
+    be, g, limit, diversity = plan.backend, plan.p.group, plan.p.limit, plan.p.diversity
     # ties: the verbatim episode before the fact extracted from it
     pool = sorted(fused, key=lambda k: (-fused[k], k[0] != "episode"))[: limit * 3]
     if diversity is None:
@@ -482,27 +651,37 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
         while len(ranked) < limit and start < len(pool):
             part = pool[start:start + limit - len(ranked) + 5]
             start += len(part)
-            episodes.update(backend.episodes_by_ids(group, [i for k, i in part if k == "episode"]))
+            episodes.update(be.episodes_by_ids(g, [i for k, i in part if k == "episode"]))
             ranked += [k for k in part if k[0] != "episode" or k[1] in episodes]
-    else:
-        episodes = backend.episodes_by_ids(group, [i for k, i in pool if k == "episode"])
-        ranked = [k for k in pool if k[0] != "episode" or k[1] in episodes]  # erased meanwhile
-    if diversity is not None and ranked and backend.embedder is not None:
+        return ranked, episodes
+    episodes = be.episodes_by_ids(g, [i for k, i in pool if k == "episode"])
+    ranked = [k for k in pool if k[0] != "episode" or k[1] in episodes]  # erased meanwhile
+    if ranked and be.embedder is not None:
         pool = ranked
-        texts = [_text_of(k, facts, episodes, chunks, None) for k in pool]
-        ents = backend.entities_by_ids(group, [i for k, i in pool if k == "entity"])
+        texts = [_text_of(k, found.facts, episodes, found.chunks, None) for k in pool]
+        ents = be.entities_by_ids(g, [i for k, i in pool if k == "entity"])
         texts = [
             ents[k[1]].name if k[0] == "entity" and k[1] in ents else t
             for k, t in zip(pool, texts)
         ]
-        vecs = backend.embedder.embed(texts)
+        vecs = be.embedder.embed(texts)
         ranked = mmr(pool, fused, dict(zip(pool, vecs)), limit, lam=float(diversity))
-    top = ranked[:limit]
+    return ranked, episodes
 
-    ents = backend.entities_by_ids(group, [i for k, i in top if k == "entity"])
+
+def _results(
+    plan: _Plan,
+    found: _Candidates,
+    fused: dict[Key, float],
+    top: list[Key],
+    episodes: dict[str, Episode],
+) -> list[SearchResult]:
+    """Stage 5b: one :class:`SearchResult` per ranked key (entities erased meanwhile drop)."""
+    tw = plan.time.tw
+    ents = plan.backend.entities_by_ids(plan.p.group, [i for k, i in top if k == "entity"])
     results: list[SearchResult] = []
     for key in top:
-        p = ScoreParts(**parts.get(key, {}))
+        p = ScoreParts(**found.parts.get(key, {}))
         kind, ident = key
         if kind == "episode":
             ep = episodes[ident]
@@ -510,12 +689,12 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                 SearchResult(
                     kind="episode", id=ident, text=ep.content, score=fused[key], parts=p,
                     episode_ids=[ident], reference_time=ep.reference_time,
-                    created_at=ep.created_at, speaker=ep.speaker, chunk=chunks.get(ident),
+                    created_at=ep.created_at, speaker=ep.speaker, chunk=found.chunks.get(ident),
                     time_window=tw,
                 )
             )
         elif kind == "fact":
-            v = facts[ident]
+            v = found.facts[ident]
             results.append(
                 SearchResult(
                     kind="fact", id=ident, text=v.fact, score=fused[key], parts=p,
@@ -535,22 +714,11 @@ def run_search(  # noqa: C901 - one pipeline, kept in one place on purpose
                     entity_ids=[ident], created_at=ent.created_at, entity=ent, time_window=tw,
                 )
             )
-    return SearchOutcome(
-        results=results,
-        valid_at=V,
-        known_at=K,
-        fact_when=fact_when,
-        time_window=tw,
-        matched_entities=matched,
-        facts=facts,
-        episodes=episodes,
-        terms=words,
-        ref_max=ref_max,
-    )
+    return results
 
 
 def _lift_neighbours(
-    backend: Any,
+    backend: Backend,
     group: str,
     fused: dict[Key, float],
     parts: dict[Key, dict[str, float]],

@@ -33,7 +33,7 @@ from ..timeutil import from_micros, to_micros
 from .backend import get_backend
 from .fuse import rrf
 from .models import SessionParts, SessionResult
-from .search import SESSION_GAP, SearchOutcome, run_search
+from .search import SESSION_GAP, SearchOutcome, SearchParams, run_search
 from .timefilter import session_bounds
 
 SESSION_TOP = 3  # a session's episode score sums its best 3 hits
@@ -61,10 +61,10 @@ def search_sessions(
     for name, value in (("limit", limit), ("depth", depth)):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1000:
             raise InvalidInputError(f"{name} must be an integer from 1 to 1000", field=name)
-    outcome = run_search(
-        memory, query, valid_at, known_at, max(depth, limit), ("episodes", "facts"), group,
+    outcome = run_search(memory, SearchParams(
+        query, valid_at, known_at, max(depth, limit), ("episodes", "facts"), group,
         reference_time, embedder=embedder, session_gap=session_gap,
-    )
+    ))
     return rank_sessions(memory, outcome, group, limit=limit, embedder=embedder,
                          session_gap=session_gap, rrf_k=rrf_k)
 

@@ -14,8 +14,9 @@ from typing import Annotated
 from fastapi import Depends, Header, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPBearer
 
+from kgmem.factory import open_memory
 from kgmem.memory import Memory
-from kgmem.settings import Settings, open_memory
+from kgmem.settings import Settings
 from kgmem.timeutil import parse_instant
 
 from .schemas import _TIME_DOC, MAX_OFFSET, MAX_PAGE

@@ -13,9 +13,10 @@ from .errors import (
     NotFoundError,
     StoreUnavailableError,
 )
+from .factory import open_memory
 from .memory import Memory
 from .model import Change, Entity, Episode, Erasure, ExtractionState, FactVersion, Path, PathHop
-from .settings import Settings, open_memory
+from .settings import Settings
 from .timeutil import Precision
 from .vocabulary import Cardinality, PredicateSpec, Vocabulary
 

@@ -19,8 +19,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import KgmemError
+from .factory import open_memory
 from .model import FactVersion
-from .settings import Settings, open_memory
+from .settings import Settings
 from .timeutil import format_with_precision
 from .vocabulary import PredicateSpec
 

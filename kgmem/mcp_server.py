@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from .auth import ApiKey, match_key, parse_api_keys, presented_key
 from .errors import ForbiddenError, KgmemError
+from .factory import open_memory
 from .mcp_results import (
     FactResult,
     FactsResult,
@@ -42,7 +43,7 @@ from .mcp_results import (
     RememberResult,
 )
 from .memory import Memory
-from .settings import Settings, open_memory
+from .settings import Settings
 from .timeutil import EPOCH
 from .vocabulary import PredicateSpec
 

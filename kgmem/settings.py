@@ -1,4 +1,6 @@
-"""One settings class for the library, CLI, API and MCP server (environment: ``KGMEM_*``)."""
+"""One settings class for the library, CLI, API and MCP server (environment: ``KGMEM_*``).
+
+Plain configuration: :func:`kgmem.factory.open_memory` builds a Memory from it."""
 
 from __future__ import annotations
 
@@ -43,25 +45,3 @@ class Settings(BaseSettings):
         "over its episodes with extract=true; ~30 s of offline extraction on 2 cores); more is "
         "refused with 413 extraction_too_large",
     )
-
-
-def open_memory(settings: Settings | None = None, **kw):  # type: ignore[no-untyped-def]
-    """Build a :class:`kgmem.Memory` from settings (embedded directory or Neo4j)."""
-    from .memory import Memory
-
-    s = settings or Settings()
-    extractor = kw.pop("extractor", None)
-    if extractor is None and s.extractor != "none":
-        from .ingest.pipeline import make_extractor
-
-        extractor = make_extractor(s)
-    if s.store == "neo4j":
-        from .store.neo4j import Neo4jStore
-
-        store = Neo4jStore(uri=s.neo4j_uri, user=s.neo4j_user, password=s.neo4j_password,
-                           database=s.neo4j_database, busy_timeout=s.busy_timeout)
-        return Memory(store=store, extractor=extractor, **kw)
-    from .store.embedded import EmbeddedStore
-
-    return Memory(store=EmbeddedStore(s.home, busy_timeout=s.busy_timeout), extractor=extractor,
-                  **kw)

@@ -11,8 +11,8 @@ outside any transaction (it is pure: text in, facts out) and returns one :class:
 per episode; :meth:`ExtractionPipeline.apply_in` writes one episode's facts inside the
 transaction that stores the episode and its :class:`kgmem.model.ExtractionState`.
 
-An extractor is any object with ``extract_many(items) -> list[list[ExtractedFact]]`` (items
-are ``(text, reference_time, speaker)`` tuples). It may also offer
+An extractor is any :class:`kgmem.ingest.extractor.Extractor`: ``extract_many(items) ->
+list[list[ExtractedFact]]`` (items are ``(text, reference_time, speaker)`` tuples). It may also offer
 ``extract_outcomes(items) -> list[Outcome]`` to report per-episode failures itself (an LLM
 endpoint that went away: the episodes it did not try are ``Outcome(attempted=False)`` and
 stay ``pending``), and ``name`` / ``version`` attributes, recorded in the extraction state.
@@ -39,6 +39,7 @@ from ..model import Episode, FactVersion
 from ..names import clean_name, normalize_name
 from ..resolve import first_visible
 from ..vocabulary import normalize_predicate
+from .extractor import Extractor, Item
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Item = tuple[str, datetime, "str | None"]
 MAX_DROPPED_REASONS = 20  # kept per episode in its extraction state
 CHUNK_CHARS = 10_000  # longest text handed to the extractor at once
 BATCH_CHARS = 20_000  # most text in one extract_many call (the parser holds it all)
@@ -149,9 +149,9 @@ def _types(f: Any) -> dict[str, str | None]:
 
 
 class ExtractionPipeline:
-    """Wraps an extractor (``extract_many(items) -> list[list[ExtractedFact]]``)."""
+    """Wraps an :class:`~kgmem.ingest.extractor.Extractor`."""
 
-    def __init__(self, extractor: Any, min_confidence: float = 0.0,
+    def __init__(self, extractor: Extractor, min_confidence: float = 0.0,
                  chunk_chars: int | None = CHUNK_CHARS, batch_chars: int = BATCH_CHARS) -> None:
         self.extractor = extractor
         self.min_confidence = min_confidence

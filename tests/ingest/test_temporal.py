@@ -250,7 +250,8 @@ def test_n_years_ago_or_ahead_against_a_calendar_model(ref: datetime, n: int, fu
 def test_a_relative_date_before_year_1_leaves_the_fact_at_the_reference_time(tmp_path) -> None:
     """The reported case: an episode said on 0001-06-01 about "last year" is stored, and its
     fact starts at the episode's reference time (the text's date is not representable)."""
-    from kgmem.settings import Settings, open_memory
+    from kgmem.factory import open_memory
+    from kgmem.settings import Settings
 
     m = open_memory(Settings(_env_file=None, home=str(tmp_path / "s"),  # type: ignore[call-arg]
                              extractor="offline"))

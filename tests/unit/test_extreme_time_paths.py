@@ -121,7 +121,8 @@ def test_relative_dates_past_the_range_do_not_resolve(ref: str) -> None:
 
 
 def test_offline_extraction_at_the_edges_of_time_stores_every_episode(tmp_path: Path) -> None:
-    from kgmem.settings import Settings, open_memory
+    from kgmem.factory import open_memory
+    from kgmem.settings import Settings
 
     m = open_memory(Settings(_env_file=None, home=str(tmp_path / "s"),  # type: ignore[call-arg]
                              extractor="offline"))

@@ -49,7 +49,11 @@ from .timeutil import (
 from .vocabulary import Cardinality, PredicateSpec, Vocabulary, normalize_predicate
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .ingest.episodes import IngestReport
+    from .retrieve.models import ContextBlock, SearchResult, SessionResult
+    from .retrieve.search import SearchOptions
 
 Clock = Callable[[], datetime]
 TimeLike = datetime | str
@@ -393,9 +397,6 @@ class Memory:
             extract_stored(self, pipeline, batch, report=report)
             if on_batch is not None:
                 on_batch(len(batch))
-
-    def _after_episodes(self, episodes: list[Episode]) -> None:
-        """Hook for indexing new episodes (retrieval)."""
 
     def episode(self, episode_id: str, group: str = DEFAULT_GROUP) -> Episode:
         ep = self.store.get_episode(check_group(group), episode_id)
@@ -902,12 +903,14 @@ class Memory:
         kinds: Sequence[str] = ("facts", "entities", "episodes"),
         group: str = DEFAULT_GROUP,
         reference_time: TimeLike | None = None,
-    ) -> list[Any]:
-        """Hybrid, time-aware search (keyword + vector + graph, fused); see kgmem.retrieve."""
+        **options: Unpack[SearchOptions],
+    ) -> list[SearchResult]:
+        """Hybrid, time-aware search (keyword + vector + graph, fused); the options of
+        :func:`kgmem.retrieve.search` (``diversity=``, ``neighbours=``, ``weights=``...)."""
         from .retrieve import search
 
         return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
-                      kinds=tuple(kinds), group=group, reference_time=reference_time)
+                      kinds=tuple(kinds), group=group, reference_time=reference_time, **options)
 
     def search_sessions(
         self,
@@ -917,7 +920,7 @@ class Memory:
         limit: int = 10,
         group: str = DEFAULT_GROUP,
         reference_time: TimeLike | None = None,
-    ) -> list[Any]:
+    ) -> list[SessionResult]:
         """The sittings (runs of episodes at most 30 min apart) most likely to hold the
         answer, best first; see kgmem.retrieve.sessions."""
         from .retrieve import search_sessions
@@ -934,7 +937,7 @@ class Memory:
         group: str = DEFAULT_GROUP,
         reference_time: TimeLike | None = None,
         superseded: Literal["label", "drop"] = "label",
-    ) -> Any:
+    ) -> ContextBlock:
         """A prompt-ready block (dated facts, then quoted episode snippets) within a budget;
         a snippet no longer current at (valid_at, known_at) is labelled or dropped."""
         from .retrieve import context

@@ -342,9 +342,7 @@ def run_batches(m: Memory, parsed: list[dict[str, Any]], extract: bool, batch_si
     pending: Any = None  # the background index pass in flight (at most one)
     for i in range(0, len(parsed), batch_size):
         chunk = parsed[i:i + batch_size]
-        fresh = [x.episode for x in write_batch(m, chunk, extract, report) if x.new]
-        if fresh:
-            m._after_episodes(fresh)
+        write_batch(m, chunk, extract, report)
         if pool is not None and (pending is None or pending.done()):
             if pending is not None:
                 pending.result()  # re-raise a failed background pass here

@@ -3,13 +3,13 @@ translation of whatever Memory.search/Memory.context return."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
-from pydantic import BaseModel
 
 from kgmem.memory import Memory
+from kgmem.retrieve.models import ContextBlock, ScoreParts, SearchResult
 
 from .conftest import assert_error, client_for
 
@@ -102,26 +102,7 @@ def test_list_lengths_are_bounded(memory: Memory) -> None:
         assert len(ents["items"]) == 2 and ents["next_offset"] is None
 
 
-# ------------------------------------------------ retrieval translation (stubbed library)
-class Hit(BaseModel):
-    kind: str
-    id: str
-    text: str
-    score: float
-
-
-class Hits(BaseModel):
-    results: list[Hit]
-
-
-class Block(BaseModel):
-    text: str
-    tokens: int
-    budget_tokens: int
-    truncated: bool
-    valid_at: str
-
-
+# ------------------------------------------------ retrieval routes (stubbed library)
 class _Stub(Memory):
     result: Any = None
     calls: list[dict[str, Any]] = []
@@ -135,41 +116,38 @@ class _Stub(Memory):
         return self.result
 
 
-@pytest.mark.parametrize("result", [
-    [Hit(kind="fact", id="f1", text="Alice lives in Denver", score=0.9)],
-    Hits(results=[Hit(kind="fact", id="f1", text="Alice lives in Denver", score=0.9)]),
-    {"items": [{"kind": "fact", "id": "f1", "text": "Alice lives in Denver", "score": 0.9}]},
-])
-def test_search_route_translates_results(tmp_path, result) -> None:  # type: ignore[no-untyped-def]
+def test_search_route_returns_the_librarys_results_with_the_request_passed_on(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
     m = _Stub(tmp_path / "s")
-    m.result, m.calls = result, []
+    hit = SearchResult(kind="fact", id="f1", text="Alice lives in Denver", score=0.9,
+                       parts=ScoreParts(keyword=1.5), entity_ids=["e1", "e2"])
+    m.result, m.calls = [hit], []
     with client_for(m) as c:
         r = c.get("/v1/search", params={"q": "where", "limit": 5, "kinds": ["fact", "entity"],
                                         "known_at": "2024"},
                   headers={"X-Group": "g1", "X-Valid-At": "2023"})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["query"] == "where" and len(body["items"]) == 1
-    want = {"kind": "fact", "id": "f1", "text": "Alice lives in Denver", "score": 0.9}
-    assert {k: body["items"][0][k] for k in want} == want
+    assert body == {"query": "where", "items": [hit.model_dump(mode="json")]}
     call = m.calls[0]
     assert call["limit"] == 5 and call["kinds"] == ["fact", "entity"] and call["group"] == "g1"
     assert call["valid_at"].year == 2023 and call["known_at"].year == 2024
 
 
-@pytest.mark.parametrize("result,want", [
-    ("FACTS:\n- Alice lives in Denver", {"context": "FACTS:\n- Alice lives in Denver",
-                                         "tokens": None, "truncated": False, "details": {}}),
-    (Block(text="FACTS: Denver", tokens=7, budget_tokens=200, truncated=True, valid_at="2024"),
-     {"context": "FACTS: Denver", "tokens": 7, "truncated": True,
-      "details": {"valid_at": "2024"}}),
-])
-def test_context_route_translates_blocks(tmp_path, result, want) -> None:  # type: ignore[no-untyped-def]
+def test_context_route_returns_the_blocks_text_citations_and_times(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
     m = _Stub(tmp_path / "s")
-    m.result, m.calls = result, []
+    at = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    m.result = ContextBlock(text="FACTS: Denver", tokens=7, budget_tokens=200, truncated=True,
+                            valid_at=at, known_at=at)
+    m.calls = []
     with client_for(m) as c:
         r = c.get("/v1/context", params={"q": "where", "budget_tokens": 200})
     assert r.status_code == 200, r.text
-    assert r.json() == {"query": "where", "budget_tokens": 200, "facts": [], "episodes": [],
-                        **want}
+    assert r.json() == {
+        "query": "where", "budget_tokens": 200, "context": "FACTS: Denver", "tokens": 7,
+        "truncated": True, "facts": [], "episodes": [],
+        "details": {"valid_at": "2024-01-01T00:00:00Z", "known_at": "2024-01-01T00:00:00Z",
+                    "time_window": None},
+    }
     assert m.calls[0]["budget_tokens"] == 200 and m.calls[0]["group"] == "default"

@@ -21,15 +21,16 @@ Q = Annotated[str, Query(min_length=1, max_length=2000, description="Natural-lan
 
 
 def _context(block: ContextBlock) -> dict[str, Any]:
-    """A context block as the response's fields: its text, what it cites, and the times and
-    query window it was made for (``details``)."""
+    """A context block as the response's fields: its text and what it cites; ``details``: the
+    times and query window it was made for and the snippets labelled as superseded."""
     return {
         "context": block.text,
         "tokens": block.tokens,
         "truncated": block.truncated,
         "facts": block.facts,
         "episodes": block.episodes,
-        "details": block.model_dump(mode="json", include={"valid_at", "known_at", "time_window"}),
+        "details": block.model_dump(
+            mode="json", include={"valid_at", "known_at", "time_window", "superseded"}),
     }
 
 

@@ -19,6 +19,9 @@
 #   logs           tail the server log
 #   env            print the KGMEM_NEO4J_* client variables for this server
 #   latest-version print the newest 5.26.x patch that Maven Central serves
+#   favorites [ZIP] write the ready queries of docs/neo4j-browser.md as a zip of .cypher files
+#                  (default kgmem-browser-favorites.zip): drop it onto the Browser window and
+#                  they are favorites in a folder "kgmem"
 #
 # Environment (all optional):
 #   KGMEM_NEO4J_VERSION        Neo4j version (default below; must be 5.26.x for Java 17)
@@ -480,6 +483,21 @@ cmd_check() {
     "$py" "$REPO/scripts/neo4j_check.py"
 }
 
+cmd_favorites() {
+  local out="${1:-kgmem-browser-favorites.zip}"
+  python3 - "$REPO/docs/neo4j-browser.md" "$out" <<'PY' || die "could not write $out"
+import re, sys, zipfile
+doc, out = sys.argv[1], sys.argv[2]
+blocks = re.findall(r"```cypher\n(.*?)```", open(doc, encoding="utf-8").read(), flags=re.S)
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for i, block in enumerate(blocks, 1):
+        title = block.partition("\n")[0].lstrip("/ ").split(":")[0]
+        name = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+        z.writestr(f"kgmem/{i:02d}-{name}.cypher", block)
+print(f"{out}: {len(blocks)} ready queries (drop it onto the Browser window)")
+PY
+}
+
 cmd_env() {
   echo "export KGMEM_NEO4J_URI=bolt://$HOST:$BOLT_PORT"
   echo "export KGMEM_NEO4J_USER=neo4j"
@@ -500,5 +518,6 @@ case "${1:-}" in
   logs) tail -n "${2:-100}" "$H/logs/neo4j.log" ;;
   env) cmd_env ;;
   latest-version) cmd_latest_version ;;
-  *) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; [[ -n "${1:-}" ]] && exit 2 || exit 0 ;;
+  favorites) cmd_favorites "${2:-}" ;;
+  *) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; [[ -n "${1:-}" ]] && exit 2 || exit 0 ;;
 esac

@@ -1,5 +1,6 @@
-"""Neo4j Browser itself, driven by headless Chromium (Playwright): each ready view of
-docs/neo4j-browser.md, with the Browser's default settings and the docs' style file dropped
+"""Neo4j Browser itself, driven by headless Chromium (Playwright): the ready queries dropped
+onto the window as a favorites zip (``scripts/neo4j.sh favorites``) are listed; each ready view
+of docs/neo4j-browser.md, with the Browser's default settings and the docs' style file dropped
 onto the window, draws as many relationships as the query returns; the stored-graph match
 draws more (the bug of issue 18). Screenshots go to ``KGMEM_BROWSER_SHOTS`` (the pictures in
 docs/browser/ were taken with ``KGMEM_BROWSER_SHOTS=docs/browser``), else to a temp dir.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,10 +34,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 GRASS = DOC.parent / "neo4j-browser-style.grass"
-DROP_FILE = """(text) => { const dt = new DataTransfer();
-  dt.items.add(new File([text], 'neo4j-browser-style.grass', {type: 'text/plain'}));
+# a file dropped onto the Browser window, as a person drags it in (bytes as a list of ints)
+DROP_FILE = """([name, bytes]) => { const dt = new DataTransfer();
+  dt.items.add(new File([new Uint8Array(bytes)], name));
   document.querySelector('.filedrop').dispatchEvent(
     new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true})); }"""
+REPO = DOC.parents[1]
 
 
 def utc(*a: int) -> datetime:
@@ -104,10 +108,10 @@ def test_browser_draws_exactly_what_each_ready_view_returns(tmp_path: Path) -> N
     queries = doc_queries()
     as_of = queries["as of date"]
     cases = {name: queries[name] for name in GRAPH_VIEWS}
-    cases["stored graph (not a ready query)"] = as_of[: as_of.index("WITH collect(")] + (
-        "RETURN s, r, o")
     out = Path(os.environ.get("KGMEM_BROWSER_SHOTS") or tmp_path)
     out.mkdir(parents=True, exist_ok=True)
+    cases["stored graph (not a ready query)"] = as_of[: as_of.index("WITH collect(")] + (
+        "RETURN s, r, o")
     seen: dict[str, tuple[int, int]] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -116,8 +120,19 @@ def test_browser_draws_exactly_what_each_ready_view_returns(tmp_path: Path) -> N
             page.goto(_browser_url(store))
             page.get_by_text("Connected to Neo4j").wait_for(timeout=60000)
             tab = BrowserPage(page)
-            page.evaluate(DROP_FILE, GRASS.read_text())  # as a person drags the file in
+            page.evaluate(DROP_FILE, [GRASS.name, list(GRASS.read_bytes())])
             page.get_by_text("relationship.SUPERSEDED").wait_for(timeout=10000)
+            # the ready queries as favorites (scripts/neo4j.sh favorites)
+            subprocess.run(["bash", str(REPO / "scripts" / "neo4j.sh"), "favorites",
+                            str(tmp_path / "favorites.zip")], check=True, capture_output=True)
+            page.evaluate(DROP_FILE, ["favorites.zip",
+                                      list((tmp_path / "favorites.zip").read_bytes())])
+            page.locator('[data-testid="navigationFavorites"]').click()
+            page.get_by_text("kgmem", exact=True).click()
+            for name in GRAPH_VIEWS:  # listed by their first line, "// <name>: ..."
+                page.get_by_text(f"{name}:").first.wait_for(timeout=10000)
+            page.screenshot(path=str(out / "favorites.png"))
+            page.locator('[data-testid="navigationFavorites"]').click()
             for line in (f":param group => '{g}'",
                          ":param date => datetime('2020-06-01T00:00:00Z')",
                          ":param known => datetime('2023-03-01T00:00:00Z')",

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from kgmem.memory import Memory
-from kgmem.store.neo4j import _with_local_times
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip
 
 pytestmark = pytest.mark.neo4j
@@ -47,7 +46,10 @@ def test_changed_versions_reads_only_the_recent_versions() -> None:
     assert all(v.created_at > since or (v.expired_at or since) > since for v in changed)
     query, params = sent[-1]
     with store.driver.session(database=store.database) as s:
-        res = s.run("PROFILE " + query, _with_local_times(params))
+        # the store sends each time with its naive twin (``$t_l``: graphiti's LocalDateTime)
+        naive = {f"{k}_l": v.astimezone(timezone.utc).replace(tzinfo=None)
+                 for k, v in params.items() if isinstance(v, datetime)}
+        res = s.run("PROFILE " + query, {**params, **naive})
         res.consume()
         plan = res.consume().profile
     # filtering the group's 151 versions costs more than 3 hits each; the seeks read only

@@ -5,7 +5,15 @@ The HTTP API lives in the repository's top-level ``api/`` folder but installs as
 site-packages; ``benchmarks/`` is a repository tool and stays out of the wheel.
 """
 
+import shutil
+from pathlib import Path
+
 from setuptools import find_packages, setup
+
+# setuptools packs whatever its build/lib folder holds: a checkout built before this layout
+# still has top-level api/ and benchmarks/ there, which would land in site-packages again.
+for stale in ("api", "benchmarks"):
+    shutil.rmtree(Path(__file__).parent / "build" / "lib" / stale, ignore_errors=True)
 
 setup(
     packages=[

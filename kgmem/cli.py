@@ -16,6 +16,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .errors import KgmemError
@@ -87,7 +88,7 @@ def _fail(message: str, kind: str = "invalid_input") -> NoReturn:
     if state.json:
         print(json.dumps({"error": {"type": kind, "message": message}}), file=sys.stderr)
     else:
-        err.print(f"[red]error:[/red] {message}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
     raise typer.Exit(2)
 
 
@@ -139,7 +140,7 @@ def _run(fn: Any) -> Any:
         if state.json:
             print(json.dumps({"error": exc.to_dict()}), file=sys.stderr)
         else:
-            err.print(f"[red]error:[/red] {exc.message}", highlight=False)
+            err.print(f"[red]error:[/red] {escape(exc.message)}", highlight=False)
         raise typer.Exit(2 if exc.http_status < 500 else 1) from None
 
 
@@ -781,10 +782,8 @@ def bench(ctx: typer.Context, suite: str) -> None:
     try:
         from benchmarks.__main__ import main as bench_main
     except ImportError:  # not in the wheel: a tool of the repository checkout
-        err.print("[red]error:[/red] the benchmarks live in the kgmem repository, not in the "
-                  "installed package: run `python -m benchmarks SUITE` in a checkout "
-                  "(pip install -e '.[bench]')", highlight=False)
-        raise typer.Exit(2) from None
+        _fail("the benchmarks live in the kgmem repository, not in the installed package: "
+              "run `python -m benchmarks SUITE` in a checkout (pip install -e '.[bench]')")
 
     raise typer.Exit(bench_main([suite, *ctx.args]))
 

@@ -47,6 +47,34 @@ class Venv:
         return r.stdout, r.stderr, took
 
 
+def _serve_docs_offline(venv: Venv, home: str) -> None:
+    """`kgmem serve` from the wheel (kgmem.api) answers /health and serves /docs offline."""
+    import socket
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([str(venv.path / "bin" / "kgmem"), "--home", home, "serve",
+                             "--port", str(port)], env=venv.env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert httpx.get(f"http://127.0.0.1:{port}/health").json()["status"] == "ok"
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+                time.sleep(0.5)
+        docs = httpx.get(f"http://127.0.0.1:{port}/docs").text
+        assert "swagger-ui-bundle.js" in docs and "https://" not in docs
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def test_a_plain_pip_install_runs_a_newcomers_first_steps(tmp_path: Path) -> None:
     data = _locomo()
     if not data.is_file():
@@ -79,6 +107,8 @@ def test_a_plain_pip_install_runs_a_newcomers_first_steps(tmp_path: Path) -> Non
     r, _ = venv.run("kgmem", "--home", home, "--extractor", "foo", "facts")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert r.stderr.startswith("error: --extractor")
+
+    _serve_docs_offline(venv, home)
 
     _, _, timings["models install"] = venv.ok("kgmem", "models", "install", timeout=600)
     venv.ok("kgmem", "models", "status")

@@ -84,3 +84,8 @@ def test_ingest_record_time_reference_makes_known_at_answer_as_of_the_conversati
     assert code == 0 and [f["object"] for f in json.loads(out)] == ["Boston"]
     code, out = cli(tmp_path / "t", "ingest", str(DEMO), "--record-time", "later")
     assert code == 2 and out.startswith("error: --record-time")
+
+
+def test_error_messages_keep_square_brackets(tmp_path: Path) -> None:
+    code, out = cli(tmp_path, "retract", "fact[bench]")  # rich markup would eat "[bench]"
+    assert code == 2 and "fact[bench]" in out, out

@@ -447,6 +447,21 @@ def facts(
     out = _run(lambda: m.facts(subject, predicate, object, valid_at=valid_at, known_at=known_at,
                                group=state.group, limit=limit))
     _emit(out) if state.json else console.print(_fact_table(out, "facts"))
+    if not out and not state.json:
+        _point_at_other_groups(m)
+
+
+def _point_at_other_groups(m: Any) -> None:
+    """An empty group next to full ones is most often the wrong --group (LoCoMo ingest writes
+    one group per conversation): say so on stderr."""
+    st = m.stats(state.group)
+    if st["episodes"] or st["entities"]:
+        return
+    others = [g for g in m.store.group_counts() if g != state.group]
+    if others:
+        err.print(f"group {state.group} is empty; the store holds {len(others):,} other "
+                  "group(s): `kgmem groups` lists them, `kgmem --group NAME ...` reads one",
+                  highlight=False)
 
 
 @app.command()
@@ -595,11 +610,7 @@ def stats() -> None:
     for status, n in sorted(out["extraction"].items()):
         t.add_row(f"episodes extraction {status}", f"{n:,}")
     console.print(t)
-    if not out["episodes"] and not out["entities"]:
-        others = [g for g in m.store.group_counts() if g != state.group]
-        if others:
-            console.print(f"group {state.group} is empty; the store holds "
-                          f"{len(others):,} other group(s): `kgmem groups`", highlight=False)
+    _point_at_other_groups(m)
 
 
 @app.command()

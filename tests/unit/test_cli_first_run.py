@@ -61,6 +61,8 @@ def test_ingest_names_its_groups_counts_new_episodes_and_builds_the_index(
     assert code == 0 and "conv-x" in out
     code, out = cli(home, "stats")  # the default group is empty: a table and a pointer
     assert code == 0 and "│ episodes" in out and "1 other group(s)" in out
+    code, out = cli(home, "facts")
+    assert code == 0 and "kgmem groups" in out
 
 
 def test_sessions_show_the_best_matching_turn_and_paths_json_keeps_sources(

@@ -4,8 +4,9 @@ search work without the MiniLM weights (keyword + graph, with a one-line notice)
 ``kgmem models install`` an ingest of one LoCoMo conversation builds the search index, so its
 first search costs what the second does; ``groups`` lists what the ingest wrote.
 
-One test: 7.8 min at load 11 on 2 cores, 5.4 of them pip unpacking ~800 MB of wheels from its
-cache (before --no-compile); the ingest 55 s, first and second search 6.1 s and 3.3 s.
+One test, several minutes on 2 cores: at load 11, 7.8 min with pip byte-compiling (install
+5.4 min, ingest 55 s, first and second search 6.1 s and 3.3 s); at load 12 with --no-compile,
+10.6 min (install 3.6 min, demo 60 s, ingest 137 s, searches 18 s and 20 s).
 """
 
 from __future__ import annotations

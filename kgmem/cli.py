@@ -204,25 +204,28 @@ def ingest(
     _report(m, report)
 
 
-def _build_index(m: Any, groups: list[str]) -> None:
+def _build_index(m: Any, groups: list[str]) -> int | None:
     """Embed whatever is queued for search and load each group's vector indexes now, with a
-    progress bar, so that no search has to (keyword-only search has nothing to build)."""
+    progress bar, so that no search has to. The number of items embedded; None for
+    keyword-only search (no MiniLM weights), which has nothing to build."""
     from rich.progress import Progress
 
     from . import retrieve
     from .retrieve.backend import get_backend, resolve_embedder
 
     if resolve_embedder(m) is None:
-        return
+        return None
     be = get_backend(m)
     view = getattr(be, "view", None)  # the embedded store's queue; Neo4j finds its own work
     total = view.search_queue_size() if view is not None else None
+    done = 0
     with Progress(console=err, disable=state.json, transient=True) as prog:
         task = prog.add_task("building the search index", total=total)
         if total is None:
-            _run(lambda: be.index_pending())
+            done = _run(lambda: be.index_pending())
         else:
             while n := _run(lambda: be.index_pending(256, 256)):
+                done += n
                 prog.advance(task, n)
         prog.update(task, description="loading the vector indexes", total=len(groups),
                     completed=0)
@@ -230,6 +233,7 @@ def _build_index(m: Any, groups: list[str]) -> None:
             _run(lambda: retrieve.warm(m, g))
             prog.advance(task)
         retrieve.flush(m)
+    return done
 
 
 @app.command()
@@ -237,9 +241,15 @@ def index() -> None:
     """Build the search index of the group now (embed what was written since the last search
     or ingest); search does it on its own otherwise."""
     m = _memory()
-    _build_index(m, [state.group])
-    if not state.json:
-        console.print(f"group {state.group}: search index up to date", highlight=False)
+    done = _build_index(m, [state.group])
+    if state.json:
+        _emit({"group": state.group, "semantic": done is not None, "embedded": done or 0})
+    elif done is None:
+        console.print("keyword-only search (no MiniLM weights): nothing to embed; "
+                      "`kgmem models install` adds semantic search", highlight=False)
+    else:
+        console.print(f"group {state.group}: search index up to date ({done:,} items "
+                      "embedded)", highlight=False)
 
 
 def _report(m: Any, report: Any) -> None:

@@ -54,6 +54,8 @@ def test_ingest_names_its_groups_counts_new_episodes_and_builds_the_index(
         assert search_view(m.store).search_queue_size() == 0  # nothing left for search
     code, out = cli(home, "ingest", str(file))
     assert "group conv-x: 0 new episodes, 2 already stored" in out
+    code, out = cli(home, "--json", "--group", "conv-x", "index")
+    assert code == 0 and json.loads(out) == {"group": "conv-x", "semantic": True, "embedded": 0}
     code, out = cli(home, "--json", "groups")
     assert code == 0 and [(g["group"], g["episodes"]) for g in json.loads(out)] == [
         ("conv-x", 2)]

@@ -27,19 +27,40 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .errors import InvalidInputError
-from .model import INTERNAL_ALIAS, Change, Erasure
+from .model import INTERNAL_ALIAS, Change, Entity, Episode, Erasure
 from .names import check_group
 from .resolve import merged_into_entity
-from .store.base import ErasedContent, LineageState, WriteTx
+from .store.base import ErasedContent, LineageState, Store, WriteTx
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .vocabulary import PredicateSpec
 
 log = logging.getLogger(__name__)
+
+
+class EraseFacade(Protocol):
+    """What erasing needs of the facade (:class:`kgmem.memory.Memory` passes itself; this
+    module never imports it, so the layers stay one-way: memory -> erase -> store)."""
+
+    store: Store
+    embedder: Any
+
+    @property
+    def extractor(self) -> object: ...  # its LLM cache and chunking are scrubbed too
+
+    def episode(self, episode_id: str, group: str = ...) -> Episode: ...
+    def predicate(self, name: str, group: str = ...) -> PredicateSpec: ...
+    def _lookup_entity(self, group: str, name_or_id: str) -> Entity: ...
+    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime: ...
+    def _recompute(
+        self, w: WriteTx, group: str, subject_id: str, predicate: str, change: Change,
+        reason: str, lins: list[LineageState] | None = None, parties: Iterable[str] = (),
+    ) -> list[str]: ...
 
 
 def _new_id() -> str:
@@ -49,7 +70,7 @@ def _new_id() -> str:
 
 
 def erase(
-    memory: Memory,
+    memory: EraseFacade,
     *,
     episode: str | None,
     entity: str | None,
@@ -132,7 +153,7 @@ def _delete_items(
 
 
 def _recompute_neighbours(
-    memory: Memory, w: WriteTx, group: str, lineages: list[LineageState], change: Change,
+    memory: EraseFacade, w: WriteTx, group: str, lineages: list[LineageState], change: Change,
     entity_id: str | None,
 ) -> None:
     why = "neighbour of erased fact"
@@ -174,7 +195,7 @@ def _delete_orphans(w: WriteTx, group: str, candidates: set[str],
 
 
 # ---------------------------------------------------------------------------- after commit
-def after_commit(memory: Memory, content: ErasedContent) -> None:
+def after_commit(memory: EraseFacade, content: ErasedContent) -> None:
     """Remove the copies outside the store's live data. Failures are logged, not raised: the
     erase itself has committed (and a retry would find nothing to erase)."""
     steps = (
@@ -190,7 +211,7 @@ def after_commit(memory: Memory, content: ErasedContent) -> None:
             log.exception("erase: could not clean the %s", what)
 
 
-def _scrub_search_indexes(memory: Memory) -> None:
+def _scrub_search_indexes(memory: EraseFacade) -> None:
     """Loaded search backends catch up (drop erased vectors, rewrite their ANN files); ANN files
     of models no backend has loaded in this process are rewritten too."""
     for backend in list(memory.store.search_backends().values()):
@@ -204,7 +225,7 @@ def _scrub_search_indexes(memory: Memory) -> None:
         scrub_ann_files(search_view(memory.store))
 
 
-def _embedders(memory: Memory) -> list[Any]:
+def _embedders(memory: EraseFacade) -> list[Any]:
     """Every embedder this Memory may have written texts through."""
     from . import embed
 
@@ -234,7 +255,7 @@ def embedded_texts(content: ErasedContent, embedders: Iterable[Any]) -> list[str
     return sorted(out)
 
 
-def _forget_embeddings(memory: Memory, content: ErasedContent) -> None:
+def _forget_embeddings(memory: EraseFacade, content: ErasedContent) -> None:
     if not content.texts and not content.episodes:
         return
     from .embed.cache import CachedEmbedder, forget_in_file
@@ -253,7 +274,7 @@ def _forget_embeddings(memory: Memory, content: ErasedContent) -> None:
         forget_in_file(default, texts)
 
 
-def _forget_llm_responses(memory: Memory, content: ErasedContent) -> None:
+def _forget_llm_responses(memory: EraseFacade, content: ErasedContent) -> None:
     if not content.episodes:
         return
     from .llm.cache import ResponseCache, forget_texts_in_dir

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import timeline
 from .entity_types import check_entity_type, signature_types
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
-from .merges import SplitResult, undo_merge_mark
+from .merges import SplitResult
 from .merges import merge_entities as _merge_entities
 from .merges import split_alias as _split_alias
 from .model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from .model import Path as GraphPath
 from .names import check_group, clean_name, normalize_name
-from .predicates import Predicates, declare, undo_declarations
+from .predicates import Predicates, declare
 from .resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
 from .resolve import resolutions as _resolutions
 from .store.base import (
@@ -657,69 +657,10 @@ class Memory:
 
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
         """Reverse one change: restore the stated beliefs (or predicate declarations) it
-        replaced, as a new change."""
-        group = check_group(group)
-        with self.store.write() as w:
-            change = w.get_change(group, change_id)
-            if change is None:
-                raise NotFoundError(
-                    f"no change {change_id!r} in group {group!r}", change_id=change_id
-                )
-            if change.undone_by is not None:
-                raise ConflictError(
-                    f"change {change_id} was already undone by {change.undone_by}",
-                    change_id=change_id,
-                )
-            if change.kind == "erase":
-                raise ConflictError("an erase cannot be undone (the data is gone)")
-            effects = w.change_effects(change_id)
-            refuse_orphans(w, [e.fact_id for e in effects])
-            for e in effects:
-                current = w.get_lineage(e.fact_id)
-                if current != e.after:
-                    raise ConflictError(
-                        f"fact {e.fact_id} changed after change {change_id}; undo the later "
-                        "change first",
-                        change_id=change_id,
-                        fact_id=e.fact_id,
-                    )
-            now = self._tick(w, group)
-            undo = Change(
-                id=_new_id(),
-                group=group,
-                kind="undo",
-                created_at=now,
-                fact_ids=[e.fact_id for e in effects],
-                undoes=change_id,
-                reason=f"undo of {change.kind} {change_id}",
-            )
-            groups: set[tuple[str, str]] = set()
-            objects: dict[tuple[str, str], set[str]] = {}
-            reverse: list[ChangeEffect] = []
-            for e in effects:
-                if e.before is not None:
-                    restored = e.before
-                elif e.after is not None:  # created by the change: stated no longer
-                    restored = replace(e.after, believed=False)
-                else:  # existed neither before nor after: nothing to restore
-                    continue
-                w.put_lineage(restored)
-                reverse.append(ChangeEffect(e.fact_id, e.after, restored))
-                for lin in (e.before, e.after):
-                    if lin is not None:
-                        groups.add((lin.subject_id, lin.predicate))
-                        objects.setdefault((lin.subject_id, lin.predicate), set()).add(
-                            lin.object_id)
-            for subject_id, pred in sorted(groups):
-                self._recompute(w, group, subject_id, pred, undo, undo.reason,
-                                parties=objects.get((subject_id, pred), ()))
-            recomputed = undo_declarations(w, group, change, undo)  # a "declare" change
-            undo_merge_mark(w, group, change, undo)  # a "merge" change (or its undo)
-            if recomputed:
-                undo = undo.model_copy(update={"fact_ids": [*undo.fact_ids, *recomputed]})
-            w.insert_change(undo, reverse)
-            w.mark_undone(change_id, undo.id)
-        return undo
+        replaced, as a new change (:func:`kgmem.undo.undo_change`)."""
+        from .undo import undo_change
+
+        return undo_change(self, change_id, check_group(group))
 
     def erase(
         self,

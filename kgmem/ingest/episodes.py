@@ -36,8 +36,8 @@ from ..timeutil import parse_instant
 from .pipeline import MAX_DROPPED_REASONS, ExtractionPipeline, Outcome, error_kind
 
 if TYPE_CHECKING:
-    from ..memory import Memory
     from ..store.base import WriteTx
+    from .facade import IngestFacade
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,7 @@ def wants_extraction(ep: Episode | None) -> bool:
     return ep is None or (ep.extraction is not None and ep.extraction.status != "done")
 
 
-def write_batch(m: Memory, parsed: Sequence[dict[str, Any]], extract: bool,
+def write_batch(m: IngestFacade, parsed: Sequence[dict[str, Any]], extract: bool,
                 report: IngestReport) -> list[_Written]:
     """Store one batch of parsed episodes with their facts (in input order)."""
     pipeline = pipeline_of(m) if extract else None
@@ -189,7 +189,7 @@ def write_batch(m: Memory, parsed: Sequence[dict[str, Any]], extract: bool,
     return written
 
 
-def extract_stored(m: Memory, pipeline: ExtractionPipeline, episodes: list[Episode],
+def extract_stored(m: IngestFacade, pipeline: ExtractionPipeline, episodes: list[Episode],
                    force: bool = False, report: IngestReport | None = None) -> list[_Written]:
     """Run extraction on stored episodes and write their facts and states (one write).
     ``force`` extracts even episodes whose extraction is done (their facts are asserted
@@ -204,7 +204,7 @@ def extract_stored(m: Memory, pipeline: ExtractionPipeline, episodes: list[Episo
     return written
 
 
-def pipeline_of(m: Memory) -> ExtractionPipeline | None:
+def pipeline_of(m: IngestFacade) -> ExtractionPipeline | None:
     ex = m.extractor
     if ex is None or isinstance(ex, ExtractionPipeline):
         return ex
@@ -238,7 +238,7 @@ def _count(report: IngestReport, written: list[_Written], pipeline: Any) -> None
             r.pending += 1
 
 
-def _commit(m: Memory, jobs: list[_Job], pipeline: ExtractionPipeline | None,
+def _commit(m: IngestFacade, jobs: list[_Job], pipeline: ExtractionPipeline | None,
             force: bool = False) -> list[_Written]:
     """Write the jobs in one transaction; if applying one episode's facts fails, write them
     again with that episode recorded as failed (and none of its facts)."""
@@ -262,7 +262,7 @@ def _commit(m: Memory, jobs: list[_Job], pipeline: ExtractionPipeline | None,
     return [x for x in out if x is not None]
 
 
-def _write_one(m: Memory, w: WriteTx, i: int, job: _Job, pipeline: ExtractionPipeline | None,
+def _write_one(m: IngestFacade, w: WriteTx, i: int, job: _Job, pipeline: ExtractionPipeline | None,
                force: bool) -> _Written:
     p = job.parsed
     ep = w.find_episode_by_hash(p["group"], p["digest"]) if p is not None else (
@@ -334,7 +334,7 @@ def _message(exc: BaseException) -> str:
     return str(text)[:MAX_ERROR_MESSAGE]
 
 
-def run_batches(m: Memory, parsed: list[dict[str, Any]], extract: bool, batch_size: int,
+def run_batches(m: IngestFacade, parsed: list[dict[str, Any]], extract: bool, batch_size: int,
                 on_batch: Callable[[int], None] | None, pool: Any) -> IngestReport:
     """:meth:`kgmem.Memory.ingest`: the batches in order, each one write; with ``pool`` the
     episodes are embedded and indexed in the background while the next batch is extracted."""

@@ -42,8 +42,8 @@ from ..vocabulary import normalize_predicate
 from .extractor import Extractor, Item
 
 if TYPE_CHECKING:
-    from ..memory import Memory
     from ..store.base import WriteTx
+    from .facade import IngestFacade
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def error_kind(exc: BaseException) -> str:
     return exc.type if isinstance(exc, KgmemError) else type(exc).__name__
 
 
-def _matching_in(m: Memory, w: WriteTx, group: str, subject: str, predicate: str,
+def _matching_in(m: IngestFacade, w: WriteTx, group: str, subject: str, predicate: str,
                  obj: str | None) -> list[FactVersion]:
     """The believed (current) versions of (subject, predicate[, obj]) as this transaction
     sees them, in the order of :meth:`Memory.facts`."""
@@ -217,7 +217,7 @@ class ExtractionPipeline:
         return [Outcome(facts=list(r)) for r in results]
 
     # ------------------------------------------------------------------ applying (in a write)
-    def apply_in(self, m: Memory, w: WriteTx, ep: Episode, facts: Sequence[Any],
+    def apply_in(self, m: IngestFacade, w: WriteTx, ep: Episode, facts: Sequence[Any],
                  now: datetime) -> Applied:
         """Apply one episode's extracted facts inside the open write ``w`` (at ``now``).
 
@@ -239,7 +239,7 @@ class ExtractionPipeline:
             out.touched += write(now)
         return out
 
-    def _plan(self, m: Memory, w: WriteTx, ep: Episode, f: Any
+    def _plan(self, m: IngestFacade, w: WriteTx, ep: Episode, f: Any
               ) -> Callable[[datetime], list[str]]:
         """Validate one extracted fact and return the writes that apply it (reads only until
         then: an InvalidInputError here leaves nothing written)."""
@@ -299,17 +299,6 @@ class ExtractionPipeline:
             gone = [c.fact_id for c in _matching_in(m, w, g, f.subject, f.predicate, f.object)]
             return change("retract", gone, m._retraction, f"corrected by episode {ep.id}")
         return lambda now: []
-
-    # ------------------------------------------------------------------ stored episodes
-    def apply(self, m: Memory, episode: Episode) -> list[str]:
-        return self.apply_many(m, [episode])[0]
-
-    def apply_many(self, m: Memory, episodes: Sequence[Episode]) -> list[list[str]]:
-        """Extract from stored episodes and write their facts (one write per batch, with
-        their extraction states); returns the fact ids touched per episode."""
-        from .episodes import extract_stored
-
-        return [r.touched for r in extract_stored(m, self, list(episodes), force=True)]
 
 
 def make_extractor(settings: Any = None) -> ExtractionPipeline | None:

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from kgmem import Memory
+from kgmem.ingest.episodes import extract_stored
 from kgmem.ingest.llm import LLMError, LLMExtractor
 from kgmem.ingest.pipeline import ExtractionPipeline, make_extractor
 from kgmem.settings import Settings
@@ -78,13 +79,13 @@ def test_facts_land_in_memory_with_provenance(server, make_extractor, tmp_path):
     assert ex2.stats.cache_hits == 3 and ex2.stats.calls == 0
 
 
-def test_pipeline_apply_many_batches_episodes(server, make_extractor, tmp_path):
+def test_extracting_stored_episodes_batches_them(server, make_extractor, tmp_path):
     for name in ("alice_moved", "bob_google"):
         server.route(EPISODES[name][0], ok(name, delay=0.05))
     pipe = ExtractionPipeline(make_extractor(concurrency=2))
     with Memory(tmp_path / "mem", extractor=None) as m:
         eps = [add(m, "alice_moved"), add(m, "bob_google")]
-        touched = pipe.apply_many(m, eps)
+        touched = [r.touched for r in extract_stored(m, pipe, eps, force=True)]
         assert [len(t) for t in touched] == [3, 2]
         assert {f.object for f in m.facts(subject="Bob")} == {"Google", "Slack"}
 

@@ -1,0 +1,102 @@
+"""Undo: one change reversed as a new change (:meth:`kgmem.Memory.undo`).
+
+Takes the facade through :class:`UndoFacade` (Memory passes itself) and never imports it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
+from typing import Protocol
+
+from .errors import ConflictError, NotFoundError
+from .merges import undo_merge_mark
+from .model import Change
+from .predicates import undo_declarations
+from .store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
+
+
+class UndoFacade(Protocol):
+    """What undo needs of the facade: its store, clock and timeline recomputation."""
+
+    store: Store
+
+    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime: ...
+    def _recompute(
+        self, w: WriteTx, group: str, subject_id: str, predicate: str, change: Change,
+        reason: str, lins: list[LineageState] | None = None, parties: Iterable[str] = (),
+    ) -> list[str]: ...
+
+
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def undo_change(facade: UndoFacade, change_id: str, group: str) -> Change:
+    """Restore the lineages ``change_id`` replaced (or unstate those it created), recompute
+    the timelines it touched, revert its predicate declarations or merge, as one new "undo"
+    change. Refused when a later change moved any of its facts, or for an erase."""
+    with facade.store.write() as w:
+        change = w.get_change(group, change_id)
+        if change is None:
+            raise NotFoundError(
+                f"no change {change_id!r} in group {group!r}", change_id=change_id
+            )
+        if change.undone_by is not None:
+            raise ConflictError(
+                f"change {change_id} was already undone by {change.undone_by}",
+                change_id=change_id,
+            )
+        if change.kind == "erase":
+            raise ConflictError("an erase cannot be undone (the data is gone)")
+        effects = w.change_effects(change_id)
+        refuse_orphans(w, [e.fact_id for e in effects])
+        for e in effects:
+            current = w.get_lineage(e.fact_id)
+            if current != e.after:
+                raise ConflictError(
+                    f"fact {e.fact_id} changed after change {change_id}; undo the later "
+                    "change first",
+                    change_id=change_id,
+                    fact_id=e.fact_id,
+                )
+        now = facade._tick(w, group)
+        undo = Change(
+            id=_new_id(),
+            group=group,
+            kind="undo",
+            created_at=now,
+            fact_ids=[e.fact_id for e in effects],
+            undoes=change_id,
+            reason=f"undo of {change.kind} {change_id}",
+        )
+        groups: set[tuple[str, str]] = set()
+        objects: dict[tuple[str, str], set[str]] = {}
+        reverse: list[ChangeEffect] = []
+        for e in effects:
+            if e.before is not None:
+                restored = e.before
+            elif e.after is not None:  # created by the change: stated no longer
+                restored = replace(e.after, believed=False)
+            else:  # existed neither before nor after: nothing to restore
+                continue
+            w.put_lineage(restored)
+            reverse.append(ChangeEffect(e.fact_id, e.after, restored))
+            for lin in (e.before, e.after):
+                if lin is not None:
+                    groups.add((lin.subject_id, lin.predicate))
+                    objects.setdefault((lin.subject_id, lin.predicate), set()).add(
+                        lin.object_id)
+        for subject_id, pred in sorted(groups):
+            facade._recompute(w, group, subject_id, pred, undo, undo.reason,
+                          parties=objects.get((subject_id, pred), ()))
+        recomputed = undo_declarations(w, group, change, undo)  # a "declare" change
+        undo_merge_mark(w, group, change, undo)  # a "merge" change (or its undo)
+        if recomputed:
+            undo = undo.model_copy(update={"fact_ids": [*undo.fact_ids, *recomputed]})
+        w.insert_change(undo, reverse)
+        w.mark_undone(change_id, undo.id)
+    return undo
+

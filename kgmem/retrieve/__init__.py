@@ -21,18 +21,22 @@ MiniLM (:func:`kgmem.embed.get_default_embedder`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .context import context
 from .models import ContextBlock, ScoreParts, SearchResult, SessionParts, SessionResult, TimeWindow
-from .search import SearchOptions, SearchParams, search
+from .search import Searchable, SearchOptions, SearchParams, search
 from .sessions import search_sessions
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
 
 __all__ = [
     "ContextBlock",
     "ScoreParts",
     "SearchOptions",
     "SearchParams",
+    "Searchable",
     "SearchResult",
     "SessionParts",
     "SessionResult",
@@ -47,7 +51,7 @@ __all__ = [
 ]
 
 
-def index_pending(memory: Any, *, embedder: Any = None, batch_size: int = 256,
+def index_pending(memory: Searchable, *, embedder: Embedder | None = None, batch_size: int = 256,
                   max_items: int | None = None) -> int:
     """Embed and index every stored item not indexed yet; returns how many were processed.
 
@@ -60,7 +64,7 @@ def index_pending(memory: Any, *, embedder: Any = None, batch_size: int = 256,
     return get_backend(memory, embedder).index_pending(batch_size, max_items)
 
 
-def flush(memory: Any, *, embedder: Any = None) -> None:
+def flush(memory: Searchable, *, embedder: Embedder | None = None) -> None:
     """Persist the ANN index files now (they are also saved as they grow and at exit)."""
     from .backend import get_backend
 
@@ -70,7 +74,7 @@ def flush(memory: Any, *, embedder: Any = None) -> None:
         vectors.flush()
 
 
-def warm(memory: Any, group: str = "default", *, embedder: Any = None) -> None:
+def warm(memory: Searchable, group: str = "default", *, embedder: Embedder | None = None) -> None:
     """Load (or build) the group's ANN indexes now instead of on its first search.
 
     Building an HNSW index from SQLite is the one slow step of a large store (minutes at 1M
@@ -85,13 +89,14 @@ def warm(memory: Any, group: str = "default", *, embedder: Any = None) -> None:
             vectors.sync(kind, group)
 
 
-def reindex(memory: Any, embedder: Any = None) -> int:
+def reindex(memory: Searchable, embedder: Embedder | None = None) -> int:
     """Drop every stored vector and re-embed everything with ``embedder`` (e.g. after
     switching models). Embedded store only."""
-    from .backend import is_embedded, resolve_embedder
+    from ..store.embedded import EmbeddedStore
+    from .backend import resolve_embedder
 
     store = memory.store
-    if not is_embedded(store):
+    if not isinstance(store, EmbeddedStore):
         from ..errors import InvalidInputError
 
         raise InvalidInputError("reindex is only needed (and available) for the embedded store")

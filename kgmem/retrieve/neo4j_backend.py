@@ -20,11 +20,10 @@ and adds its own (created here, ``IF NOT EXISTS``):
 
 :meth:`Neo4jBackend.index_pending` embeds entities without ``name_embedding``, fact versions
 without ``fact_embedding`` (a store built with ``Neo4jStore(embedder=...)`` writes those
-itself) and episodes without chunks, and deletes chunk/time nodes whose episode was erased.
-For erase to remove chunk vectors in the erase transaction itself, ``Neo4jStore.delete_episode``
-/ ``delete_group`` should also ``DETACH DELETE`` the episode's ``KGMEM_CHUNK``/``KGMEM_TIME``
-nodes; until then ``index_pending`` (call it after erase) removes them, and search never returns
-a chunk whose episode is gone (results are always joined to live episodes).
+itself) and episodes without chunks. Erase deletes an episode's ``KGMEM_CHUNK``/``KGMEM_TIME``
+nodes in its own transaction (:mod:`kgmem.store.neo4j_erase`); ``index_pending`` still removes
+any whose episode was deleted outside kgmem, and search never returns a chunk whose episode is
+gone (results are always joined to live episodes).
 
 Neo4j's vector scores are ``(1 + cos) / 2``; they are mapped back to cosine here.
 """

@@ -26,14 +26,14 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from datetime import datetime, timedelta
-from typing import Any
 
+from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..timeutil import from_micros, to_micros
 from .backend import get_backend
 from .fuse import rrf
 from .models import SessionParts, SessionResult
-from .search import SESSION_GAP, SearchOutcome, SearchParams, run_search
+from .search import SESSION_GAP, Searchable, SearchOutcome, SearchParams, run_search
 from .timefilter import session_bounds
 
 SESSION_TOP = 3  # a session's episode score sums its best 3 hits
@@ -43,7 +43,7 @@ SEARCH_DEPTH = 100  # search hits aggregated into sessions
 
 
 def search_sessions(
-    memory: Any,
+    memory: Searchable,
     query: str,
     valid_at: datetime | str | None = None,
     known_at: datetime | str | None = None,
@@ -51,7 +51,7 @@ def search_sessions(
     group: str = "default",
     reference_time: datetime | str | None = None,
     *,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
     session_gap: timedelta = SESSION_GAP,
     depth: int = SEARCH_DEPTH,
     rrf_k: int = SESSION_RRF_K,
@@ -70,12 +70,12 @@ def search_sessions(
 
 
 def rank_sessions(
-    memory: Any,
+    memory: Searchable,
     outcome: SearchOutcome,
     group: str = "default",
     *,
     limit: int = 10,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
     session_gap: timedelta = SESSION_GAP,
     rrf_k: int = SESSION_RRF_K,
 ) -> list[SessionResult]:

@@ -353,11 +353,6 @@ class EmbeddedSearchMixin:
     def search_max_deleted_seq(self) -> int:
         return int(self._sq("SELECT coalesce(max(seq), 0) FROM search_vec_deleted")[0][0])
 
-    def search_deleted_groups_after(self, after_seq: int) -> list[tuple[str, str]]:
-        return self._sq(
-            "SELECT DISTINCT kind, group_id FROM search_vec_deleted WHERE seq>?", (after_seq,)
-        )
-
     def search_label_rows(
         self, labels: Sequence[int]
     ) -> dict[int, tuple[str, str, int, int, int, str]]:

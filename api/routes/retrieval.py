@@ -20,17 +20,21 @@ Kind = Literal["facts", "entities", "episodes", "fact", "entity", "episode"]
 Q = Annotated[str, Query(min_length=1, max_length=2000, description="Natural-language query.")]
 
 
+# ContextBlock fields the response carries as fields of its own; the rest (the times and
+# query window the block was made for, superseded snippets...) goes to ``details``
+_OWN_FIELDS = {"text", "tokens", "truncated", "facts", "episodes", "budget_tokens"}
+
+
 def _context(block: ContextBlock) -> dict[str, Any]:
-    """A context block as the response's fields: its text and what it cites; ``details``: the
-    times and query window it was made for and the snippets labelled as superseded."""
+    """A context block as the response's fields: its text and what it cites; ``details``:
+    every other field of the block."""
     return {
         "context": block.text,
         "tokens": block.tokens,
         "truncated": block.truncated,
         "facts": block.facts,
         "episodes": block.episodes,
-        "details": block.model_dump(
-            mode="json", include={"valid_at", "known_at", "time_window", "superseded"}),
+        "details": block.model_dump(mode="json", exclude=_OWN_FIELDS),
     }
 
 

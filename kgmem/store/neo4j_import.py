@@ -92,205 +92,235 @@ def export_rows(
     """Batches ``(kind, rows)`` of ``groups`` in the Neo4j vocabulary (kinds as in ``_CREATE``;
     parents before children). ``state`` gives the counter offsets and collects what is needed
     for :func:`finish_import`."""
-    c = src._conn
+    copy = _Copy(src, batch)
+    for g in groups:
+        yield from _entity_rows(copy, g)
+        yield from _episode_rows(copy, g)
+        yield from _fact_rows(copy, g, state)
+        yield from _change_rows(copy, g, state)
 
-    def copy(
-        kind: str, sql: str, params: tuple[Any, ...], conv: Callable[..., Any]
-    ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-        with src._lock:
-            cur = c.execute(sql, params)
-            for rows in _batches(cur, batch):
+
+Rows = Iterator[tuple[str, list[dict[str, Any]]]]
+
+
+class _Copy:
+    """One SELECT of the embedded store read in batches, each row converted on the way."""
+
+    def __init__(self, src: EmbeddedStore, batch: int) -> None:
+        self.src, self.c, self.batch = src, src._conn, batch
+
+    def __call__(
+        self, kind: str, sql: str, params: tuple[Any, ...], conv: Callable[..., Any]
+    ) -> Rows:
+        with self.src._lock:
+            cur = self.c.execute(sql, params)
+            for rows in _batches(cur, self.batch):
                 yield kind, [conv(r) for r in rows]
 
-    for g in groups:
-        aliases: dict[str, list[str]] = defaultdict(list)
-        with src._lock:
-            for eid, alias in c.execute(
-                "SELECT entity_id, alias FROM aliases WHERE group_id=? ORDER BY alias", (g,)
-            ):
-                aliases[eid].append(alias)
-        yield from copy(
-            "entities",
-            "SELECT id, group_id, name, norm_name, summary, created_at, entity_type FROM entities "
-            "WHERE group_id=?",
-            (g,),
-            lambda r, aliases=aliases: {
+
+def _entity_rows(copy: _Copy, g: str) -> Rows:
+    """Entities (with their aliases listed) and the alias rows."""
+    src, c = copy.src, copy.c
+    aliases: dict[str, list[str]] = defaultdict(list)
+    with src._lock:
+        for eid, alias in c.execute(
+            "SELECT entity_id, alias FROM aliases WHERE group_id=? ORDER BY alias", (g,)
+        ):
+            aliases[eid].append(alias)
+    yield from copy(
+        "entities",
+        "SELECT id, group_id, name, norm_name, summary, created_at, entity_type FROM entities "
+        "WHERE group_id=?",
+        (g,),
+        lambda r, aliases=aliases: {
+            "uuid": r[0],
+            "group_id": r[1],
+            "name": r[2],
+            "norm_name": r[3],
+            "summary": r[4],
+            "created_at": from_micros(r[5]),
+            "aliases": aliases.get(r[0], []),
+            **({"entity_type": r[6]} if r[6] is not None else {}),
+        },
+    )
+    yield from copy(
+        "aliases",
+        "SELECT group_id, norm_alias, entity_id, alias FROM aliases WHERE group_id=?",
+        (g,),
+        lambda r: {"group_id": r[0], "norm_alias": r[1], "entity_id": r[2], "alias": r[3]},
+    )
+
+
+def _episode_rows(copy: _Copy, g: str) -> Rows:
+    """Episodes and the entities they mention."""
+    yield from copy(
+        "episodes",
+        "SELECT id, group_id, content, source, source_description, speaker, "
+        "reference_time, created_at, content_hash, extraction_status, extraction "
+        "FROM episodes WHERE group_id=?",
+        (g,),
+        lambda r: {
+            k: v
+            for k, v in {
                 "uuid": r[0],
                 "group_id": r[1],
-                "name": r[2],
-                "norm_name": r[3],
-                "summary": r[4],
-                "created_at": from_micros(r[5]),
-                "aliases": aliases.get(r[0], []),
-                **({"entity_type": r[6]} if r[6] is not None else {}),
-            },
-        )
-        yield from copy(
-            "aliases",
-            "SELECT group_id, norm_alias, entity_id, alias FROM aliases WHERE group_id=?",
-            (g,),
-            lambda r: {"group_id": r[0], "norm_alias": r[1], "entity_id": r[2], "alias": r[3]},
-        )
-        yield from copy(
-            "episodes",
-            "SELECT id, group_id, content, source, source_description, speaker, "
-            "reference_time, created_at, content_hash, extraction_status, extraction "
-            "FROM episodes WHERE group_id=?",
-            (g,),
-            lambda r: {
-                k: v
-                for k, v in {
-                    "uuid": r[0],
-                    "group_id": r[1],
-                    "content": r[2],
-                    "source": graphiti_source(r[3]),
-                    "kgmem_source": r[3],
-                    "source_description": r[4],
-                    "speaker": r[5],
-                    "valid_at": from_micros(r[6]),
-                    "created_at": from_micros(r[7]),
-                    "content_hash": r[8],
-                    "kgmem_tokens": token_text(episode_keyword_text(r[2], r[5])),
-                    "entity_edges": [],
-                    "name": f"{r[3]} {from_micros(r[6]).date().isoformat()}",
-                    "kgmem_extraction_status": r[9],
-                    "kgmem_extraction": r[10],
-                }.items()
-                if v is not None
-            },
-        )
-        yield from copy(
-            "mentions",
-            "SELECT m.episode_id, m.entity_id FROM mentions m JOIN episodes e "
-            "ON e.id = m.episode_id WHERE e.group_id=?",
-            (g,),
-            lambda r: {"ep": r[0], "e": r[1]},
-        )
-        yield from copy(
-            "lineages",
-            "SELECT fact_id, group_id, subject_id, predicate, object_id, valid_at, "
-            "valid_precision, stated_invalid_at, invalid_precision, believed, seq, fact_text "
-            "FROM lineages WHERE group_id=?",
-            (g,),
-            lambda r: {
-                k: v
-                for k, v in {
-                    "fact_id": r[0],
-                    "group_id": r[1],
-                    "subject_id": r[2],
-                    "predicate": r[3],
-                    "object_id": r[4],
-                    "valid_at": opt_from_micros(r[5]),
-                    "valid_precision": r[6],
-                    "stated_invalid_at": opt_from_micros(r[7]),
-                    "invalid_precision": r[8],
-                    "believed": bool(r[9]),
-                    "seq": state.seq_offset + r[10],
-                    "fact_text": r[11],
-                }.items()
-                if v is not None
-            },
-        )
-        prov: dict[str, list[str]] = defaultdict(list)
-        with src._lock:
-            for fid, eid in c.execute(
-                "SELECT p.fact_id, p.episode_id FROM provenance p JOIN lineages l "
-                "ON l.fact_id = p.fact_id WHERE l.group_id=? ORDER BY p.episode_id",
-                (g,),
-            ):
-                prov[fid].append(eid)
-        rows = [{"f": f, "ep": e} for f, eps in prov.items() for e in eps]
-        for i in range(0, len(rows), batch):
-            yield "provenance", rows[i : i + batch]
+                "content": r[2],
+                "source": graphiti_source(r[3]),
+                "kgmem_source": r[3],
+                "source_description": r[4],
+                "speaker": r[5],
+                "valid_at": from_micros(r[6]),
+                "created_at": from_micros(r[7]),
+                "content_hash": r[8],
+                "kgmem_tokens": token_text(episode_keyword_text(r[2], r[5])),
+                "entity_edges": [],
+                "name": f"{r[3]} {from_micros(r[6]).date().isoformat()}",
+                "kgmem_extraction_status": r[9],
+                "kgmem_extraction": r[10],
+            }.items()
+            if v is not None
+        },
+    )
+    yield from copy(
+        "mentions",
+        "SELECT m.episode_id, m.entity_id FROM mentions m JOIN episodes e "
+        "ON e.id = m.episode_id WHERE e.group_id=?",
+        (g,),
+        lambda r: {"ep": r[0], "e": r[1]},
+    )
 
-        def version(r: tuple[Any, ...], prov: dict[str, list[str]] = prov) -> dict[str, Any]:
-            state.max_ins = max(state.max_ins, r[17])
-            p = {
-                "uuid": r[0],
-                "fact_id": r[1],
-                "group_id": r[2],
-                "name": r[5],
-                "fact": r[6],
-                "valid_at": opt_from_micros(r[7]),
-                "valid_precision": r[8],
-                "invalid_at": opt_from_micros(r[9]),
-                "invalid_precision": r[10],
-                "stated_invalid_at": opt_from_micros(r[11]),
-                "created_at": from_micros(r[12]),
-                "expired_at": opt_from_micros(r[13]),
-                "change_id": r[14],
-                "reason": r[15],
-                "caused_by": r[16],
-                "ins_seq": state.ins_offset + r[17],
-                "episodes": prov.get(r[1], []),
-            }
-            return {"s": r[3], "o": r[4], "p": {k: v for k, v in p.items() if v is not None}}
 
-        yield from copy(
-            "versions",
-            "SELECT id, fact_id, group_id, subject_id, object_id, predicate, fact_text, "
-            "valid_at, valid_precision, invalid_at, invalid_precision, stated_invalid_at, "
-            "created_at, expired_at, change_id, reason, caused_by, rowid FROM versions "
-            "WHERE group_id=?",
-            (g,),
-            version,
-        )
-
-        def change(r: tuple[Any, ...]) -> dict[str, Any]:
-            state.max_ins = max(state.max_ins, r[8])
-            t = from_micros(r[3])
-            if r[1] not in state.last_tx or t > state.last_tx[r[1]]:
-                state.last_tx[r[1]] = t
-            d = {
-                "id": r[0],
+def _fact_rows(copy: _Copy, g: str, state: ExportState) -> Rows:
+    """Lineages, their source episodes, and every version (on the relationships)."""
+    src, c, batch = copy.src, copy.c, copy.batch
+    yield from copy(
+        "lineages",
+        "SELECT fact_id, group_id, subject_id, predicate, object_id, valid_at, "
+        "valid_precision, stated_invalid_at, invalid_precision, believed, seq, fact_text "
+        "FROM lineages WHERE group_id=?",
+        (g,),
+        lambda r: {
+            k: v
+            for k, v in {
+                "fact_id": r[0],
                 "group_id": r[1],
-                "kind": r[2],
-                "created_at": t,
-                "reason": r[4],
-                "undoes": r[5],
-                "undone_by": r[6],
-                "fact_ids": json.loads(r[7]),
-                "ins_seq": state.ins_offset + r[8],
-            }
-            return {k: v for k, v in d.items() if v is not None}
+                "subject_id": r[2],
+                "predicate": r[3],
+                "object_id": r[4],
+                "valid_at": opt_from_micros(r[5]),
+                "valid_precision": r[6],
+                "stated_invalid_at": opt_from_micros(r[7]),
+                "invalid_precision": r[8],
+                "believed": bool(r[9]),
+                "seq": state.seq_offset + r[10],
+                "fact_text": r[11],
+            }.items()
+            if v is not None
+        },
+    )
+    prov: dict[str, list[str]] = defaultdict(list)
+    with src._lock:
+        for fid, eid in c.execute(
+            "SELECT p.fact_id, p.episode_id FROM provenance p JOIN lineages l "
+            "ON l.fact_id = p.fact_id WHERE l.group_id=? ORDER BY p.episode_id",
+            (g,),
+        ):
+            prov[fid].append(eid)
+    rows = [{"f": f, "ep": e} for f, eps in prov.items() for e in eps]
+    for i in range(0, len(rows), batch):
+        yield "provenance", rows[i : i + batch]
 
-        yield from copy(
-            "changes",
-            "SELECT id, group_id, kind, created_at, reason, undoes, undone_by, fact_ids, rowid "
-            "FROM changes WHERE group_id=?",
-            (g,),
-            change,
-        )
-        yield from copy(
-            "effects",
-            "SELECT e.change_id, c.group_id, e.rowid, e.fact_id, e.before, e.after "
-            "FROM change_effects e JOIN changes c ON c.id = e.change_id WHERE c.group_id=?",
-            (g,),
-            lambda r: {
-                k: v
-                for k, v in {
-                    "change_id": r[0],
-                    "group_id": r[1],
-                    "ord": r[2],
-                    "fact_id": r[3],
-                    "before": r[4],
-                    "after": r[5],
-                }.items()
-                if v is not None
-            },
-        )
-        yield from copy(
-            "erasures",
-            "SELECT id, group_id, kind, created_at, counts FROM erasures WHERE group_id=?",
-            (g,),
-            lambda r: {
-                "id": r[0],
+    def version(r: tuple[Any, ...], prov: dict[str, list[str]] = prov) -> dict[str, Any]:
+        state.max_ins = max(state.max_ins, r[17])
+        p = {
+            "uuid": r[0],
+            "fact_id": r[1],
+            "group_id": r[2],
+            "name": r[5],
+            "fact": r[6],
+            "valid_at": opt_from_micros(r[7]),
+            "valid_precision": r[8],
+            "invalid_at": opt_from_micros(r[9]),
+            "invalid_precision": r[10],
+            "stated_invalid_at": opt_from_micros(r[11]),
+            "created_at": from_micros(r[12]),
+            "expired_at": opt_from_micros(r[13]),
+            "change_id": r[14],
+            "reason": r[15],
+            "caused_by": r[16],
+            "ins_seq": state.ins_offset + r[17],
+            "episodes": prov.get(r[1], []),
+        }
+        return {"s": r[3], "o": r[4], "p": {k: v for k, v in p.items() if v is not None}}
+
+    yield from copy(
+        "versions",
+        "SELECT id, fact_id, group_id, subject_id, object_id, predicate, fact_text, "
+        "valid_at, valid_precision, invalid_at, invalid_precision, stated_invalid_at, "
+        "created_at, expired_at, change_id, reason, caused_by, rowid FROM versions "
+        "WHERE group_id=?",
+        (g,),
+        version,
+    )
+
+
+def _change_rows(copy: _Copy, g: str, state: ExportState) -> Rows:
+    """Changes, their effects, and the erasures' audit records."""
+    def change(r: tuple[Any, ...]) -> dict[str, Any]:
+        state.max_ins = max(state.max_ins, r[8])
+        t = from_micros(r[3])
+        if r[1] not in state.last_tx or t > state.last_tx[r[1]]:
+            state.last_tx[r[1]] = t
+        d = {
+            "id": r[0],
+            "group_id": r[1],
+            "kind": r[2],
+            "created_at": t,
+            "reason": r[4],
+            "undoes": r[5],
+            "undone_by": r[6],
+            "fact_ids": json.loads(r[7]),
+            "ins_seq": state.ins_offset + r[8],
+        }
+        return {k: v for k, v in d.items() if v is not None}
+
+    yield from copy(
+        "changes",
+        "SELECT id, group_id, kind, created_at, reason, undoes, undone_by, fact_ids, rowid "
+        "FROM changes WHERE group_id=?",
+        (g,),
+        change,
+    )
+    yield from copy(
+        "effects",
+        "SELECT e.change_id, c.group_id, e.rowid, e.fact_id, e.before, e.after "
+        "FROM change_effects e JOIN changes c ON c.id = e.change_id WHERE c.group_id=?",
+        (g,),
+        lambda r: {
+            k: v
+            for k, v in {
+                "change_id": r[0],
                 "group_id": r[1],
-                "kind": r[2],
-                "created_at": from_micros(r[3]),
-                "counts": r[4],
-            },
-        )
+                "ord": r[2],
+                "fact_id": r[3],
+                "before": r[4],
+                "after": r[5],
+            }.items()
+            if v is not None
+        },
+    )
+    yield from copy(
+        "erasures",
+        "SELECT id, group_id, kind, created_at, counts FROM erasures WHERE group_id=?",
+        (g,),
+        lambda r: {
+            "id": r[0],
+            "group_id": r[1],
+            "kind": r[2],
+            "created_at": from_micros(r[3]),
+            "counts": r[4],
+        },
+    )
 
 
 def finish_import(

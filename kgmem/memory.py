@@ -72,15 +72,6 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-class _OfflineByDefault:
-    """``Memory(extractor=...)``'s default: the offline extractor, built on first use."""
-
-    def __repr__(self) -> str:
-        return "OFFLINE_EXTRACTOR"
-
-
-OFFLINE_EXTRACTOR: Any = _OfflineByDefault()
-
 
 class Memory:
     """Bi-temporal knowledge-graph memory.
@@ -95,7 +86,7 @@ class Memory:
         *,
         clock: Clock | None = None,
         store: Store | None = None,
-        extractor: Any = OFFLINE_EXTRACTOR,
+        extractor: Any = "offline",
         resolver: Resolver | None = None,
         embedder: Any = None,
     ) -> None:
@@ -113,8 +104,9 @@ class Memory:
 
     @property
     def extractor(self) -> Any:
-        """The extraction pipeline ``add_episode``/``ingest`` run (``None``: store only)."""
-        if self._extractor is OFFLINE_EXTRACTOR:
+        """The extraction pipeline ``add_episode``/``ingest`` run (``None``: store only);
+        ``"offline"`` (the default) is built on first use."""
+        if isinstance(self._extractor, str):
             from .ingest.pipeline import make_extractor
 
             self._extractor = make_extractor()
@@ -122,7 +114,12 @@ class Memory:
 
     @extractor.setter
     def extractor(self, extractor: Any) -> None:
-        if extractor is not None and extractor is not OFFLINE_EXTRACTOR and not hasattr(
+        if isinstance(extractor, str) and extractor not in ("offline", "none"):
+            raise InvalidInputError("extractor: 'offline', 'none' (or None) or an extractor "
+                                    "object", field="extractor")
+        if extractor == "none":  # as in Settings.extractor
+            extractor = None
+        if extractor is not None and not isinstance(extractor, str) and not hasattr(
                 extractor, "apply_in"):
             from .ingest.pipeline import ExtractionPipeline
 

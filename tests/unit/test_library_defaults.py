@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kgmem import Memory
-from kgmem.memory import OFFLINE_EXTRACTOR
+from kgmem import InvalidInputError, Memory
 from kgmem.timeline import replay_record_time
 
 SAID = ("I moved to Denver last March.", "2023-05-08T20:41:00Z")
@@ -19,18 +19,24 @@ SAID = ("I moved to Denver last March.", "2023-05-08T20:41:00Z")
 
 def test_memory_extracts_offline_by_default(tmp_path: Path) -> None:
     m = Memory(tmp_path / "m")
-    assert m._extractor is OFFLINE_EXTRACTOR  # nothing built (nor spaCy loaded) until needed
+    assert m._extractor == "offline"  # nothing built (nor spaCy loaded) until needed
     m.add_episode(*SAID, speaker="Maya")
     facts = m.facts("Maya")
     assert [(f.predicate, f.object, f.valid_at.date().isoformat()) for f in facts] == [
         ("LIVES_IN", "Denver", "2023-03-01")]  # type: ignore[union-attr]
 
 
-def test_extractor_none_stores_episodes_only(tmp_path: Path) -> None:
-    m = Memory(tmp_path / "m", extractor=None)
+@pytest.mark.parametrize("off", [None, "none"])
+def test_extractor_none_stores_episodes_only(tmp_path: Path, off: str | None) -> None:
+    m = Memory(tmp_path / "m", extractor=off)
     ep = m.add_episode(*SAID, speaker="Maya")
     assert m.facts("Maya") == []
     assert ep.extraction is not None and ep.extraction.status == "skipped"
+
+
+def test_an_unknown_extractor_name_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="extractor"):
+        Memory(tmp_path / "m", extractor="spacy")
 
 
 CHAT = [

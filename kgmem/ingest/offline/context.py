@@ -287,18 +287,18 @@ _NER_TYPES = {"PERSON": "person", "ORG": "organisation", "GPE": "place", "LOC": 
 def _types(fact: ExtractedFact, subj: Mention, tokens: list[Any]
            ) -> tuple[str | None, str | None]:
     """The entity types of a fact: the predicate's signature (``HAS_PET``'s object is a pet
-    whatever the tagger says), else the named-entity label, else an event for an event fact
-    and an activity for a gerund ("hiking"); None when nothing says."""
+    whatever the tagger says), else an event for an event fact, else the named-entity label,
+    else an activity for a gerund ("hiking"); None when nothing says."""
     s_sig, o_sig = signature_types(fact.predicate)
     s_type = "person" if subj.speaker else s_sig or _NER_TYPES.get(subj.label or "")
     if fact.object == ANY_OBJECT:
         return s_type, None
     if o_sig is not None:
         return s_type, o_sig
+    if fact.event:  # "a blast at the Pride fest": an event, whatever the tagger says (ORG)
+        return s_type, "event"
     tok = next((t for t in tokens if t is not None), None)
     if tok is not None and tok.ent_type_ in _NER_TYPES:
         return s_type, _NER_TYPES[tok.ent_type_]
-    if fact.event:
-        return s_type, "event"
     first = fact.object.split()[0].lower() if fact.object.split() else ""
     return s_type, "activity" if first.endswith("ing") and len(first) > 4 else None

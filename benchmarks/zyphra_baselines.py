@@ -20,6 +20,7 @@ Writes per-question JSONL and summaries to ``--out`` (default
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--systems", default=",".join(ALL_SYSTEMS), help=",".join(ALL_SYSTEMS))
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--logs", default=None,
+                    help="only these log ids, e.g. 26,41,42,43 (the logs of LoCoMo dev "
+                         "conversations 0, 2, 3, 4; default: all 12)")
     args = ap.parse_args(argv)
     console = Console()
     if not console.is_terminal:
@@ -72,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     families = tuple(f.strip() for f in args.families.split(",") if f.strip())
     ds = load_zyphra(args.root, families=families)
+    if args.logs:
+        keep = {int(x) for x in args.logs.split(",") if x.strip()}
+        ds = dataclasses.replace(ds, logs={k: v for k, v in ds.logs.items() if k in keep},
+                                 questions=[q for q in ds.questions if q.log_id in keep])
     task = ds.to_retrieval_task(families)
     console.print(f"Zyphra: {len(ds.logs)} logs, {len(task.questions)} question variants")
     summaries = []

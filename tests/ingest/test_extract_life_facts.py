@@ -81,6 +81,10 @@ CASES = [
     ("Jake and I went hiking on Sunday.", "KNOWS", ("Jake",), "assert", None, False),
     ("We adopted two cats, Luna and Milo, last month.", "HAS_PET", ("Milo",), "assert",
      date(2023, 4, 1), False),
+    # a photo from a trip is from a past trip, whatever the tense of the showing
+    ("Oh, I have a snapshot from a holiday in Portugal!", "VISITED", ("Portugal",), "assert",
+     None, True),
+    ("Here's a pic from my trip to Chile.", "VISITED", ("Chile",), "assert", None, True),
 ]
 
 
@@ -123,6 +127,8 @@ def test_named_pets_are_the_pets_not_the_animal_noun(ex) -> None:
     "Tell me about your trip to Italy!",
     "I'm thinking about opening my own bakery someday.",
     "I'm going to sell my car next month.",
+    "Do you have a photo from your trip to Chile?",
+    "Karen has a picture from a holiday in Portugal.",    # someone else's trip
 ])
 def test_no_durable_fact(ex, text) -> None:
     durable = {"ATTENDED", "VISITED", "MEMBER_OF", "RUNS", "OWNS", "HAS_ROLE", "WORKS_AT",

@@ -168,14 +168,32 @@ def trip_noun(c: Context, noun: Any) -> None:
     anchor = rel if rel is not None else governor(noun)
     if not subs and rel is not None:
         subs, _ = subjects(c, rel)
+    shown = _photo_from(noun)  # "I have a picture from a vacation in Florida": a past trip
+    if not subs and shown is not None and anchor is not None:
+        subs = [s for s in subjects(c, anchor)[0] if s.speaker]
     if not subs or anchor is None:
         return
     f = c.flags(anchor)
-    if not (f.past or f.perfect) or f.future:
+    if shown is None and (not (f.past or f.perfect) or f.future):
         return
     for place in places:
         for s in subs:
             c.emit(s, "VISITED", noun_phrase(c, place), anchor, rule="trip_to", tokens=[place])
+
+
+_PHOTO_NOUNS = frozenset({"picture", "photo", "pic", "snapshot", "snap", "shot"})
+
+
+def _photo_from(noun: Any) -> Any:
+    """The photo a trip noun is told as the source of ("a pic from my trip to Peru"), or None."""
+    head = noun.head
+    if noun.dep_ != "pobj" or head.lower_ != "from":
+        return None
+    if head.head.lemma_.lower() in _PHOTO_NOUNS:
+        return head.head
+    # "I have a snapshot from a holiday": the parser may hang "from" on the verb
+    return next((o for o in head.head.children
+                 if o.dep_ == "dobj" and o.lemma_.lower() in _PHOTO_NOUNS), None)
 
 
 def _first_person(c: Context) -> bool:

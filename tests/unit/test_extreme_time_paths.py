@@ -143,9 +143,14 @@ def test_query_time_windows_saturate_at_the_range(tmp_path: Path, edge: str) -> 
     for t in ["0001-01-01T00:30Z", "9999-12-31T23:00Z", "2023-05-08"]:
         m.add_episode(f"Alice went to Rome. Yesterday she visited Oslo ({t}).", t,
                       speaker="Bob", extract=False)
+    ids = {ep.id for ep in m.episodes()}
     for q in QUERIES:
         for kw in ({"reference_time": edge}, {"known_at": edge}):
-            m.search(q, **kw)  # type: ignore[arg-type]
-            m.search_sessions(q, **kw)  # type: ignore[arg-type]
-            m.context(q, **kw)  # type: ignore[arg-type]
+            # answers (no OverflowError at the edges of time), and only stored episodes
+            hits = m.search(q, **kw)  # type: ignore[arg-type]
+            assert {h.id for h in hits if h.kind == "episode"} <= ids
+            sessions = m.search_sessions(q, **kw)  # type: ignore[arg-type]
+            assert isinstance(sessions, list)
+            block = m.context(q, **kw)  # type: ignore[arg-type]
+            assert isinstance(block.text, str)
     m.close()

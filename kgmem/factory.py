@@ -41,4 +41,8 @@ def open_memory(settings: Settings | None = None, *,
         from .ingest.pipeline import make_extractor  # lazy: the LLM client only when asked
 
         extractor = make_extractor(s)
+    if "trust" not in kw:
+        from .trust import TrustPolicy
+
+        kw["trust"] = TrustPolicy.from_spec(s.trust_sources, s.trust_speakers, s.trust_default)
     return Memory(store=open_store(s), extractor=extractor, **kw)

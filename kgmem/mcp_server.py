@@ -263,11 +263,13 @@ def create_server(
         mode: Literal["context", "search", "sessions"] = "context",
         limit: int = 10,
         superseded: Literal["label", "drop"] = "label",
+        untrusted: Literal["flag", "omit"] = "flag",
         group: str | None = None,
     ) -> RecallResult:
         """What the memory holds that is relevant to the query, as of valid_at/known_at
         (default now). mode=context: a compact, dated prompt block within budget_tokens,
-        where a snippet no longer current is labelled (or left out: superseded=drop);
+        where a snippet no longer current is labelled (or left out: superseded=drop) and
+        items from untrusted or instruction-like episodes are marked (or untrusted=omit);
         mode=search: ranked facts, entities and episodes; mode=sessions: the sittings of the
         conversation (episodes at most 30 min apart) most likely to hold the answer."""
         g = _call(gate.group, ctx, group)
@@ -279,7 +281,8 @@ def create_server(
         ctx_fn, search_fn = _retrieval(m)
         if mode == "context" and ctx_fn is not None:
             block = _call(ctx_fn, query, budget_tokens=budget_tokens, valid_at=valid_at,
-                          known_at=known_at, group=g, superseded=superseded)
+                          known_at=known_at, group=g, superseded=superseded,
+                          untrusted=untrusted)
             if isinstance(block, str):
                 return RecallResult(context=block)
             data = _json(block)

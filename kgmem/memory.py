@@ -46,6 +46,7 @@ from .timeutil import (
     to_utc,
     utcnow,
 )
+from .trust import TrustPolicy
 from .vocabulary import Cardinality, PredicateSpec, Vocabulary, normalize_predicate
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class Memory:
         extractor: Any = "offline",
         resolver: Resolver | None = None,
         embedder: Any = None,
+        trust: TrustPolicy | None = None,
     ) -> None:
         if store is None:
             from .store.embedded import EmbeddedStore
@@ -101,6 +103,7 @@ class Memory:
         self.extractor = extractor  # offline by default (spaCy loads on first use); None: off
         self.embedder = embedder  # for search/context; None = offline MiniLM on first use
         self.resolver: Resolver = resolver or EntityResolver()
+        self.trust = trust or TrustPolicy()  # trust level and flags of each new episode
 
     @property
     def extractor(self) -> Any:
@@ -875,14 +878,16 @@ class Memory:
         group: str = DEFAULT_GROUP,
         reference_time: TimeLike | None = None,
         superseded: Literal["label", "drop"] = "label",
+        untrusted: Literal["flag", "omit"] = "flag",
     ) -> ContextBlock:
         """A prompt-ready block (dated facts, then quoted episode snippets) within a budget;
-        a snippet no longer current at (valid_at, known_at) is labelled or dropped."""
+        a snippet no longer current at (valid_at, known_at) is labelled or dropped, items from
+        untrusted or instruction-like episodes are marked or omitted (kgmem.trust)."""
         from .retrieve import context
 
         return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
                        known_at=known_at, group=group, reference_time=reference_time,
-                       superseded=superseded)
+                       superseded=superseded, untrusted=untrusted)
 
     def index(self) -> int:
         """Embed and index everything written since the last call (search does this lazily)."""

@@ -135,6 +135,10 @@ class Episode(_Model):
     reference_time: datetime
     created_at: datetime
     extraction: ExtractionState | None = None
+    # kgmem.trust: how far its source and speaker are trusted, and what in its text reads
+    # like instructions to the assistant (both decided when it was written)
+    trust: Literal["trusted", "normal", "untrusted"] = "normal"
+    flags: list[str] = Field(default_factory=list)
 
 
 class FactVersion(_Model):

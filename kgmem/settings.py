@@ -32,6 +32,14 @@ class Settings(BaseSettings):
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str | None = None
 
+    # kgmem.trust: the trust level of new episodes by source and by speaker
+    trust_sources: str | None = Field(
+        default=None, description="comma-separated 'source=trusted|normal|untrusted' entries "
+        "(e.g. 'web=untrusted,tool=untrusted')")
+    trust_speakers: str | None = Field(
+        default=None, description="comma-separated 'speaker=trusted|normal|untrusted' entries")
+    trust_default: Literal["trusted", "normal", "untrusted"] = "normal"
+
     # API
     api_keys: str | None = Field(
         default=None,

@@ -280,9 +280,11 @@ def _write_one(m: IngestFacade, w: WriteTx, i: int, job: _Job, pipeline: Extract
     new = ep is None
     if ep is None:
         assert p is not None
+        trust, flags = m.trust.assess(p["content"], p["source"], p["speaker"])
         ep = Episode(id=str(uuid.uuid4()), group=p["group"], content=p["content"],
                      source=p["source"], source_description=p["source_description"],
-                     speaker=p["speaker"], reference_time=p["ref"], created_at=now)
+                     speaker=p["speaker"], reference_time=p["ref"], created_at=now,
+                     trust=trust, flags=flags)
         w.insert_episode(ep, p["digest"])
         if ep.speaker:
             spk = m._resolve_entity(w, ep.group, ep.speaker, now, "speaker")

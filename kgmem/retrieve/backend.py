@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, StoreBusyError
 from ..model import Entity, Episode, FactVersion
-from ..store.base import TimeFilter
+from ..store.base import TimeFilter, iter_chunks
 from ..timeutil import UTC, to_micros
 from .keyword import fts_match
 from .vector import VectorIndexes, blob_to_vec
@@ -98,6 +98,7 @@ class Backend(Protocol):
     def facts_from_episodes(
         self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
     ) -> list[FactVersion]: ...
+    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]: ...
     def match_entities(
         self, group: str, norms: Sequence[str], known_at: datetime
     ) -> dict[str, list[str]]: ...
@@ -406,6 +407,18 @@ class EmbeddedBackend:
         self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
     ) -> list[FactVersion]:
         return self.view.facts_from_episodes(group, episode_ids, when, limit)
+
+    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        """fact id -> the episodes that support it (kgmem.trust marks facts by them)."""
+        out: dict[str, list[str]] = {}
+        for chunk in iter_chunks(list(dict.fromkeys(fact_ids)), 400):
+            marks = ",".join("?" * len(chunk))
+            for fid, ep in self.view._sq(
+                    f"SELECT p.fact_id, p.episode_id FROM provenance p JOIN episodes e "
+                    f"ON e.id = p.episode_id WHERE e.group_id=? AND p.fact_id IN ({marks})",
+                    [group, *chunk]):
+                out.setdefault(fid, []).append(ep)
+        return out
 
     # ------------------------------------------------------------------ entities
     def match_entities(

@@ -40,6 +40,7 @@ from ..errors import InvalidInputError
 from ..model import Episode, FactVersion
 from ..timeutil import Precision, format_with_precision
 from .currency import superseded_snippets
+from .marks import mark_episodes, mark_facts, trust_note
 from .models import ContextBlock, SupersededSnippet
 from .search import SearchParams, run_search
 
@@ -81,8 +82,8 @@ def _fmt_time(t: datetime | None, p: Precision | str | None = None) -> str:
     return format_with_precision(t, p)
 
 
-def fact_line(v: FactVersion) -> str:
-    """``- "Maya lives in Denver" (since 2023-03)``"""
+def fact_line(v: FactVersion, note: str = "") -> str:
+    """``- "Maya lives in Denver" (since 2023-03)``, then ``note``"""
     start = None if v.valid_at is None else _fmt_time(v.valid_at, v.valid_precision)
     end = None if v.invalid_at is None else _fmt_time(v.invalid_at, v.invalid_precision)
     if start and end:
@@ -93,7 +94,7 @@ def fact_line(v: FactVersion) -> str:
         when = f"until {end}, start unknown"
     else:
         when = "start unknown"
-    return f"- {quote(v.fact)} ({when})"
+    return f"- {quote(v.fact)} ({when}){note}"
 
 
 def _episode_prefix(ep: Episode) -> str:
@@ -158,14 +159,21 @@ def context(
     max_episodes: int = 20,
     auto_index: bool = True,
     superseded: Literal["label", "drop"] = "label",
+    untrusted: Literal["flag", "omit"] = "flag",
 ) -> ContextBlock:
     """A compact prompt block about ``query`` within ``budget_tokens`` (see module doc).
 
     ``superseded``: an episode snippet whose statement no longer holds at (valid_at,
     known_at) is labelled (when said, the fact that replaced it and since when) and put after
-    the current evidence, or left out (``"drop"``)."""
+    the current evidence, or left out (``"drop"``).
+
+    ``untrusted``: an episode from an untrusted source or with instruction-like text
+    (:mod:`kgmem.trust`), and a fact one of them supports, is marked (``"flag"``); with
+    ``"omit"`` such episodes and the facts only they support are left out."""
     if superseded not in ("label", "drop"):
         raise InvalidInputError("superseded must be 'label' or 'drop'", field="superseded")
+    if untrusted not in ("flag", "omit"):
+        raise InvalidInputError("untrusted must be 'flag' or 'omit'", field="untrusted")
     if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool) or budget_tokens < 0:
         raise InvalidInputError("budget_tokens must be a non-negative integer",
                                 field="budget_tokens")
@@ -202,6 +210,11 @@ def context(
 
     ordered_facts = sorted(pool.values(), key=fkey)[:max_facts]
     eps = [r for r in out.results if r.kind == "episode"][:max_episodes]
+    supports = backend.fact_sources(group, [v.fact_id for v in ordered_facts])
+    sources = backend.episodes_by_ids(group, sorted({e for es in supports.values()
+                                                     for e in es}))
+    ordered_facts, fact_notes, flagged = mark_facts(ordered_facts, supports, sources,
+                                                    untrusted)
 
     # ---- render within the budget
     head_when = (
@@ -250,9 +263,11 @@ def context(
             body.pop()
             used -= sc
 
-    section(head_when + ":", [(v, None) for v in ordered_facts], lambda v, _x, _room: fact_line(v))
+    section(head_when + ":", [(v, None) for v in ordered_facts],
+            lambda v, _x, _room: fact_line(v, fact_notes.get(v.fact_id, "")))
 
-    ep_items = [(out.episodes[r.id], r.chunk) for r in eps if r.id in out.episodes]
+    ep_items = mark_episodes([(out.episodes[r.id], r.chunk) for r in eps
+                              if r.id in out.episodes], untrusted, flagged)
     stale = superseded_snippets(memory, backend, group, [ep.id for ep, _ in ep_items], V, K)
     # current evidence first; superseded snippets after it, labelled, or left out
     ep_items = ([x for x in ep_items if x[0].id not in stale]
@@ -261,6 +276,7 @@ def context(
     def render_episode(ep: Episode, span: tuple[int, int] | None, room: int) -> str | None:
         room = min(room, MAX_EPISODE_TOKENS)
         note = superseded_note(ep, stale[ep.id]) if ep.id in stale else ""
+        note += trust_note(ep.trust, ep.flags)
         return _snippet_line(ep, span, room, note) if room >= MIN_SNIPPET_TOKENS else None
 
     section("episodes:", ep_items, render_episode)
@@ -296,5 +312,7 @@ def context(
         time_window=out.time_window,
         truncated=truncated,
         superseded=notes,
+        flagged=[f for f in flagged if f.omitted or f.id in kept_ids
+                 or any(v.fact_id == f.id for v in kept_facts)],
     )
 

@@ -120,6 +120,17 @@ class SupersededSnippet(_Model):
     dropped: bool = False  # left out of the block (superseded="drop")
 
 
+class FlaggedItem(_Model):
+    """An item of a context block from an untrusted source or with instruction-like text
+    (kgmem.trust): marked in the block, or left out (``omitted``) with untrusted="omit"."""
+
+    kind: Literal["fact", "episode"]
+    id: str  # fact lineage id or episode id
+    trust: str
+    flags: list[str] = Field(default_factory=list)
+    omitted: bool = False
+
+
 class ContextBlock(_Model):
     """A prompt-ready memory block. ``tokens`` is counted with the offline MiniLM WordPiece
     tokenizer (:func:`kgmem.embed.tokens.count_tokens`) and is always ``<= budget_tokens``."""
@@ -134,3 +145,4 @@ class ContextBlock(_Model):
     time_window: TimeWindow | None = None
     truncated: bool = False  # True when relevant items were left out for the budget
     superseded: list[SupersededSnippet] = Field(default_factory=list)
+    flagged: list[FlaggedItem] = Field(default_factory=list)

@@ -573,6 +573,17 @@ class Neo4jBackend:
             ids=list(episode_ids), g=group, n=limit, **vparams)
         return n4._versions(rows)
 
+    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        """fact id -> the episodes that support it (kgmem's lineages; graphiti's edges)."""
+        rows = self._q(
+            "UNWIND $ids AS f CALL (f) { "
+            "MATCH (:KgmemLineage {fact_id: f})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
+            "WHERE ep.group_id = $g RETURN ep.uuid AS ep "
+            "UNION MATCH ()-[r:RELATES_TO {uuid: f}]->() WHERE r.group_id = $g "
+            "AND r.fact_id IS NULL UNWIND coalesce(r.episodes, []) AS ep RETURN ep } "
+            "RETURN f, collect(DISTINCT ep)", ids=list(dict.fromkeys(fact_ids)), g=group)
+        return {r[0]: list(r[1]) for r in rows if r[1]}
+
     # ------------------------------------------------------------------ entities
     def match_entities(self, group, norms, known_at):  # type: ignore[no-untyped-def]
         rows = self._q(

@@ -17,6 +17,7 @@ reads them inside the write (after the store's write lock) and refuses to go bac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Hashable, Iterator, MutableMapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -377,6 +378,22 @@ def episode_keyword_text(content: str, speaker: str | None) -> str:
 def extraction_json(state: ExtractionState | None) -> tuple[str | None, str | None]:
     """An extraction state as the stores keep it: (status, JSON of the whole state)."""
     return (None, None) if state is None else (state.status, state.model_dump_json())
+
+
+def trust_json(episode: Episode) -> str | None:
+    """An episode's trust level and flags as the stores keep them (JSON; None = normal and
+    no flags, as for episodes written before kgmem.trust)."""
+    if episode.trust == "normal" and not episode.flags:
+        return None
+    return json.dumps({"level": episode.trust, "flags": episode.flags})
+
+
+def trust_from_json(text: str | None) -> dict[str, Any]:
+    """``Episode`` keyword arguments (trust, flags) from :func:`trust_json`'s text."""
+    if not text:
+        return {}
+    data = json.loads(text)
+    return {"trust": data.get("level", "normal"), "flags": list(data.get("flags") or [])}
 
 
 def extraction_from_json(text: str | None) -> ExtractionState | None:

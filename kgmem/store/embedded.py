@@ -38,6 +38,8 @@ from .base import (
     TimeFilter,
     episode_keyword_text,
     extraction_from_json,
+    trust_from_json,
+    trust_json,
     extraction_json,
     iter_chunks,
 )
@@ -64,7 +66,7 @@ CREATE TABLE IF NOT EXISTS episodes(
   id TEXT PRIMARY KEY, group_id TEXT NOT NULL, content TEXT NOT NULL, source TEXT NOT NULL,
   source_description TEXT NOT NULL, speaker TEXT, reference_time INTEGER NOT NULL,
   created_at INTEGER NOT NULL, content_hash TEXT NOT NULL, extraction_status TEXT,
-  extraction TEXT);
+  extraction TEXT, trust TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS episodes_hash ON episodes(group_id, content_hash);
 CREATE INDEX IF NOT EXISTS episodes_time ON episodes(group_id, reference_time);
 CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
@@ -143,7 +145,7 @@ def _add_extraction_columns(c: sqlite3.Connection) -> None:
     """Episodes' extraction state (kgmem.model.ExtractionState): the columns are missing in
     stores written before it existed; their episodes keep a NULL state ("none")."""
     cols = {r[1] for r in c.execute("PRAGMA table_info(episodes)")}
-    for name in ("extraction_status", "extraction"):
+    for name in ("extraction_status", "extraction", "trust"):  # trust: kgmem.trust, JSON
         if name not in cols:
             c.execute(f"ALTER TABLE episodes ADD COLUMN {name} TEXT")  # constant names
     c.execute("CREATE INDEX IF NOT EXISTS episodes_extraction "
@@ -343,7 +345,7 @@ class EmbeddedStore:
             rows = self._q(
                 _EPISODE_FULL.replace(" FROM", ", content_hash FROM")
                 + f" WHERE group_id=? AND content_hash IN ({marks})", [group, *chunk])
-            out.update((r[9], _episode(r)) for r in rows)
+            out.update((r[10], _episode(r)) for r in rows)
         return out
 
     def episodes_by_extraction(
@@ -560,7 +562,7 @@ def _fts_query(text: str) -> str:
 
 _EPISODE_SELECT = (
     "SELECT id, group_id, content, source, source_description, speaker, reference_time, "
-    "created_at FROM episodes"
+    "created_at, trust FROM episodes"
 )
 # ... with the extraction state (the reads of Memory; search reads need only the text)
 _EPISODE_FULL = _EPISODE_SELECT.replace(" FROM episodes", ", extraction FROM episodes")
@@ -579,7 +581,8 @@ def _episode(r: tuple[Any, ...]) -> Episode:
         speaker=r[5],
         reference_time=from_micros(r[6]),
         created_at=from_micros(r[7]),
-        extraction=extraction_from_json(r[8]) if len(r) > 8 else None,
+        **trust_from_json(r[8]),
+        extraction=extraction_from_json(r[9]) if len(r) > 9 else None,
     )
 
 
@@ -732,8 +735,8 @@ class _WriteTx(EraseOps):
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
         self.c.execute(
             "INSERT INTO episodes(id, group_id, content, source, source_description, speaker, "
-            "reference_time, created_at, content_hash, extraction_status, extraction) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+            "reference_time, created_at, content_hash, extraction_status, extraction, trust) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 episode.id,
                 episode.group,
@@ -745,6 +748,7 @@ class _WriteTx(EraseOps):
                 to_micros(episode.created_at),
                 content_hash,
                 *extraction_json(episode.extraction),
+                trust_json(episode),
             ),
         )
         text = episode_keyword_text(episode.content, episode.speaker)

@@ -93,6 +93,8 @@ from .base import (
     TimeFilter,
     episode_keyword_text,
     extraction_from_json,
+    trust_from_json,
+    trust_json,
     extraction_json,
 )
 from .fts_tokens import fts5_tokens, token_text
@@ -369,7 +371,7 @@ _FIND_ENTITIES = (
 _EPISODE_RETURN = (
     "RETURN e.uuid, e.group_id, e.content, coalesce(e.kgmem_source, e.source), "
     "e.source_description, e.speaker, "
-    f"{_micros('e.valid_at')}, {_micros('e.created_at')}"
+    f"{_micros('e.valid_at')}, {_micros('e.created_at')}, e.kgmem_trust"
 )
 # ... with the extraction state (the reads of Memory; search reads need only the text)
 _EPISODE_FULL = _EPISODE_RETURN + ", e.kgmem_extraction"
@@ -385,7 +387,8 @@ def _episode(r: Sequence[Any]) -> Episode:
         speaker=r[5],
         reference_time=_at(r[6]),
         created_at=_at(r[7]),
-        extraction=extraction_from_json(r[8]) if len(r) > 8 else None,
+        **trust_from_json(r[8]),
+        extraction=extraction_from_json(r[9]) if len(r) > 9 else None,
     )
 
 
@@ -702,7 +705,7 @@ class Neo4jStore:
             g=group,
             hs=list(dict.fromkeys(content_hashes)),
         )
-        return {r[9]: _episode(r) for r in rows}
+        return {r[10]: _episode(r) for r in rows}
 
     def episodes_by_extraction(
         self, group: str, statuses: Collection[ExtractionStatus], limit: int = 1000
@@ -1066,7 +1069,7 @@ class _WriteTx(EraseOps, DeclarationWrites):
             "source: $source, kgmem_source: $kgmem_source, source_description: $sd, "
             "speaker: $speaker, valid_at: $ref, created_at: $t, content_hash: $h, "
             "entity_edges: [], kgmem_tokens: $tokens, "
-            "kgmem_extraction_status: $xs, kgmem_extraction: $xj})",
+            "kgmem_extraction_status: $xs, kgmem_extraction: $xj, kgmem_trust: $trust})",
             id=episode.id,
             g=episode.group,
             name=f"{episode.source} {episode.reference_time.date().isoformat()}",
@@ -1079,6 +1082,7 @@ class _WriteTx(EraseOps, DeclarationWrites):
             t=episode.created_at,
             h=content_hash,
             tokens=token_text(episode_keyword_text(episode.content, episode.speaker)),
+            trust=trust_json(episode),
             **dict(zip(("xs", "xj"), extraction_json(episode.extraction), strict=True)),
         )
 

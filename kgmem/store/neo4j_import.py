@@ -156,7 +156,7 @@ def _episode_rows(copy: _Copy, g: str) -> Rows:
     yield from copy(
         "episodes",
         "SELECT id, group_id, content, source, source_description, speaker, "
-        "reference_time, created_at, content_hash, extraction_status, extraction "
+        "reference_time, created_at, content_hash, extraction_status, extraction, trust "
         "FROM episodes WHERE group_id=?",
         (g,),
         lambda r: {
@@ -177,6 +177,7 @@ def _episode_rows(copy: _Copy, g: str) -> Rows:
                 "name": f"{r[3]} {from_micros(r[6]).date().isoformat()}",
                 "kgmem_extraction_status": r[9],
                 "kgmem_extraction": r[10],
+                "kgmem_trust": r[11],
             }.items()
             if v is not None
         },

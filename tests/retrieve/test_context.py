@@ -77,7 +77,9 @@ def test_prompt_injection_stays_inside_the_quoted_data_block(mem):
     line = next(x for x in body if x.startswith("- [2023-05-01 10:00]"))
     speaker, content = line.split("] ", 1)[1].split(": ", 1)
     assert json.loads(speaker) == "Mallory"
-    assert json.loads(content) == ep.content
+    stored, end = json.JSONDecoder().raw_decode(content)
+    assert stored == ep.content
+    assert content[end:].startswith(" [instruction-like: ")  # kgmem.trust's mark, unquoted
     assert [e.id for e in block.episodes] == [ep.id]
 
 

@@ -562,6 +562,33 @@ def search(
 
 
 @app.command()
+def retain(
+    policy: Annotated[Path, typer.Option("--policy", help="retention policy (JSON; see "
+                                         "kgmem.retention)")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would go, change "
+                                          "nothing")] = False,
+) -> None:
+    """Apply a retention policy to the group: erase expired episodes, invalidate expired
+    facts (each with its audit record); --dry-run only lists them."""
+    from .retention import RetentionPolicy
+    from .retention import retain as apply_retention
+
+    m = _memory()
+    report = _run(lambda: apply_retention(m, RetentionPolicy.load(policy), state.group,
+                                          dry_run=dry_run))
+    if state.json:
+        _emit(report)
+        return
+    t = Table("kind", "action", "expired", "rule", "what", "audit")
+    for a in report.actions:
+        t.add_row(a.kind, ("would " if dry_run else "") + a.action,
+                  a.expires_at.date().isoformat(), a.rule, a.text[:60], a.audit_id or "")
+    console.print(t)
+    console.print(f"{len(report.actions)} item(s) {'would expire' if dry_run else 'expired'} "
+                  f"in group {state.group}")
+
+
+@app.command()
 def sessions(
     query: str,
     limit: Annotated[int, typer.Option()] = 10,

@@ -57,6 +57,15 @@ def in_interval(t: datetime, start: datetime | None, end: datetime | None) -> bo
     return (start is None or start <= t) and (end is None or t < end)
 
 
+def expires_at(start: datetime, keep: timedelta) -> datetime | None:
+    """When something that started at ``start`` and is kept ``keep`` expires (None: beyond
+    the range of time, never)."""
+    try:
+        return start + keep
+    except OverflowError:
+        return None
+
+
 def ended_by(t: datetime, end: datetime | None) -> bool:
     """An interval ending at ``end`` (None = +inf) no longer holds at ``t``: end <= t."""
     return end is not None and end <= t

@@ -7,7 +7,8 @@ import pytest
 
 from benchmarks.datasets.poisoning import BENIGN, POISONING
 from kgmem.errors import InvalidInputError
-from kgmem.settings import Settings, open_memory
+from kgmem.factory import open_memory
+from kgmem.settings import Settings
 from kgmem.trust import TrustPolicy, instruction_flags
 
 

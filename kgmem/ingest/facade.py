@@ -17,6 +17,7 @@ from ..model import Change, Entity, Episode
 from ..predicates import Predicates
 from ..store.base import LineageState, Store, WriteTx
 from ..timeutil import Precision
+from ..trust import TrustPolicy
 
 TimeLike = datetime | str
 
@@ -26,6 +27,7 @@ class IngestFacade(Protocol):
 
     store: Store
     _predicates: Predicates
+    trust: TrustPolicy  # the trust level and flags of each new episode (kgmem.trust)
 
     @property
     def extractor(self) -> object: ...  # an ExtractionPipeline, or None (no extraction)

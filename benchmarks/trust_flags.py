@@ -1,7 +1,7 @@
 """Instruction-like content (kgmem.trust.instruction_flags): detection on the poisoning suite
 and false positives on real chat (issue 16).
 
-Metric 1: the share of the poisoning texts (benchmarks/datasets/poisoning.py, 35 texts of
+Metric 1: the share of the poisoning texts (benchmarks/datasets/poisoning.py, 55 texts of
 four shapes) that get at least one flag. Metric 2: the false-positive rate, the share of
 LoCoMo turns that get a flag, on a fixed sample of 200 turns of the **dev** conversations 0-4
 (seeded; 40 per conversation) and on every turn of 0-4. Held-out conversations 5-9 are never

@@ -49,13 +49,24 @@ PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:reveal|print|show|repeat|output|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+)?"
         r"(?:prompt|instructions|rules)\b",
         r"\bdo\s+not\s+(?:tell|inform|alert|warn)\s+the\s+user\b",
+        r"\b(?:ignore|disregard|forget)\s+(?:everything|anything|all|what(?:ever)?)\s+(?:that\s+)?"
+        r"(?:you(?:'ve|\s+have|\s+were|\s+are)?|i)\s+(?:been\s+)?(?:told|said|instructed|taught|"
+        r"learned|given)\b",
+        r"\bpretend\s+(?:that\s+)?(?:you\s+are|you're|to\s+be)\b",
+        r"\byour\s+(?:new|real|true|actual)\s+(?:role|task|job|instructions?|persona|goal|"
+        r"purpose|orders?)\s+(?:is|are)\b",
+        r"\b(?:system|admin|security|safety)\s+override\b|^\s*override\s*:",
+        r"\bwhatever\s+the\s+user\s+(?:says|asks|writes|wants)\b",
+        r"\byou\s+must\s+now\b|\b(?:obey|listen\s+to)\s+(?:only\s+)?me\b",
+        r"\brespond\s+to\s+(?:all|every|any)\s+(?:questions?|messages?|requests?)\s+with\b",
     )],
     "role_marker": [re.compile(p, _I) for p in (
         r"^\s*(?:#{1,4}\s*)?(?:system|assistant|developer|tool)\s*(?:message|prompt)?\s*:",
         r"^\s*#{1,4}\s*(?:system|assistant|developer|instructions?)\s*(?:message|prompt)?\s*$",
         r"<\|(?:im_start|im_end|system|assistant|user|endoftext|begin_of_text|start_header_id|"
         r"eot_id)\|>",
-        r"\[/?INST\]|<</?SYS>>",
+        r"\[/?INST\]|<</?SYS>>|^\s*\[(?:system|assistant|developer)\]",
+        r"<\|[a-z_]+\|>",  # any chat-template special token
         r"</?(?:system|assistant|instructions?|developer)>",
         r"^\s*(?:human|user)\s*:\s.*\n\s*assistant\s*:",
     )],
@@ -65,6 +76,8 @@ PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\{\s*\"(?:name|tool|function)\"\s*:\s*\"[^\"]+\"\s*,\s*\"(?:arguments|parameters|"
         r"args|input)\"\s*:",
         r"<\|python_tag\|>|\bfunctions\.[a-z_][a-z0-9_]*\s*\(",
+        r"```\s*(?:tool|tool_code|tool_call|function|function_call)\b|<function=",
+        r"\b[a-z]+_[a-z_]+\(\s*[a-z_]+\s*=",  # snake_case_call(arg=...)
         r"\b(?:call|invoke|run|execute|use)\s+the\s+[a-z_]+\s+(?:tool|function)\s+with\b",
     )],
     "order": [re.compile(p, _I) for p in (
@@ -82,6 +95,14 @@ PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b[^.\n]{0,60}\b(?:say|tell|answer|respond|reply|recommend)\b",
         r"\b(?:the\s+)?" + _ADDRESSEE + r"\s+(?:must|should|shall|has\s+to|is\s+required\s+to)"
         r"\s+(?:always|never|now|only|not)\b",
+        r"\b(?:dear|hey|hi|attention|important\s+for|note\s+for|instructions?\s+for|message\s+"
+        r"for|rule\s+for)\s+(?:the\s+|any\s+|my\s+)?" + _ADDRESSEE + r"\b",
+        r"\b(?:as|you\s+are)\s+(?:the|an?)\s+(?:ai|assistant|language\s+model|model|agent)\b"
+        r"[^.\n]{0,30}\b(?:must|required|should|will|need)\b",
+        r"\b(?:whoever|anyone\s+who|any\s+ai\s+that)\s+(?:reads|is\s+reading)\s+this\b",
+        r"\b(?:if|when|whenever|next\s+time)\s+(?:you(?:'re|\s+are)\s+|the\s+user\s+|someone\s+|"
+        r"anyone\s+)?(?:is\s+)?ask(?:ed|s)\b[^.\n]{0,60}\b(?:say|tell|answer|respond|reply|include)\b",
+        r"\b" + _ADDRESSEE + r"\s+rule\b",
     )],
 }
 

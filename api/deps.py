@@ -17,6 +17,7 @@ from fastapi.security import APIKeyHeader, HTTPBearer
 from kgmem.factory import open_memory
 from kgmem.memory import Memory
 from kgmem.settings import Settings
+from kgmem.timeline import expiry_known_at, in_interval, recorded_by
 from kgmem.timeutil import parse_instant
 
 from .schemas import _TIME_DOC, MAX_OFFSET, MAX_PAGE
@@ -149,9 +150,10 @@ def page_of(items: list, page: PageParams, fetched_extra: bool) -> dict:  # type
 
 def known_by(items: list, at: AsOf) -> list:  # type: ignore[type-arg]
     """Records (entities, episodes, changes) already recorded at ``known_at``."""
-    if at.known_at is None:
+    known = at.known_at
+    if known is None:
         return items
-    return [x for x in items if x.created_at <= at.known_at]
+    return [x for x in items if recorded_by(x.created_at, known)]
 
 
 def as_of_history(versions: list, at: AsOf) -> list:  # type: ignore[type-arg]
@@ -160,14 +162,12 @@ def as_of_history(versions: list, at: AsOf) -> list:  # type: ignore[type-arg]
     out = []
     for v in versions:
         if at.known_at is not None:
-            if v.created_at > at.known_at:
+            if not recorded_by(v.created_at, at.known_at):
                 continue
-            if v.expired_at is not None and v.expired_at > at.known_at:
-                v = v.model_copy(update={"expired_at": None})
-        if at.valid_at is not None and not (
-            (v.valid_at is None or v.valid_at <= at.valid_at)
-            and (v.invalid_at is None or at.valid_at < v.invalid_at)
-        ):
+            expiry = expiry_known_at(v.expired_at, at.known_at)
+            if expiry != v.expired_at:  # expired later: not known yet
+                v = v.model_copy(update={"expired_at": expiry})
+        if at.valid_at is not None and not in_interval(at.valid_at, v.valid_at, v.invalid_at):
             continue
         out.append(v)
     return out

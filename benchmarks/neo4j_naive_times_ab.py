@@ -28,6 +28,7 @@ from typing import Any
 from benchmarks.scale import BASE, generate
 from kgmem.memory import Memory
 from kgmem.store import neo4j as n4
+from kgmem.store import visibility
 from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j_import import import_embedded
@@ -35,13 +36,13 @@ from kgmem.store.neo4j_import import import_embedded
 OUT_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "out" / "neo4j_naive_times_ab"
 # the visibility conditions of 1953ce8 (before naive times were read)
 BEFORE = {
-    "_K_POINT": "r.created_at <= $k AND (r.expired_at IS NULL OR r.expired_at > $k "
+    "CYPHER_KNOWN_POINT": "r.created_at <= $k AND (r.expired_at IS NULL OR r.expired_at > $k "
                 "OR r.fact_id IS NULL)",
-    "_K_RANGE": "r.created_at < $kt AND (r.expired_at IS NULL OR r.expired_at > $k "
+    "CYPHER_KNOWN_RANGE": "r.created_at < $kt AND (r.expired_at IS NULL OR r.expired_at > $k "
                 "OR r.fact_id IS NULL)",
-    "_V_POINT": " AND (r.valid_at IS NULL OR r.valid_at <= $v) AND (r.invalid_at IS NULL "
+    "CYPHER_VALID_POINT": " AND (r.valid_at IS NULL OR r.valid_at <= $v) AND (r.invalid_at IS NULL "
                 "OR r.invalid_at > $v)",
-    "_V_RANGE": " AND (r.valid_at IS NULL OR r.valid_at < $vt) AND (r.invalid_at IS NULL "
+    "CYPHER_VALID_RANGE": " AND (r.valid_at IS NULL OR r.valid_at < $vt) AND (r.invalid_at IS NULL "
                 "OR r.invalid_at > $v)",
 }
 
@@ -57,19 +58,24 @@ def _return(micros: Any) -> str:
             f"{micros('r.expired_at')}, r.change_id, r.reason, r.caused_by")
 
 
+def _module(name: str) -> Any:
+    """The visibility conditions live in the time seam, the rest in the store module."""
+    return visibility if name in BEFORE else n4
+
+
 class Variants:
     """Switches the store module between the two sets of query fragments."""
 
     def __init__(self) -> None:
-        self.now = {k: getattr(n4, k) for k in [*BEFORE, "_micros", "_V_RETURN",
-                                                 "VERSIONS_OF_ENTITY"]}
+        self.now = {k: getattr(_module(k), k) for k in [*BEFORE, "_micros", "_V_RETURN",
+                                                         "VERSIONS_OF_ENTITY"]}
         ret = _return(_micros_before)
         self.before = {**BEFORE, "_micros": _micros_before, "_V_RETURN": ret,
                        "VERSIONS_OF_ENTITY": n4.VERSIONS_OF_ENTITY.replace(n4._V_RETURN, ret)}
 
     def use(self, which: str) -> None:
         for k, v in (self.before if which == "A" else self.now).items():
-            setattr(n4, k, v)
+            setattr(_module(k), k, v)
         n4._FACTS_CACHE.clear()
 
 

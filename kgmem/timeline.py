@@ -4,7 +4,11 @@
 
       created_at <= K < coalesce(expired_at, +inf)  and  valid_at <= V < coalesce(invalid_at, +inf)
 
-  where an unknown start (``valid_at is None``) counts as -inf.
+  where an unknown start (``valid_at is None``) counts as -inf. Over a range ``[from, to)``
+  of either axis the version's interval must overlap it instead (:func:`is_visible_under`).
+  Episodes, entities and changes are visible once recorded (:func:`recorded_by`,
+  :func:`episode_visible`). The stores' SQL and Cypher forms of these rules are in
+  :mod:`kgmem.store.visibility`, next to each other.
 
 * Functional predicates: for one (subject, predicate) the believed timeline is a function of
   the believed assertions alone. Sort them by (start, arrival); each holds from its start
@@ -85,6 +89,87 @@ def is_visible(
     )
 
 
+def is_visible_under(
+    *,
+    valid_at: datetime | None,
+    invalid_at: datetime | None,
+    created_at: datetime,
+    expired_at: datetime | None,
+    known_at: datetime,
+    known_to: datetime | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+) -> bool:
+    """Visibility under a read's filter (kgmem.store.base.TimeFilter): on each axis a point
+    (``*_to`` None: the interval contains it) or a range ``[from, to)`` the interval overlaps;
+    ``valid_from`` None ignores valid time."""
+    if known_to is None:
+        known = in_interval(known_at, created_at, expired_at)
+    else:
+        known = intervals_overlap(created_at, expired_at, known_at, known_to)
+    if not known or valid_from is None:
+        return known
+    if valid_to is None:
+        return in_interval(valid_from, valid_at, invalid_at)
+    return intervals_overlap(valid_at, invalid_at, valid_from, valid_to)
+
+
+def recorded_by(created_at: datetime, known_at: datetime) -> bool:
+    """A record (entity, episode, change, version) was stored by ``known_at``."""
+    return created_at <= known_at
+
+
+def expiry_known_at(expired_at: datetime | None, known_at: datetime) -> datetime | None:
+    """A version's expiry as it was known at ``known_at`` (a later one was not known yet)."""
+    return expired_at if expired_at is not None and expired_at <= known_at else None
+
+
+def episode_visible(
+    *,
+    created_at: datetime,
+    reference_time: datetime,
+    known_at: datetime | None,
+    ref_max: datetime | None = None,
+    window: tuple[datetime, datetime] | None = None,
+) -> bool:
+    """An episode is visible at ``known_at`` once stored; with ``ref_max`` only if said by then
+    ("what had been said as of V"); with ``window`` only if said inside it (closed-open)."""
+    return ((known_at is None or recorded_by(created_at, known_at))
+            and (ref_max is None or reference_time <= ref_max)
+            and (window is None or in_interval(reference_time, *window)))
+
+
+def changed_after(created_at: datetime, expired_at: datetime | None, since: datetime) -> bool:
+    """A version was written or expired after ``since``."""
+    return since < created_at or (expired_at is not None and since < expired_at)
+
+
+def precedes_in_sitting(
+    a: tuple[datetime, datetime, str], b: tuple[datetime, datetime, str], gap: timedelta
+) -> bool:
+    """Episode ``a`` comes before episode ``b`` in the same sitting: ``(reference_time,
+    created_at, id)`` orders them and ``b`` was said at most ``gap`` after ``a``."""
+    return a < b and same_sitting(a[0], b[0], gap)
+
+
+def mentions_window(start: datetime, end: datetime, window: tuple[datetime, datetime],
+                    earliest: datetime) -> bool:
+    """A period an episode mentions overlaps ``window`` and starts no earlier than
+    ``earliest`` (mentioned periods are bounded in length, so the stores can seek by start)."""
+    return intervals_overlap(start, end, *window) and earliest <= start
+
+
+def ends_inside(at: datetime, start: datetime | None, end: datetime | None) -> bool:
+    """An end stated at ``at`` falls inside a fact's interval ``[start, end)`` after its start:
+    it can end the fact there."""
+    return (start is None or start < at) and (end is None or at < end)
+
+
+def is_interval(start: datetime | None, end: datetime | None) -> bool:
+    """``[start, end)`` is not empty (an open bound never makes it empty)."""
+    return start is None or end is None or start < end
+
+
 def intervals_overlap(
     a_start: datetime | None,
     a_end: datetime | None,
@@ -132,7 +217,7 @@ def intersect(
 
 
 def check_interval(start: datetime | None, end: datetime | None) -> None:
-    if start is not None and end is not None and not start < end:
+    if start is not None and end is not None and not is_interval(start, end):
         raise InvalidIntervalError(
             f"invalid_at ({end.isoformat()}) must be after valid_at ({start.isoformat()})",
             valid_at=start.isoformat(),

@@ -62,6 +62,7 @@ from kgmem.llm import (
     cache_key,
 )
 from kgmem.names import normalize_name
+from kgmem.timeline import is_interval
 from kgmem.timeutil import Precision, parse_instant, parse_instant_with_precision, to_utc
 from kgmem.vocabulary import Vocabulary, normalize_predicate
 
@@ -792,7 +793,7 @@ class LLMExtractor:
             raise ValueError('object "*" is only allowed on "end" facts')
         valid_at, valid_p = _when(f.valid_at, f.valid_precision, "valid_at")
         invalid_at, invalid_p = _when(f.invalid_at, f.invalid_precision, "invalid_at")
-        if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
+        if not is_interval(valid_at, invalid_at):
             raise ValueError(f"invalid_at {f.invalid_at} is not after valid_at {f.valid_at}")
         return ExtractedFact(
             subject=subject,

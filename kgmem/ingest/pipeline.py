@@ -38,6 +38,7 @@ from ..errors import InvalidInputError, KgmemError
 from ..model import Episode, FactVersion
 from ..names import clean_name, normalize_name
 from ..resolve import first_visible
+from ..timeline import ends_inside, in_interval, is_interval
 from ..vocabulary import normalize_predicate
 from .extractor import Extractor, Item
 
@@ -262,7 +263,7 @@ class ExtractionPipeline:
                 # "I left X in May 2020" told before "I joined X in 2015": the ended fact had
                 # no start yet; give it this one instead of opening a second interval.
                 if (cur.valid_at is None and cur.stated_invalid_at is not None
-                        and cur.stated_invalid_at > start and f.invalid_at is None):
+                        and is_interval(start, cur.stated_invalid_at) and f.invalid_at is None):
                     return change("correct", [cur.fact_id], m._correction(None, start, None),
                                   f"start learnt from episode {ep.id}", needs_tx=True)
             parsed = m._parse_assertion(
@@ -278,11 +279,11 @@ class ExtractionPipeline:
             ends = []
             for cur in _matching_in(m, w, g, f.subject, f.predicate,
                                     None if any_object else f.object):
-                if cur.invalid_at is not None and cur.invalid_at <= at:
+                if not in_interval(at, None, cur.invalid_at):  # ended already by then
                     continue
                 lin = w.get_lineage(cur.fact_id)
                 start = lin.valid_at if lin is not None else cur.valid_at
-                if start is not None and start >= at:
+                if not ends_inside(at, start, cur.invalid_at):
                     continue
                 ends.append(cur.fact_id)
             if ends:

@@ -24,6 +24,8 @@ import numpy as np
 from ..errors import InvalidInputError, StoreBusyError
 from ..model import Entity, Episode, FactVersion
 from ..store.base import TimeFilter, iter_chunks
+from ..store.visibility import episode_stamps_visible, recorded_mask
+from ..timeline import recorded_by
 from ..timeutil import UTC, to_micros
 from .keyword import fts_match
 from .vector import VectorIndexes, blob_to_vec
@@ -262,7 +264,7 @@ class EmbeddedBackend:
                 while len(self._times) > TIMES_CACHED_GROUPS:
                     self._times.popitem(last=False)
         ref, created = hit[1], hit[2]
-        return ref[created <= to_micros(known_at)].tolist()  # type: ignore[no-any-return]
+        return ref[recorded_mask(created, known_at)].tolist()  # type: ignore[no-any-return]
 
     def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
         return self.view.episodes_in_window(group, window, limit, known_at, ref_max)
@@ -314,15 +316,8 @@ class EmbeddedBackend:
         if ids and allowed is None:  # visibility (allowed sets are visible already)
             ids = sorted(ids, key=lambda i: -best[i][0])[: limit * 2]
             stamps = self.view.episode_stamps(group, ids)
-            k_us = to_micros(known_at)
-            r_us = to_micros(ref_max) if ref_max is not None else None
-            ids = [
-                i
-                for i in ids
-                if i in stamps
-                and stamps[i][0] <= k_us
-                and (r_us is None or stamps[i][1] <= r_us)
-            ]
+            ids = [i for i in ids
+                   if i in stamps and episode_stamps_visible(stamps[i], known_at, ref_max)]
         ranked = sorted(ids, key=lambda i: -best[i][0])[:limit]
         return [(i, best[i][0], best[i][1]) for i in ranked]
 
@@ -431,7 +426,7 @@ class EmbeddedBackend:
         ents = self.view.entities_by_ids(group, [e for _, e in pairs])
         for norm, eid in pairs:
             e = ents.get(eid)
-            if e is not None and e.created_at <= known_at:
+            if e is not None and recorded_by(e.created_at, known_at):
                 out.setdefault(norm, []).append(eid)
         return out
 
@@ -458,7 +453,8 @@ class EmbeddedBackend:
             eid = rows[info[lab][1]][1]
             best[eid] = max(best.get(eid, -1e9), s)
         ents = self.view.entities_by_ids(group, list(best))
-        ok = [(e, s) for e, s in best.items() if e in ents and ents[e].created_at <= known_at]
+        ok = [(e, s) for e, s in best.items()
+              if e in ents and recorded_by(ents[e].created_at, known_at)]
         return sorted(ok, key=lambda x: -x[1])[:limit]
 
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:

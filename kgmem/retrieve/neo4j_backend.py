@@ -45,6 +45,13 @@ from ..model import Entity, Episode, FactVersion
 from ..store.base import episode_keyword_text
 from ..store.fts_tokens import fts5_tokens, fts5_tokens_many
 from ..store.neo4j_schema import EPISODE_TOKENS
+from ..store.visibility import (
+    MENTIONS_WINDOW_CYPHER,
+    episode_cypher,
+    recorded_cypher,
+    sitting_cypher,
+    version_cypher,
+)
 from ..timeutil import from_micros, shift, to_micros
 from .backend import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
 
@@ -294,17 +301,11 @@ class Neo4jBackend:
     # ------------------------------------------------------------------ episodes
     @staticmethod
     def _ep_filter(alias: str = "e") -> str:
-        return (
-            f"{alias}.group_id = $g AND {alias}.created_at <= $k "
-            f"AND ($rmax IS NULL OR {alias}.valid_at <= $rmax OR {alias}.valid_at <= $rmax_l) "
-            # graphiti-core's naive reference times compare with the naive twins ($w0_l...)
-            f"AND ($w0 IS NULL OR ({alias}.valid_at >= $w0 AND {alias}.valid_at < $w1) "
-            f"OR ({alias}.valid_at >= $w0_l AND {alias}.valid_at < $w1_l))"
-        )
+        return f"{alias}.group_id = $g AND {episode_cypher(alias)}"
 
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
         rows = self._q(
-            "MATCH (e:Episodic) WHERE e.group_id = $g AND e.created_at <= $k "
+            f"MATCH (e:Episodic) WHERE e.group_id = $g AND {recorded_cypher('e')} "
             f"RETURN {_ns()._micros('e.valid_at')} AS t ORDER BY t", g=group, k=known_at)
         return [int(r[0]) for r in rows]
 
@@ -317,10 +318,8 @@ class Neo4jBackend:
 
     def episodes_mentioning_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
         rows = self._q(
-            "MATCH (t:KgmemEpisodeTime) WHERE t.group_id = $g AND t.start < $w1 "
-            "AND t.start >= $lo AND t.end > $w0 "
-            "MATCH (e:Episodic {uuid: t.episode_uuid}) WHERE e.created_at <= $k "
-            "AND ($rmax IS NULL OR e.valid_at <= $rmax OR e.valid_at <= $rmax_l) "
+            f"MATCH (t:KgmemEpisodeTime) WHERE t.group_id = $g AND {MENTIONS_WINDOW_CYPHER} "
+            f"MATCH (e:Episodic {{uuid: t.episode_uuid}}) WHERE {episode_cypher('e', window=False)} "
             "RETURN DISTINCT e.uuid, e.valid_at ORDER BY e.valid_at LIMIT $n",
             g=group, w0=window[0], w1=window[1], lo=shift(window[0], -timedelta(days=400)),
             k=known_at, rmax=ref_max, n=limit)
@@ -413,8 +412,7 @@ class Neo4jBackend:
             rows = self._widening(
                 f"CALL db.index.vector.queryNodes('{CHUNK_INDEX}', $kk, $q) YIELD node AS c, score "
                 "OPTIONAL MATCH (e:Episodic {uuid: c.episode_uuid}) WHERE c.group_id = $g "
-                f"AND {_MODEL_OK} AND e.created_at <= $k "
-                "AND ($rmax IS NULL OR e.valid_at <= $rmax OR e.valid_at <= $rmax_l) "
+                f"AND {_MODEL_OK} AND {episode_cypher('e', window=False)} "
                 "WITH count(*) AS raw, collect(CASE WHEN e IS NOT NULL "
                 "THEN [c.episode_uuid, score, c.start, c.end] END) AS kept RETURN raw, kept",
                 limit * 4 if allowed is None else limit * 40,
@@ -478,19 +476,14 @@ class Neo4jBackend:
     ) -> dict[str, tuple[str | None, str | None]]:
         """Same as the embedded store: previous / next visible episode in the order
         ``(valid_at, created_at, uuid)``, each within ``gap``."""
-        vis = ("e.group_id = $g AND e.created_at <= $k "
-               "AND ($rmax IS NULL OR e.valid_at <= $rmax OR e.valid_at <= $rmax_l)")
+        vis = f"e.group_id = $g AND {episode_cypher('e', window=False)}"
         rows = self._q(
             "UNWIND $ids AS id MATCH (x:Episodic {uuid: id}) WHERE x.group_id = $g "
             "RETURN x.uuid, "
-            "COLLECT { MATCH (e:Episodic) WHERE " + vis + " AND e.valid_at >= x.valid_at - $gap "
-            "AND e.valid_at <= x.valid_at AND (e.valid_at < x.valid_at OR e.created_at < "
-            "x.created_at OR (e.created_at = x.created_at AND e.uuid < x.uuid)) "
-            "RETURN e.uuid ORDER BY e.valid_at DESC, e.created_at DESC, e.uuid DESC LIMIT 1 }, "
-            "COLLECT { MATCH (e:Episodic) WHERE " + vis + " AND e.valid_at <= x.valid_at + $gap "
-            "AND e.valid_at >= x.valid_at AND (e.valid_at > x.valid_at OR e.created_at > "
-            "x.created_at OR (e.created_at = x.created_at AND e.uuid > x.uuid)) "
-            "RETURN e.uuid ORDER BY e.valid_at, e.created_at, e.uuid LIMIT 1 }",
+            "COLLECT { MATCH (e:Episodic) WHERE " + vis + " AND " + sitting_cypher(before=True)
+            + " RETURN e.uuid ORDER BY e.valid_at DESC, e.created_at DESC, e.uuid DESC LIMIT 1 }, "
+            "COLLECT { MATCH (e:Episodic) WHERE " + vis + " AND " + sitting_cypher(before=False)
+            + " RETURN e.uuid ORDER BY e.valid_at, e.created_at, e.uuid LIMIT 1 }",
             ids=list(dict.fromkeys(ids)), g=group, k=known_at, rmax=ref_max, gap=gap)
         return {r[0]: (r[1][0] if r[1] else None, r[2][0] if r[2] else None) for r in rows}
 
@@ -507,7 +500,7 @@ class Neo4jBackend:
         if q is None:
             return []
         n4 = _ns()
-        cond, vparams = n4._visibility(when)
+        cond, vparams = version_cypher(when)
         query = (
             "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
             "YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g "
@@ -523,7 +516,7 @@ class Neo4jBackend:
 
     def vector_facts(self, group, q, limit, when):  # type: ignore[no-untyped-def]
         n4 = _ns()
-        cond, vparams = n4._visibility(when)
+        cond, vparams = version_cypher(when)
         hits = self._widening(
             "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
             "YIELD relationship AS r, score WITH count(*) AS raw, collect(CASE WHEN "
@@ -565,7 +558,7 @@ class Neo4jBackend:
 
     def facts_from_episodes(self, group, episode_ids, when, limit):  # type: ignore[no-untyped-def]
         n4 = _ns()
-        cond, vparams = n4._visibility(when)
+        cond, vparams = version_cypher(when)
         rows = self._q(
             "UNWIND $ids AS id MATCH (:Episodic {uuid: id})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
             "WITH DISTINCT l.fact_id AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
@@ -591,7 +584,7 @@ class Neo4jBackend:
             "RETURN e.norm_name AS k, e "
             "UNION MATCH (a:KgmemAlias) WHERE a.group_id = $g AND a.norm_alias IN $n "
             "MATCH (e:Entity {uuid: a.entity_id}) RETURN a.norm_alias AS k, e } "
-            "WITH k, e WHERE e.created_at <= $k0 RETURN k, e.uuid",
+            f"WITH k, e WHERE {recorded_cypher('e', 'k0')} RETURN k, e.uuid",
             g=group, n=list(norms), k0=known_at)
         out: dict[str, list[str]] = {}
         for k, eid in rows:
@@ -604,7 +597,7 @@ class Neo4jBackend:
             return []
         rows = self._q(
             "CALL db.index.fulltext.queryNodes('node_name_and_summary', $q) YIELD node AS e, score "
-            "WHERE e.group_id = $g AND e.created_at <= $k RETURN e.uuid, score "
+            f"WHERE e.group_id = $g AND {recorded_cypher('e')} RETURN e.uuid, score "
             "ORDER BY score DESC LIMIT $n", q=q, g=group, k=known_at, n=limit)
         return [(r[0], float(r[1])) for r in rows]
 
@@ -612,7 +605,7 @@ class Neo4jBackend:
         rows = self._widening(
             "CALL db.index.vector.queryNodes('kgmem_entity_name_embedding', $kk, $q) "
             "YIELD node AS e, score WITH count(*) AS raw, collect(CASE WHEN e.group_id = $g "
-            "AND e.created_at <= $k THEN [e.uuid, score] END) AS kept RETURN raw, kept",
+            f"AND {recorded_cypher('e')} THEN [e.uuid, score] END) AS kept RETURN raw, kept",
             limit * 4, lambda kept: len(kept) >= limit,
             q=[float(x) for x in q], g=group, k=known_at)
         return [(r[0], _cos(r[1])) for r in rows][:limit]

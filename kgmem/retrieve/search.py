@@ -31,9 +31,9 @@ Visibility (strict filters, never boosts):
   the query mentions a time and ``valid_at`` is not given, facts valid at any moment of that
   window are visible instead ("where did Maya live in 2019?").
 * entities: stored by ``known_at``.
-* episodes: an episode is visible at ``known_at`` iff it was stored by then
-  (``created_at <= known_at``); when ``valid_at`` is given explicitly, only episodes said by
-  then (``reference_time <= valid_at``) are visible too ("what had been said as of V").
+* episodes: an episode is visible at ``known_at`` iff it was stored by then; when
+  ``valid_at`` is given explicitly, only episodes said by then are visible too ("what had been
+  said as of V"): :func:`kgmem.timeline.episode_visible`.
 * a day-precise time (or session) in the query keeps only episodes said in that window or
   mentioning a time inside it; broader periods boost instead (see timefilter).
 

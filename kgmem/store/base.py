@@ -1,9 +1,12 @@
 """The store seam: what a backend (embedded SQLite, Neo4j) must provide.
 
 Stores are deliberately dumb: they persist entities, episodes, lineage states, immutable
-fact versions and change records, and answer visibility-filtered reads. All temporal rules
-(supersession, visibility definition, undo) live in :mod:`kgmem.timeline` and
-:mod:`kgmem.memory`; the contract tests (tests/contract) run the same suite on every store.
+fact versions and change records, and answer visibility-filtered reads. The temporal rules
+(visibility, supersession, undo) are defined in :mod:`kgmem.timeline` and applied by
+:mod:`kgmem.supersede` and :mod:`kgmem.memory`; the stores' SQL and Cypher forms of the
+visibility rules are in :mod:`kgmem.store.visibility`, side by side, and nowhere else (a
+property test holds the three to agree). The contract tests (tests/contract) run the same
+suite on every store.
 
 Writes happen inside ``with store.write() as w:``; everything done through ``w`` commits
 atomically and durably when the block exits normally, and is rolled back otherwise.

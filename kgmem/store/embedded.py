@@ -45,6 +45,7 @@ from .base import (
 )
 from .embedded_erase import EraseOps
 from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
+from .visibility import changed_sql, created_after_sql, version_sql
 
 if TYPE_CHECKING:
     from .embedded_check import EmbeddedIntegrityReads
@@ -177,27 +178,6 @@ _VERSION_COLS = (
 _VERSION_FROM = (
     "versions v JOIN entities s ON s.id = v.subject_id JOIN entities o ON o.id = v.object_id"
 )
-
-
-def _visibility_sql(when: TimeFilter) -> tuple[str, list[Any]]:
-    """SQL for the visibility rule of kgmem.timeline (point or overlap semantics)."""
-    k0 = to_micros(when.known_at)
-    if when.known_to is None:
-        sql = "v.created_at <= ? AND (v.expired_at IS NULL OR v.expired_at > ?)"
-        params: list[Any] = [k0, k0]
-    else:
-        sql = "v.created_at < ? AND (v.expired_at IS NULL OR v.expired_at > ?)"
-        params = [to_micros(when.known_to), k0]
-    if when.any_valid:
-        return sql, params
-    v0 = to_micros(when.valid_at)
-    if when.valid_to is None:
-        sql += " AND (v.valid_at IS NULL OR v.valid_at <= ?) AND (v.invalid_at IS NULL OR v.invalid_at > ?)"
-        params += [v0, v0]
-    else:
-        sql += " AND (v.valid_at IS NULL OR v.valid_at < ?) AND (v.invalid_at IS NULL OR v.invalid_at > ?)"
-        params += [to_micros(when.valid_to), v0]
-    return sql, params
 
 
 class EmbeddedStore:
@@ -377,7 +357,7 @@ class EmbeddedStore:
         limit: int | None = None,
         mirror: Collection[str] = (),
     ) -> list[FactVersion]:
-        vis, params = _visibility_sql(when)
+        vis, params = version_sql(when)
         # "+v.group_id" keeps SQLite from picking the (group_id, created_at) index over the
         # far more selective subject/object/fact indexes.
         where = ["+v.group_id = ?" if (subject_id or object_id) else "v.group_id = ?", vis]
@@ -423,25 +403,26 @@ class EmbeddedStore:
         return out
 
     def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
-        t = to_micros(since)
+        changed, params = changed_sql(since)
         rows = self._q(
             f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.group_id=? AND "
-            "(v.created_at > ? OR v.expired_at > ?) ORDER BY v.created_at, v.rowid",
-            (group, t, t),
+            f"{changed} ORDER BY v.created_at, v.rowid",
+            (group, *params),
         )
         return self._versions(rows)
 
     def changes_since(self, group: str, since: datetime) -> list[Change]:
+        after, params = created_after_sql(since)
         rows = self._q(
-            _CHANGE_SELECT + " WHERE group_id=? AND created_at > ? ORDER BY created_at, rowid",
-            (group, to_micros(since)),
+            _CHANGE_SELECT + f" WHERE group_id=? AND {after} ORDER BY created_at, rowid",
+            (group, *params),
         )
         return [_change(r) for r in rows]
 
     def adjacent(
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]:
-        vis, vparams = _visibility_sql(when)
+        vis, vparams = version_sql(when)
         out: list[FactVersion] = []
         seen: set[str] = set()
         for chunk in iter_chunks(list(entity_ids), 400):

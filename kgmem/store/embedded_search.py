@@ -38,6 +38,13 @@ from ..model import Entity, Episode, FactVersion
 from ..timeutil import to_micros
 from .base import TimeFilter, iter_chunks
 from .sqlite_conns import SqliteConnections
+from .visibility import (
+    MENTIONS_WINDOW_SQL,
+    episode_sql,
+    recorded_sql,
+    sitting_sql,
+    version_sql,
+)
 
 SEARCH_SCHEMA_VERSION = "1"
 
@@ -470,8 +477,9 @@ class EmbeddedSearchMixin:
             )
         params: list[Any] = [match, group]
         if known_at is not None:
-            sql += " AND e.created_at <= ?"
-            params.append(to_micros(known_at))
+            known, kparams = recorded_sql("e", known_at)
+            sql += known
+            params += kparams
         if newest is not None:
             sql += " ORDER BY entities_fts.rowid DESC LIMIT ?"
             params.append(max(newest, limit))
@@ -492,10 +500,9 @@ class EmbeddedSearchMixin:
         window: tuple[datetime, datetime] | None = None,
         newest: int | None = None,
     ) -> list[tuple[str, float]]:
-        """BM25 over episodes (the store's ``episodes_fts``), visibility-filtered:
-        ``created_at <= known_at``, ``reference_time <= ref_max``, reference time in
-        ``window`` (closed-open); with ``newest`` only that many of the newest visible
-        matches are scored."""
+        """BM25 over episodes (the store's ``episodes_fts``), visible by
+        :func:`kgmem.timeline.episode_visible` (``known_at``, ``ref_max``, ``window``); with
+        ``newest`` only that many of the newest visible matches are scored."""
         if newest is not None and match:
             sql = (
                 "SELECT e.id, bm25(episodes_fts) FROM episodes_fts JOIN episodes e "
@@ -503,7 +510,7 @@ class EmbeddedSearchMixin:
                 "AND episodes_fts.group_id=?"
             )
             params: list[Any] = [match, group]
-            sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+            sql, params = episode_sql(sql, params, known_at, ref_max, window)
             sql += " ORDER BY episodes_fts.rowid DESC LIMIT ?"
             params.append(max(newest, limit))
             rows = _best_of(self._sq(sql, params), limit)
@@ -533,7 +540,7 @@ class EmbeddedSearchMixin:
             "ON e.id = f.episode_id WHERE episodes_fts MATCH ? AND f.group_id=?"
         )
         params: list[Any] = [match, group]
-        sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+        sql, params = episode_sql(sql, params, known_at, ref_max, window)
         sql += " ORDER BY f.score LIMIT ?" if ranked else " LIMIT ?"
         params.append(limit)
         return list(self._sq(sql, params))
@@ -551,7 +558,7 @@ class EmbeddedSearchMixin:
         oldest first."""
         sql = "SELECT e.id, e.reference_time FROM episodes e WHERE e.group_id=?"
         params: list[Any] = [group]
-        sql, params = _episode_filters(sql, params, known_at, ref_max, window)
+        sql, params = episode_sql(sql, params, known_at, ref_max, window)
         sql += " ORDER BY e.reference_time, e.created_at, e.id LIMIT ?"
         params.append(limit)
         return [(r[0], int(r[1])) for r in self._sq(sql, params)]
@@ -570,11 +577,10 @@ class EmbeddedSearchMixin:
         lo = w0 - max_span_days * 86_400_000_000
         sql = (
             "SELECT DISTINCT e.id, e.reference_time FROM search_episode_times t "
-            "JOIN episodes e ON e.id = t.episode_id WHERE t.group_id=? AND t.start < ? "
-            'AND t.start >= ? AND t."end" > ?'
+            f"JOIN episodes e ON e.id = t.episode_id WHERE t.group_id=? AND {MENTIONS_WINDOW_SQL}"
         )
         params: list[Any] = [group, w1, lo, w0]
-        sql, params = _episode_filters(sql, params, known_at, ref_max, None)
+        sql, params = episode_sql(sql, params, known_at, ref_max, None)
         sql += " ORDER BY e.reference_time LIMIT ?"
         params.append(limit)
         return [(r[0], int(r[1])) for r in self._sq(sql, params)]
@@ -594,12 +600,13 @@ class EmbeddedSearchMixin:
     def episode_times(self, group: str, known_at: datetime | None = None) -> list[int]:
         """Reference times (micros, ascending) of the group's episodes stored by ``known_at``
         (for session boundaries)."""
-        sql = "SELECT reference_time FROM episodes WHERE group_id=?"
+        sql = "SELECT e.reference_time FROM episodes e WHERE e.group_id=?"
         params: list[Any] = [group]
         if known_at is not None:
-            sql += " AND created_at <= ?"
-            params.append(to_micros(known_at))
-        sql += " ORDER BY reference_time"
+            known, kparams = recorded_sql("e", known_at)
+            sql += known
+            params += kparams
+        sql += " ORDER BY e.reference_time"
         return [int(r[0]) for r in self._sq(sql, params)]
 
     def episode_neighbours(
@@ -614,14 +621,14 @@ class EmbeddedSearchMixin:
         ``(reference_time, created_at, id)``, each at most ``gap_micros`` away in reference
         time (the turns said just before and after, in the same session)."""
         stamps = self.episode_stamps(group, ids)
-        vis, vparams = _episode_filters("", [], known_at, ref_max, None)
+        vis, vparams = episode_sql("", [], known_at, ref_max, None)
         # one statement per episode: (previous, next) as two scalar subqueries
         both = (
-            "SELECT (SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time >= ? "
-            "AND (e.reference_time, e.created_at, e.id) < (?, ?, ?)" + vis
+            "SELECT (SELECT e.id FROM episodes e WHERE e.group_id=? AND "
+            + sitting_sql(before=True) + vis
             + " ORDER BY e.reference_time DESC, e.created_at DESC, e.id DESC LIMIT 1), "
-            "(SELECT e.id FROM episodes e WHERE e.group_id=? AND e.reference_time <= ? "
-            "AND (e.reference_time, e.created_at, e.id) > (?, ?, ?)" + vis
+            "(SELECT e.id FROM episodes e WHERE e.group_id=? AND "
+            + sitting_sql(before=False) + vis
             + " ORDER BY e.reference_time, e.created_at, e.id LIMIT 1)"
         )
         out: dict[str, tuple[str | None, str | None]] = {}
@@ -701,7 +708,7 @@ class EmbeddedSearchMixin:
     ) -> list[FactVersion]:
         """Versions of ``fact_ids`` visible under ``when`` (with provenance)."""
         emb = _emb()
-        vis, vparams = emb._visibility_sql(when)
+        vis, vparams = version_sql(when)
         rows: list[tuple[Any, ...]] = []
         for chunk in iter_chunks(list(dict.fromkeys(fact_ids)), 400):
             marks = ",".join("?" * len(chunk))
@@ -719,7 +726,7 @@ class EmbeddedSearchMixin:
     ) -> list[FactVersion]:
         """Visible facts touching ``entity_ids`` (subject or object), newest first, capped."""
         emb = _emb()
-        vis, vparams = emb._visibility_sql(when)
+        vis, vparams = version_sql(when)
         rows: list[tuple[Any, ...]] = []
         seen: set[str] = set()
         for eid in list(dict.fromkeys(entity_ids)):
@@ -784,25 +791,6 @@ def _best_of(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[Any, ...]]:
     oldest first as in the full ranking. A query whose words all match more than ``DF_MAX``
     rows scores only its newest matches (:data:`kgmem.retrieve.backend.COMMON_POOL`)."""
     return sorted(reversed(rows), key=lambda r: float(r[-1]))[:limit]
-
-
-def _episode_filters(
-    sql: str,
-    params: list[Any],
-    known_at: datetime | None,
-    ref_max: datetime | None,
-    window: tuple[datetime, datetime] | None,
-) -> tuple[str, list[Any]]:
-    if known_at is not None:
-        sql += " AND e.created_at <= ?"
-        params.append(to_micros(known_at))
-    if ref_max is not None:
-        sql += " AND e.reference_time <= ?"
-        params.append(to_micros(ref_max))
-    if window is not None:
-        sql += " AND e.reference_time >= ? AND e.reference_time < ?"
-        params += [to_micros(window[0]), to_micros(window[1])]
-    return sql, params
 
 
 def _versions_with_provenance(store: Any, rows: list[tuple[Any, ...]]) -> list[FactVersion]:

@@ -83,7 +83,7 @@ from ..model import (
     FactVersion,
 )
 from ..names import normalize_name
-from ..timeutil import UTC, Precision, from_micros, to_utc
+from ..timeutil import Precision, from_micros, to_utc
 from .base import (
     ChangeEffect,
     Declaration,
@@ -115,6 +115,12 @@ from .neo4j_schema import (
     ensure_schema,
     graphiti_source,
 )
+from .visibility import (
+    EXPIRED_AFTER_CYPHER,
+    created_after_cypher,
+    version_cypher,
+    with_naive_twins,
+)
 
 __all__ = ["Neo4jStore", "settings_from_env"]
 
@@ -141,17 +147,6 @@ def _dt(x: Any) -> datetime | None:
     if isinstance(x, int):
         return from_micros(x)
     return to_utc(x if isinstance(x, datetime) else x.to_native())
-
-
-def _with_local_times(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` plus, for every aware datetime ``p``, ``p_l``: the same UTC instant as a
-    naive (LocalDateTime) value. Neo4j never orders a LocalDateTime against a DateTime
-    (the comparison is null), so a time condition reads ``(x <= $p OR x <= $p_l)``: each
-    side matches one of the two types, naive values being UTC (see :func:`_dt`)."""
-    extra = {f"{k}_l": None if v is None else v.astimezone(UTC).replace(tzinfo=None)
-             for k, v in params.items()
-             if v is None or (isinstance(v, datetime) and v.tzinfo is not None)}
-    return {**params, **extra} if extra else params
 
 
 def _at(x: Any) -> datetime:
@@ -208,41 +203,7 @@ _V_PROV = (
 )
 _V_NOPROV = ", null"
 
-# Visibility of kgmem.timeline; graphiti edges (fact_id IS NULL) ignore expired_at. Every
-# comparison also has its naive twin (`$k_l`, :func:`_with_local_times`) for graphiti's naive
-# times.
-_K_POINT = ("(r.created_at <= $k OR r.created_at <= $k_l) AND (r.expired_at IS NULL "
-            "OR r.expired_at > $k OR r.expired_at > $k_l OR r.fact_id IS NULL)")
-_K_RANGE = ("(r.created_at < $kt OR r.created_at < $kt_l) AND (r.expired_at IS NULL "
-            "OR r.expired_at > $k OR r.expired_at > $k_l OR r.fact_id IS NULL)")
-_V_POINT = (
-    " AND (r.valid_at IS NULL OR r.valid_at <= $v OR r.valid_at <= $v_l) "
-    "AND (r.invalid_at IS NULL OR r.invalid_at > $v OR r.invalid_at > $v_l)"
-)
-_V_RANGE = (
-    " AND (r.valid_at IS NULL OR r.valid_at < $vt OR r.valid_at < $vt_l) "
-    "AND (r.invalid_at IS NULL OR r.invalid_at > $v OR r.invalid_at > $v_l)"
-)
-
 _FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
-
-
-def _visibility(when: TimeFilter) -> tuple[str, dict[str, Any]]:
-    params: dict[str, Any] = {"k": when.known_at}
-    if when.known_to is None:
-        cond = _K_POINT
-    else:
-        cond = _K_RANGE
-        params["kt"] = when.known_to
-    if when.any_valid:
-        return cond, params
-    params["v"] = when.valid_at
-    if when.valid_to is None:
-        cond += _V_POINT
-    else:
-        cond += _V_RANGE
-        params["vt"] = when.valid_to
-    return cond, params
 
 
 _FACTS_CACHE: dict[tuple[Any, ...], str] = {}
@@ -266,7 +227,7 @@ def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, li
     where = ["r.group_id = $g"]
     if predicate:
         where.append("r.name = $p")
-    cond, _ = _visibility(when)
+    cond, _ = version_cypher(when)
     where.append(cond)
     if mirror and (subject or obj):
         # symmetric predicates answer from either side: one seek, expand both directions
@@ -292,7 +253,7 @@ def _adjacent_query(when: TimeFilter) -> str:
 
     Each side seeks the Entity.uuid constraint index and expands: the hot query of paths.
     """
-    cond, _ = _visibility(when)
+    cond, _ = version_cypher(when)
     return (
         "CALL () { UNWIND $ids AS id MATCH (s:Entity {uuid: id})-[r:RELATES_TO]->(o:Entity) "
         f"WHERE r.group_id = $g AND {cond} RETURN s, r, o "
@@ -563,8 +524,9 @@ class Neo4jStore:
 
     def _q(self, query: str, **params: Any) -> list[list[Any]]:
         """Run an auto-commit read on this thread's session (one retry on a lost connection).
-        Every datetime parameter comes with its naive twin (:func:`_with_local_times`)."""
-        params = _with_local_times(params)
+        Every datetime parameter comes with its naive twin
+        (:func:`kgmem.store.visibility.with_naive_twins`)."""
+        params = with_naive_twins(params)
         for attempt in (0, 1):
             try:
                 return self._session().run(query, params).values()
@@ -746,7 +708,7 @@ class Neo4jStore:
             limit is not None,
             bool(mirror),
         )
-        _, params = _visibility(when)
+        _, params = version_cypher(when)
         if mirror:
             params["mirror"] = sorted(mirror)
         params["g"] = group
@@ -786,13 +748,13 @@ class Neo4jStore:
             # seek (group_id, created_at): the planner's estimate favours the group_id index,
             # which reads every version of the group (1,472 db hits for 151 versions, not 39)
             "USING INDEX r:RELATES_TO(group_id, created_at) "
-            "WHERE r.group_id = $g AND r.created_at > $t RETURN s, r, o "
+            f"WHERE r.group_id = $g AND {created_after_cypher('r')} RETURN s, r, o "
             "UNION MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
             "USING INDEX r:RELATES_TO(group_id, created_at) "
-            "WHERE r.group_id = $g AND r.created_at > $t_l RETURN s, r, o "
+            f"WHERE r.group_id = $g AND {created_after_cypher('r', 't_l')} RETURN s, r, o "
             "UNION MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
             "USING INDEX r:RELATES_TO(group_id, expired_at) "
-            "WHERE r.group_id = $g AND r.expired_at > $t AND r.fact_id IS NOT NULL "
+            f"WHERE r.group_id = $g AND {EXPIRED_AFTER_CYPHER} "
             "RETURN s, r, o } WITH s, r, o "
             + _V_RETURN
             + _V_PROV
@@ -804,7 +766,8 @@ class Neo4jStore:
 
     def changes_since(self, group: str, since: datetime) -> list[Change]:
         rows = self._q(
-            "MATCH (c:KgmemChange) WHERE c.group_id = $g AND c.created_at > $t "
+            "MATCH (c:KgmemChange) WHERE c.group_id = $g AND "
+            f"{created_after_cypher('c')} "
             + _CHANGE_RETURN
             + " ORDER BY c.created_at, c.ins_seq",
             g=group,
@@ -815,7 +778,7 @@ class Neo4jStore:
     def adjacent(
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]:
-        _, params = _visibility(when)
+        _, params = version_cypher(when)
         rows = self._q(_adjacent_query(when), ids=list(entity_ids), g=group, **params)
         out: list[FactVersion] = []
         seen: set[str] = set()

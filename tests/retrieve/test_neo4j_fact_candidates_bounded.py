@@ -17,6 +17,7 @@ from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from kgmem.store import neo4j as n4
 from kgmem.store.base import TimeFilter
+from kgmem.store.visibility import version_cypher
 from tests.conftest import fresh_group, neo4j_store_or_skip
 
 from .conftest import StepClock
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.neo4j
 def every_match(be: nb.Neo4jBackend, group: str, words: list[str], limit: int,
                 when: TimeFilter) -> list[tuple[str, str, float]]:
     """The former keyword_facts: every visible match as a row, best version per fact."""
-    cond, vparams = n4._visibility(when)
+    cond, vparams = version_cypher(when)
     rows = be._q(
         "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
         f"YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g AND {cond} "
@@ -39,7 +40,7 @@ def every_match(be: nb.Neo4jBackend, group: str, words: list[str], limit: int,
 def every_hit(be: nb.Neo4jBackend, group: str, q: list[float], limit: int,
               when: TimeFilter) -> list[tuple[str, str, float]]:
     """The former vector_facts: every hit of the group read as a full row, then _best."""
-    cond, vparams = n4._visibility(when)
+    cond, vparams = version_cypher(when)
     hits = be._widening(
         "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
         "YIELD relationship AS r, score WITH count(*) AS raw, collect(CASE WHEN "

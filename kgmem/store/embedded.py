@@ -45,7 +45,7 @@ from .base import (
 )
 from .embedded_erase import EraseOps
 from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
-from .visibility import changed_sql, created_after_sql, version_sql
+from .visibility import changed_sql, created_after_sql, known_sql, version_sql
 
 if TYPE_CHECKING:
     from .embedded_check import EmbeddedIntegrityReads
@@ -283,10 +283,10 @@ class EmbeddedStore:
             return _declarations(self._q(
                 f"{_DECL_SELECT} WHERE {where} AND expired_at IS NULL ORDER BY group_id, name",
                 params))
-        k = to_micros(known_at)
+        known, kparams = known_sql(known_at)
         return _declarations(self._q(
-            f"{_DECL_SELECT} WHERE {where} AND created_at <= ? AND "
-            "(expired_at IS NULL OR expired_at > ?) ORDER BY group_id, name", [*params, k, k]))
+            f"{_DECL_SELECT} WHERE {where} AND {known} ORDER BY group_id, name",
+            [*params, *kparams]))
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
         with self._db.read() as c:

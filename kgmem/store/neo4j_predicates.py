@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from ..timeutil import opt_from_micros
 from .base import Declaration
+from .visibility import known_cypher
 
 _RETURN = (  # times as epoch microseconds (see neo4j._micros)
     "RETURN d.id, d.group_id, d.name, d.cardinality, d.symmetric, d.description, d.source, "
@@ -20,8 +21,8 @@ _RETURN = (  # times as epoch microseconds (see neo4j._micros)
 CURRENT = ("MATCH (d:KgmemPredicate {group_id: $g}) WHERE d.expired_at IS NULL "
            + _RETURN + " ORDER BY d.name")
 # the visibility rule of kgmem.timeline on the transaction interval
-KNOWN_AT = ("MATCH (d:KgmemPredicate {group_id: $g}) WHERE d.created_at <= $k "
-            "AND (d.expired_at IS NULL OR d.expired_at > $k) " + _RETURN + " ORDER BY d.name")
+KNOWN_AT = (f"MATCH (d:KgmemPredicate {{group_id: $g}}) WHERE {known_cypher('d')} "
+            + _RETURN + " ORDER BY d.name")
 EVERY_GROUP = ("MATCH (d:KgmemPredicate) WHERE d.expired_at IS NULL " + _RETURN
                + " ORDER BY d.group_id, d.name")
 STAMP = "MATCH (m:KgmemMeta {key: 'vocabulary'}) RETURN m.value"

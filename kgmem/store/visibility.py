@@ -12,6 +12,7 @@ timeline                               SQL                             Cypher
 ``is_visible_under`` (version, point   :func:`version_sql`             :func:`version_cypher`
 or range on each axis)
 ``recorded_by`` (entity, episode)      :func:`recorded_sql`            :func:`recorded_cypher`
+``in_interval`` of K (declarations)    :func:`known_sql`               :func:`known_cypher`
 ``episode_visible``                    :func:`episode_sql`             :func:`episode_cypher`
 ``changed_after`` (versions, changes)  :func:`changed_sql`             :func:`created_after_cypher`,
                                                                        :data:`EXPIRED_AFTER_CYPHER`
@@ -129,6 +130,19 @@ def recorded_sql(alias: str, known_at: datetime) -> tuple[str, list[Any]]:
 def recorded_cypher(alias: str, param: str = "k") -> str:
     """:func:`kgmem.timeline.recorded_by` on ``alias.created_at`` (always aware) and ``$param``."""
     return f"{alias}.created_at <= ${param}"
+
+
+def known_sql(known_at: datetime) -> tuple[str, list[Any]]:
+    """A record versioned in transaction time (a predicate declaration) known at ``known_at``:
+    :func:`kgmem.timeline.in_interval` of ``known_at`` in ``[created_at, expired_at)`` (no
+    alias)."""
+    k = to_micros(known_at)
+    return "created_at <= ? AND (expired_at IS NULL OR expired_at > ?)", [k, k]
+
+
+def known_cypher(alias: str) -> str:
+    """:func:`known_sql` on the node ``alias`` and ``$k`` (kgmem writes these times aware)."""
+    return f"{alias}.created_at <= $k AND ({alias}.expired_at IS NULL OR {alias}.expired_at > $k)"
 
 
 def recorded_mask(created_micros: np.ndarray, known_at: datetime) -> np.ndarray:

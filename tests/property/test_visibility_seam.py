@@ -142,7 +142,7 @@ def test_versions_changed_after_match_the_timeline_rule(lang: str, rows: list[di
 
 # ------------------------------------------------------------------ episodes and records
 episode = st.fixed_dictionaries({"created_at": instants, "reference_time": instants,
-                                 "graphiti": st.booleans()})
+                                 "graphiti": st.booleans(), "expired_at": maybe})
 window = st.one_of(st.none(), st.tuples(instants, instants))
 
 
@@ -183,10 +183,13 @@ def test_episode_visibility_matches_the_timeline_rule(
 def test_records_stored_by_and_written_after_match_the_timeline_rule(
     lang: str, rows: list[dict[str, Any]], at: datetime,
 ) -> None:
-    """Entities, episodes and changes: stored by ``at``, and written after it."""
+    """Entities, episodes and changes: stored by ``at``, and written after it; declarations
+    (versioned in transaction time): known at ``at``."""
     ids = [f"x{i}" for i in range(len(rows))]
     by = {i for i, r in zip(ids, rows) if timeline.recorded_by(r["created_at"], at)}
     after = {i for i, r in zip(ids, rows) if at < r["created_at"]}
+    known_then = {i for i, r in zip(ids, rows)
+                  if timeline.in_interval(at, r["created_at"], r["expired_at"])}
     if lang == "sql":
         table = [{"id": i, "created_at": r["created_at"]} for i, r in zip(ids, rows)]
         create = "CREATE TABLE episodes(id TEXT, created_at INT)"
@@ -194,12 +197,19 @@ def test_records_stored_by_and_written_after_match_the_timeline_rule(
         assert _sql_ids(create, table, "1=1" + cond, params) == by
         cond, params = vis.created_after_sql(at)
         assert _sql_ids(create, table, cond, params) == after
+        known, kparams = vis.known_sql(at)
+        assert _sql_ids("CREATE TABLE episodes(id TEXT, created_at INT, expired_at INT)",
+                        [{"id": i, "created_at": r["created_at"], "expired_at": r["expired_at"]}
+                         for i, r in zip(ids, rows)], known, kparams) == known_then
         mask = vis.recorded_mask(np.array([to_micros(r["created_at"]) for r in rows]), at)
         assert {i for i, m in zip(ids, mask.tolist()) if m} == by
     else:
         maps = [{"id": i, "created_at": r["created_at"]} for i, r in zip(ids, rows)]
         assert _cypher_ids("e", maps, vis.recorded_cypher("e"), k=at) == by
         assert _cypher_ids("c", maps, vis.created_after_cypher("c"), t=at) == after
+        maps = [{"id": i, "created_at": r["created_at"], "expired_at": r["expired_at"]}
+                for i, r in zip(ids, rows)]
+        assert _cypher_ids("d", maps, vis.known_cypher("d"), k=at) == known_then
 
 
 # ------------------------------------------------------------------ sittings
@@ -269,7 +279,7 @@ def test_every_predicate_of_the_seam_is_pinned_here() -> None:
     """A predicate added to the seam gets a test in this file."""
     forms: list[Callable[..., Any] | str] = [
         vis.version_sql, vis.version_cypher, vis.changed_sql, vis.created_after_sql,
-        vis.created_after_cypher, vis.recorded_sql, vis.recorded_cypher, vis.recorded_mask,
+        vis.created_after_cypher, vis.known_sql, vis.known_cypher, vis.recorded_sql, vis.recorded_cypher, vis.recorded_mask,
         vis.episode_sql, vis.episode_cypher, vis.episode_stamps_visible, vis.sitting_sql,
         vis.sitting_cypher]
     public = {n for n in dir(vis) if not n.startswith("_") and callable(getattr(vis, n))

@@ -3,13 +3,13 @@
     KGMEM_NEO4J_HOME=/work/neo4j-me KGMEM_NEO4J_BOLT_PORT=7690 KGMEM_NEO4J_HTTP_PORT=7480 \\
       python -m benchmarks.neo4j_bulk --from-embedded DIR --group scale1000000 --overwrite
 
-For big benchmark stores only. :func:`kgmem.store.neo4j_import.import_embedded` copies over Bolt
+For big benchmark stores only. :func:`kgmem.store.neo4j.importer.import_embedded` copies over Bolt
 in transactions (4.3k items/s on an idle machine, ~130/s with the disk and CPU shared by five
 benchmarks); ``neo4j-admin database import full`` writes the store files directly. The rows are
-the same (:func:`kgmem.store.neo4j_import.export_rows`, the vocabulary of the Bolt path), written
+the same (:func:`kgmem.store.neo4j.importer.export_rows`, the vocabulary of the Bolt path), written
 as CSV; then the server is started, kgmem's schema is created and populated (constraints, range,
 fulltext and vector indexes) and the counters and clocks are written
-(:func:`kgmem.store.neo4j_import.finish_import`).
+(:func:`kgmem.store.neo4j.importer.finish_import`).
 
 **It replaces the whole ``neo4j`` database of that server** (``--overwrite`` is required, and the
 home must be given explicitly): never point it at a shared server. Groups with episodes are
@@ -17,7 +17,7 @@ refused (their mentions/provenance rows need the Bolt path).
 
 ``--embed hashing`` (or ``minilm``) also writes the search vectors as ``float[]`` columns: every
 entity's ``name_embedding`` and every fact version's ``fact_embedding`` (the properties and
-vector indexes of :mod:`kgmem.store.neo4j_schema`, the vectors ``index_pending`` /
+vector indexes of :mod:`kgmem.store.neo4j.schema`, the vectors ``index_pending`` /
 ``db.create.set*VectorProperty`` would write: the embedder's float32 values). Writing 1.23M
 vectors through Cypher ran at ~150-200/s on this machine; here they cost CSV time, and the
 vector indexes are populated when the server starts (timed per index: ``index_online_seconds``).
@@ -42,8 +42,8 @@ import numpy as np
 
 from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
-from kgmem.store.neo4j_import import ExportState, export_rows, finish_import
-from kgmem.store.neo4j_schema import ensure_schema
+from kgmem.store.neo4j.importer import ExportState, export_rows, finish_import
+from kgmem.store.neo4j.schema import ensure_schema
 
 REPO = Path(__file__).resolve().parents[1]
 ARRAY_DELIMITER = ";"
@@ -149,7 +149,7 @@ def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportSta
         for kind, rows in export_rows(src, groups, state, batch):
             if kind in UNSUPPORTED:
                 raise ValueError(f"the bulk path copies fact-only groups; {kind} found "
-                                 "(use kgmem.store.neo4j_import.import_embedded)")
+                                 "(use kgmem.store.neo4j.importer.import_embedded)")
             f = sink(kind)
             if kind == "versions":
                 lines = [",".join([_field(r["s"]), _field(r["o"]),

@@ -27,11 +27,12 @@ from typing import Any
 
 from benchmarks.scale import BASE, generate
 from kgmem.memory import Memory
-from kgmem.store import neo4j as n4
 from kgmem.store import visibility
 from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
-from kgmem.store.neo4j_import import import_embedded
+from kgmem.store.neo4j import queries as n4
+from kgmem.store.neo4j import store as neo4j_store
+from kgmem.store.neo4j.importer import import_embedded
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "out" / "neo4j_naive_times_ab"
 # the visibility conditions of 1953ce8 (before naive times were read)
@@ -58,16 +59,17 @@ def _return(micros: Any) -> str:
             f"{micros('r.expired_at')}, r.change_id, r.reason, r.caused_by")
 
 
-def _module(name: str) -> Any:
-    """The visibility conditions live in the time seam, the rest in the store module."""
-    return visibility if name in BEFORE else n4
+def _modules(name: str) -> list[Any]:
+    """The visibility conditions live in the time seam, the rest in the store's queries (and,
+    imported by name, in the store module)."""
+    return [visibility] if name in BEFORE else [n4, neo4j_store]
 
 
 class Variants:
     """Switches the store module between the two sets of query fragments."""
 
     def __init__(self) -> None:
-        self.now = {k: getattr(_module(k), k) for k in [*BEFORE, "_micros", "_V_RETURN",
+        self.now = {k: getattr(_modules(k)[0], k) for k in [*BEFORE, "_micros", "_V_RETURN",
                                                          "VERSIONS_OF_ENTITY"]}
         ret = _return(_micros_before)
         self.before = {**BEFORE, "_micros": _micros_before, "_V_RETURN": ret,
@@ -75,7 +77,9 @@ class Variants:
 
     def use(self, which: str) -> None:
         for k, v in (self.before if which == "A" else self.now).items():
-            setattr(_module(k), k, v)
+            for mod in _modules(k):
+                if hasattr(mod, k):
+                    setattr(mod, k, v)
         n4._FACTS_CACHE.clear()
 
 

@@ -8,7 +8,7 @@ graphiti-core's ``search()`` (benchmarks/graphiti_asof.py) in the same run.
 The facts are benchmarks/scale.py's generator (people whose homes and employers change, plus a
 social graph). The temporal state is computed once by the embedded store (the same timeline
 rules; reuse an existing one with ``--from-embedded``) and copied to Neo4j with
-:func:`kgmem.store.neo4j_import.import_embedded` (batched ``UNWIND ... CREATE``). Queries go
+:func:`kgmem.store.neo4j.importer.import_embedded` (batched ``UNWIND ... CREATE``). Queries go
 through ``Memory`` on :class:`kgmem.store.neo4j.Neo4jStore` like any user's.
 
 ``--search N`` times ``kgmem.retrieve.search`` through the Neo4j backend (fulltext + vector
@@ -43,8 +43,9 @@ from benchmarks.scale import BASE, generate, pct, timed
 from kgmem.memory import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.store.embedded import EmbeddedStore
-from kgmem.store.neo4j import _FIND_ENTITIES, Neo4jStore, _adjacent_query, _at, _facts_query
-from kgmem.store.neo4j_import import import_embedded
+from kgmem.store.neo4j import Neo4jStore
+from kgmem.store.neo4j.importer import import_embedded
+from kgmem.store.neo4j.queries import _FIND_ENTITIES, _adjacent_query, _at, _facts_query
 
 SCANS = {"AllNodesScan", "NodeByLabelScan", "DirectedAllRelationshipsScan",
          "UndirectedAllRelationshipsScan", "DirectedRelationshipTypeScan",

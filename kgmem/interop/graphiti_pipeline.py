@@ -80,7 +80,7 @@ __all__ = [
     "episode_name",
 ]
 
-EMBEDDING_DIM = 384  # kgmem's Neo4j vector indexes (kgmem.store.neo4j_schema)
+EMBEDDING_DIM = 384  # kgmem's Neo4j vector indexes (kgmem.store.neo4j.schema)
 _GRAPHITI_GROUP = re.compile(r"^[A-Za-z0-9_-]+$")
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output")
 

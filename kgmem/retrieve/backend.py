@@ -1,7 +1,7 @@
 """The store-specific half of search: candidate generation against one backend.
 
 :func:`get_backend` picks :class:`EmbeddedBackend` (SQLite FTS5 + vector indexes of
-:mod:`kgmem.retrieve.vector`) or the Neo4j backend (:mod:`kgmem.retrieve.neo4j_backend`).
+:mod:`kgmem.retrieve.vector`) or the Neo4j backend (:mod:`kgmem.store.neo4j.search`).
 Both return plain candidates; :mod:`kgmem.retrieve.search` fuses them.
 
 The embedder is, in order: the ``embedder=`` argument, ``memory.embedder`` if the Memory has
@@ -26,7 +26,7 @@ from ..model import Entity, Episode, FactVersion
 from ..store.base import TimeFilter, iter_chunks
 from ..store.visibility import episode_stamps_visible, recorded_mask
 from ..timeline import recorded_by
-from ..timeutil import UTC, to_micros
+from ..timeutil import UTC
 from .keyword import fts_match
 from .vector import VectorIndexes, blob_to_vec
 
@@ -141,7 +141,7 @@ def get_backend(memory: Any, embedder: Any = None) -> Any:
             if is_embedded(store):
                 be = EmbeddedBackend(store, emb)
             elif type(store).__name__ == "Neo4jStore":
-                from .neo4j_backend import Neo4jBackend
+                from ..store.neo4j.search import Neo4jBackend
 
                 be = Neo4jBackend(store, emb)
             else:

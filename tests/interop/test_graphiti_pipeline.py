@@ -40,7 +40,7 @@ from kgmem.interop.graphiti_pipeline import (  # noqa: E402
 from kgmem.llm.errors import LLMAuthError, LLMUnavailableError  # noqa: E402
 from kgmem.memory import Memory  # noqa: E402
 from kgmem.settings import Settings  # noqa: E402
-from kgmem.store.neo4j import GRAPHITI_REASON  # noqa: E402
+from kgmem.store.neo4j.queries import GRAPHITI_REASON  # noqa: E402
 from tests.conftest import fresh_group, neo4j_settings, neo4j_store_or_skip  # noqa: E402
 from tests.llm.fakeserver import FakeOpenAI, Reply, error  # noqa: E402
 

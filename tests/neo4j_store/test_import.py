@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kgmem.memory import Memory
-from kgmem.store.neo4j_import import import_embedded
+from kgmem.store.neo4j.importer import import_embedded
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip
 
 pytestmark = pytest.mark.neo4j

@@ -18,7 +18,8 @@ import pytest
 from kgmem.errors import StoreUnavailableError
 from kgmem.memory import Memory
 from kgmem.store.base import TimeFilter
-from kgmem.store.neo4j import Neo4jStore, _facts_query, settings_from_env
+from kgmem.store.neo4j import Neo4jStore, settings_from_env
+from kgmem.store.neo4j.queries import _facts_query
 from tests.conftest import ManualClock, fresh_group, neo4j_settings, neo4j_store_or_skip
 
 

@@ -19,8 +19,8 @@ from kgmem.memory import Memory
 from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from kgmem.retrieve.keyword import terms
-from kgmem.retrieve.neo4j_backend import fts5_bm25, fts5_idf
 from kgmem.store.fts_tokens import TOKENIZE, fts5_tokens
+from kgmem.store.neo4j.search import fts5_bm25, fts5_idf
 from tests.conftest import fresh_group, neo4j_store_or_skip
 
 from .conftest import StepClock
@@ -157,7 +157,7 @@ def test_episodes_written_without_tokens_are_found_after_indexing() -> None:
 def test_database_wide_backfill_gives_every_episode_its_tokens() -> None:
     """The once-per-database backfill (ensure_schema) walks all episodes without tokens in
     uuid order and gives each the FTS5 tokens of its "speaker: content"."""
-    from kgmem.store.neo4j_schema import backfill_episode_tokens
+    from kgmem.store.neo4j.schema import backfill_episode_tokens
 
     store = neo4j_store_or_skip()
     g = fresh_group("kwbackfill")
@@ -185,7 +185,7 @@ def test_common_words_score_the_same_newest_matches_on_both_stores(  # type: ign
     newest COMMON_POOL matches (at least ``limit``). Thresholds lowered: "support" is in 3
     turns; the newest (Melanie's "The agencies' support matters") is not its best match."""
     import kgmem.retrieve.backend as backend_mod
-    import kgmem.retrieve.neo4j_backend as neo4j_mod
+    import kgmem.store.neo4j.search as neo4j_mod
 
     emb = Memory(tmp_path / "e", clock=StepClock(), extractor=None)
     emb.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]

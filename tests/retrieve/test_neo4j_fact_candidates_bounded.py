@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-import kgmem.retrieve.neo4j_backend as nb
+import kgmem.store.neo4j.search as nb
 from benchmarks.scale import generate
 from kgmem.embed import HashingEmbedder
 from kgmem.memory import Memory
 from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
-from kgmem.store import neo4j as n4
 from kgmem.store.base import TimeFilter
+from kgmem.store.neo4j import queries as n4
 from kgmem.store.visibility import version_cypher
 from tests.conftest import fresh_group, neo4j_store_or_skip
 

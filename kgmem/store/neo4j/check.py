@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .neo4j import _micros
-from .neo4j_schema import EMBEDDING_DIM, EPISODE_TOKENS
+from .queries import _micros
+from .schema import EMBEDDING_DIM, EPISODE_TOKENS
 
 if TYPE_CHECKING:
-    from ..check import Interval
-    from .neo4j import Neo4jStore
+    from ...check import Interval
+    from .store import Neo4jStore
 
 SAMPLE = 1000
 

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..entity_types import NEO4J_LABELS
-from ..timeutil import from_micros, opt_from_micros
-from .base import episode_keyword_text
-from .embedded import EmbeddedStore
-from .fts_tokens import token_text
-from .neo4j import Neo4jStore
-from .neo4j_schema import graphiti_source
+from ...entity_types import NEO4J_LABELS
+from ...timeutil import from_micros, opt_from_micros
+from ..base import episode_keyword_text
+from ..embedded import EmbeddedStore
+from ..fts_tokens import token_text
+from .schema import graphiti_source
+from .store import Neo4jStore
 
 BATCH = 5000
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..model import INTERNAL_ALIAS
-from .base import ErasedContent
-from .embedded_erase import ERASED_CHANGE
+from ...model import INTERNAL_ALIAS
+from ..base import ErasedContent
+from ..embedded_erase import ERASED_CHANGE
 
 
 class EraseOps:

@@ -9,9 +9,9 @@ import uuid
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..timeutil import opt_from_micros
-from .base import Declaration
-from .visibility import known_cypher
+from ...timeutil import opt_from_micros
+from ..base import Declaration
+from ..visibility import known_cypher
 
 _RETURN = (  # times as epoch microseconds (see neo4j._micros)
     "RETURN d.id, d.group_id, d.name, d.cardinality, d.symmetric, d.description, d.source, "

@@ -40,20 +40,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from ..model import Entity, Episode, FactVersion
-from ..store.base import episode_keyword_text
-from ..store.fts_tokens import fts5_tokens, fts5_tokens_many
-from ..store.neo4j_schema import EPISODE_TOKENS
-from ..store.visibility import (
+from ...errors import InvalidInputError
+from ...model import Entity, Episode, FactVersion
+from ...retrieve.backend import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
+from ...timeutil import from_micros, shift, to_micros
+from ..base import episode_keyword_text
+from ..fts_tokens import fts5_tokens, fts5_tokens_many
+from ..visibility import (
     MENTIONS_WINDOW_CYPHER,
     episode_cypher,
     recorded_cypher,
     sitting_cypher,
     version_cypher,
 )
-from ..timeutil import from_micros, shift, to_micros
-from .backend import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
+from . import queries as n4
+from .schema import EMBEDDING_DIM, EPISODE_TOKENS
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
 # Neo4j 5.26's vector indexes are shared by every group and cannot filter inside the index: a
@@ -72,14 +73,7 @@ AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans fo
 AVGDL_SAMPLE = 10_000  # episodes read for a group's average length in keyword scoring
 
 
-def _ns() -> Any:
-    from ..store import neo4j as n4
-
-    return n4
-
-
 def _lucene(words: list[str], field: str) -> str | None:
-    n4 = _ns()
     if not words:
         return None
     return f"{field}:(" + " OR ".join(f'"{n4._lucene_escape(w)}"' for w in words) + ")"
@@ -117,17 +111,16 @@ def _cos(neo_score: float) -> float:
 
 
 def _us(x: Any) -> int:
-    return to_micros(_ns()._dt(x))
+    return to_micros(n4._at(x))
 
 
 class Neo4jBackend:
     """Candidate generation over a :class:`kgmem.store.neo4j.Neo4jStore`."""
 
     def __init__(self, store: Any, embedder: Any) -> None:
-        n4 = _ns()
-        if embedder is not None and int(embedder.dim) != n4.EMBEDDING_DIM:
+        if embedder is not None and int(embedder.dim) != EMBEDDING_DIM:
             raise InvalidInputError(
-                f"the Neo4j vector indexes hold {n4.EMBEDDING_DIM}-dim vectors; embedder "
+                f"the Neo4j vector indexes hold {EMBEDDING_DIM}-dim vectors; embedder "
                 f"{embedder.name!r} has {embedder.dim}"
             )
         self.store = store
@@ -145,7 +138,7 @@ class Neo4jBackend:
             with self.store.driver.session(database=self.store.database) as s:
                 return s.execute_write(lambda tx: tx.run(query, params).values())
         except Exception as exc:  # the driver already retried transient errors
-            mapped = _ns().store_error(exc, "search index write")
+            mapped = n4.store_error(exc, "search index write")
             if mapped is None:
                 raise
             raise mapped from exc
@@ -184,7 +177,7 @@ class Neo4jBackend:
                 continue
 
     def _schema(self) -> None:
-        dim = _ns().EMBEDDING_DIM
+        dim = EMBEDDING_DIM
         for stmt in (
             f"CREATE VECTOR INDEX {CHUNK_INDEX} IF NOT EXISTS FOR (c:KgmemChunk) ON (c.embedding) "
             f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, "
@@ -204,7 +197,7 @@ class Neo4jBackend:
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True) -> int:
-        from .indexing import _model_window, episode_chunks, episode_time_mentions
+        from ...retrieve.indexing import _model_window, episode_chunks, episode_time_mentions
 
         if self.embedder is None:  # keyword-only: what is not embedded waits for the model
             return 0
@@ -306,7 +299,7 @@ class Neo4jBackend:
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
         rows = self._q(
             f"MATCH (e:Episodic) WHERE e.group_id = $g AND {recorded_cypher('e')} "
-            f"RETURN {_ns()._micros('e.valid_at')} AS t ORDER BY t", g=group, k=known_at)
+            f"RETURN {n4._micros('e.valid_at')} AS t ORDER BY t", g=group, k=known_at)
         return [int(r[0]) for r in rows]
 
     def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
@@ -361,7 +354,7 @@ class Neo4jBackend:
     def keyword_episodes(self, group, words, limit, known_at, ref_max, window):  # type: ignore[no-untyped-def]
         """BM25 as the embedded store's FTS5 computes it (same tokens, idf and lengths over
         the group): Lucene finds the episodes that have a word, kgmem scores them."""
-        phrases = {w: p for w in words if (p := _ns().token_phrase(w)) is not None}
+        phrases = {w: p for w in words if (p := n4.token_phrase(w)) is not None}
         if not phrases:
             return []
         scored, avgdl, common = self._episode_phrases(group, phrases)
@@ -430,7 +423,6 @@ class Neo4jBackend:
         return [(i, best[i][0], best[i][1]) for i in ranked]
 
     def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]:
-        n4 = _ns()
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
                        + n4._EPISODE_RETURN, ids=list(dict.fromkeys(ids)), g=group)
         return {r[0]: n4._episode(r) for r in rows}
@@ -442,7 +434,6 @@ class Neo4jBackend:
         """For each word, (id, reference time in micros) of up to ``limit`` visible episodes
         saying it (the keyword side's token index), unranked: membership only, no BM25 to
         compute. All words in one round trip."""
-        n4 = _ns()
         items = []
         out: dict[str, list[tuple[str, int]]] = {}
         for w in dict.fromkeys(words):
@@ -464,7 +455,6 @@ class Neo4jBackend:
         return out
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-        n4 = _ns()
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
                        f"RETURN e.uuid, {n4._micros('e.created_at')}, {n4._micros('e.valid_at')}",
                        ids=list(dict.fromkeys(ids)), g=group)
@@ -499,7 +489,6 @@ class Neo4jBackend:
         q = _lucene(words, "fact")
         if q is None:
             return []
-        n4 = _ns()
         cond, vparams = version_cypher(when)
         query = (
             "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
@@ -515,7 +504,6 @@ class Neo4jBackend:
             n *= 8
 
     def vector_facts(self, group, q, limit, when):  # type: ignore[no-untyped-def]
-        n4 = _ns()
         cond, vparams = version_cypher(when)
         hits = self._widening(
             "CALL db.index.vector.queryRelationships('kgmem_fact_embedding', $kk, $q) "
@@ -542,7 +530,6 @@ class Neo4jBackend:
 
     @staticmethod
     def _best(rows: list[list[Any]], limit: int, cosine: bool) -> list[tuple[FactVersion, float]]:
-        n4 = _ns()
         best: dict[str, tuple[FactVersion, float]] = {}
         for r in rows:
             v = n4._version(r[:19], r[19])
@@ -557,7 +544,6 @@ class Neo4jBackend:
         return out[: limit * max(1, len(entity_ids))]
 
     def facts_from_episodes(self, group, episode_ids, when, limit):  # type: ignore[no-untyped-def]
-        n4 = _ns()
         cond, vparams = version_cypher(when)
         rows = self._q(
             "UNWIND $ids AS id MATCH (:Episodic {uuid: id})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
@@ -611,7 +597,6 @@ class Neo4jBackend:
         return [(r[0], _cos(r[1])) for r in rows][:limit]
 
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
-        n4 = _ns()
         rows = self._q("UNWIND $ids AS id MATCH (e:Entity {uuid: id}) WHERE e.group_id = $g "
                        + n4._ENTITY_RETURN, ids=list(dict.fromkeys(ids)), g=group)
         return {r[0]: n4._entity(r) for r in rows}

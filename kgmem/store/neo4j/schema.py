@@ -189,8 +189,8 @@ def backfill_episode_tokens(session: Session, group: str | None = None,
                             batch: int = 2000) -> int:
     """Give episodes without keyword tokens theirs (written before the index existed, or by
     graphiti / bulk tools); returns how many. Idempotent."""
-    from .base import episode_keyword_text
-    from .fts_tokens import fts5_tokens_many
+    from ..base import episode_keyword_text
+    from ..fts_tokens import fts5_tokens_many
 
     done = 0
     last = ""  # a uuid cursor (constraint index order): one pass, not a rescan per batch

@@ -1,0 +1,329 @@
+"""Neo4j store: the query fragments shared by its reads, writes and search, and the decoders of
+their rows (times as epoch microseconds, graphiti-core's edges read as one-version lineages)."""
+
+from __future__ import annotations
+
+import re
+import uuid as _uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    DatabaseUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from ...errors import StoreBusyError, StoreUnavailableError
+from ...model import (
+    Change,
+    Entity,
+    Episode,
+    FactVersion,
+)
+from ...timeutil import Precision, from_micros, to_utc
+from ..base import (
+    LineageState,
+    OrphanedLineage,
+    TimeFilter,
+    extraction_from_json,
+    trust_from_json,
+)
+from ..fts_tokens import fts5_tokens
+from ..visibility import (
+    version_cypher,
+)
+from .schema import (
+    EPISODE_TOKENS,
+)
+
+GRAPHITI_REASON = "graphiti-core edge (read as a single version)"
+
+
+# ---------------------------------------------------------------------------------- values
+def _dt(x: Any) -> datetime | None:
+    """Neo4j DateTime (or :func:`_micros` of one) -> aware UTC datetime (microseconds, like
+    every kgmem instant). A LocalDateTime (naive: graphiti-core stores a naive
+    ``reference_time`` as given) is UTC, as graphiti's own ``ensure_utc`` reads it."""
+    if x is None:
+        return None
+    if isinstance(x, int):
+        return from_micros(x)
+    return to_utc(x if isinstance(x, datetime) else x.to_native())
+
+
+def _at(x: Any) -> datetime:
+    """A required instant (created_at, reference_time...)."""
+    t = _dt(x)
+    if t is None:
+        raise ValueError("missing required time property in the graph")
+    return t
+
+
+def _new_id() -> str:
+    return str(_uuid.uuid4())
+
+
+def store_error(exc: BaseException, what: str) -> StoreUnavailableError | None:
+    """The kgmem error (503) for a driver/server error that retrying may cure: the server
+    gone or unavailable, or a transient conflict (deadlock, lock wait timeout); else None."""
+    if isinstance(exc, (ServiceUnavailable, SessionExpired, DatabaseUnavailable,
+                        ConnectionAcquisitionTimeoutError)):
+        return StoreUnavailableError(f"Neo4j is unavailable ({what}): {exc}")
+    if isinstance(exc, TransientError):
+        return StoreBusyError(f"Neo4j reported a transient conflict ({what}): "
+                              f"{exc.code or type(exc).__name__}; retry later",
+                              code=exc.code or "")
+    return None
+
+
+# ---------------------------------------------------------------------------------- Cypher
+# Every query is a constant string (or assembled from constant fragments); values are
+# always parameters.
+
+def _micros(prop: str) -> str:
+    """A DateTime property as epoch microseconds (null stays null). Hydrating DateTime values
+    in the Python driver costs ~0.1-0.4 ms each (40% of a 3-hop paths call); integers are
+    free, and :func:`_dt` turns them into the same datetimes. A LocalDateTime (written naive
+    by graphiti-core, which has no epoch) is read as UTC."""
+    return (f"CASE WHEN {prop} IS :: LOCAL DATETIME NOT NULL THEN datetime({{datetime: {prop}, "
+            f"timezone: 'UTC'}}).epochSeconds * 1000000 + {prop}.microsecond "
+            f"ELSE {prop}.epochSeconds * 1000000 + {prop}.microsecond END")
+
+
+_V_RETURN = (
+    "RETURN r.uuid, r.fact_id, r.group_id, s.uuid, s.name, r.name, o.uuid, o.name, r.fact, "
+    f"{_micros('r.valid_at')}, r.valid_precision, {_micros('r.invalid_at')}, "
+    f"r.invalid_precision, {_micros('r.stated_invalid_at')}, {_micros('r.created_at')}, "
+    f"{_micros('r.expired_at')}, r.change_id, r.reason, r.caused_by"
+)
+# Provenance of kgmem versions comes from the lineage's KGMEM_SUPPORTS edges; graphiti's own
+# edges carry theirs in r.episodes.
+_V_PROV = (
+    ", CASE WHEN r.fact_id IS NULL THEN coalesce(r.episodes, []) ELSE COLLECT { "
+    "MATCH (:KgmemLineage {fact_id: r.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
+    "RETURN ep.uuid } END"
+)
+_V_NOPROV = ", null"
+
+_FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
+
+
+_FACTS_CACHE: dict[tuple[Any, ...], str] = {}
+
+
+def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, limit: bool,
+                 mirror: bool = False) -> str:
+    key = (
+        subject,
+        predicate,
+        obj,
+        when.known_to is None,
+        when.valid_to is None,
+        when.any_valid,
+        limit,
+        mirror,
+    )
+    q = _FACTS_CACHE.get(key)
+    if q is not None:
+        return q
+    where = ["r.group_id = $g"]
+    if predicate:
+        where.append("r.name = $p")
+    cond, _ = version_cypher(when)
+    where.append(cond)
+    if mirror and (subject or obj):
+        # symmetric predicates answer from either side: one seek, expand both directions
+        a = "(a:Entity {uuid: $sid})" if subject else "(a:Entity)"
+        b = "(b:Entity {uuid: $oid})" if obj else "(b:Entity)"
+        forward = "startNode(r) = a" if subject else "endNode(r) = b"
+        where.append(f"({forward} OR r.name IN $mirror)")
+        q = (f"MATCH {a}-[r:RELATES_TO]-{b} WHERE {' AND '.join(where)} "
+             f"WITH DISTINCT r WITH startNode(r) AS s, r, endNode(r) AS o {_V_RETURN}{_V_PROV}")
+    else:
+        s = "(s:Entity {uuid: $sid})" if subject else "(s:Entity)"
+        o = "(o:Entity {uuid: $oid})" if obj else "(o:Entity)"
+        q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {_V_RETURN}{_V_PROV}"
+    q += _FACTS_ORDER
+    if limit:
+        q += " LIMIT $limit"
+    _FACTS_CACHE[key] = q
+    return q
+
+
+def _adjacent_query(when: TimeFilter) -> str:
+    """Versions touching any of ``$ids`` (subject side, then object side), visible at ``when``.
+
+    Each side seeks the Entity.uuid constraint index and expands: the hot query of paths.
+    """
+    cond, _ = version_cypher(when)
+    return (
+        "CALL () { UNWIND $ids AS id MATCH (s:Entity {uuid: id})-[r:RELATES_TO]->(o:Entity) "
+        f"WHERE r.group_id = $g AND {cond} RETURN s, r, o "
+        "UNION ALL UNWIND $ids AS id MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: id}) "
+        f"WHERE r.group_id = $g AND {cond} RETURN s, r, o }} WITH s, r, o " + _V_RETURN + _V_NOPROV
+    )
+
+
+VERSIONS_OF_ENTITY = (
+    "CALL () { MATCH (s:Entity {uuid: $e})-[r:RELATES_TO]->(o:Entity) "
+    "WHERE r.group_id = $g RETURN s, r, o "
+    "UNION ALL MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: $e}) "
+    "WHERE r.group_id = $g AND s.uuid <> $e RETURN s, r, o } WITH s, r, o " + _V_RETURN + _V_PROV
+)
+
+
+def _version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
+    adopted = row[1] is None  # written by graphiti-core
+    invalid_at = _dt(row[11])
+    return FactVersion(
+        id=row[0],
+        fact_id=row[0] if adopted else row[1],
+        group=row[2],
+        subject_id=row[3],
+        subject=row[4] or "",
+        predicate=row[5] or "",
+        object_id=row[6],
+        object=row[7] or "",
+        fact=row[8] or "",
+        valid_at=_dt(row[9]),
+        valid_precision=Precision(row[10] or "instant"),
+        invalid_at=invalid_at,
+        invalid_precision=Precision(row[12] or "instant"),
+        stated_invalid_at=invalid_at if adopted else _dt(row[13]),
+        created_at=_at(row[14]),
+        expired_at=None if adopted else _dt(row[15]),
+        change_id=row[16] or "",
+        reason=GRAPHITI_REASON if adopted else (row[17] or ""),
+        caused_by=row[18],
+        episodes=sorted(episodes) if episodes else [],
+    )
+
+
+def _versions(rows: list[list[Any]]) -> list[FactVersion]:
+    return [_version(r[:19], r[19]) for r in rows]
+
+
+_ENTITY_RETURN = (
+    "RETURN e.uuid, e.group_id, e.name, e.summary, e.created_at, e.aliases, e.entity_type"
+)
+
+
+def _entity(r: Sequence[Any]) -> Entity:
+    return Entity(
+        id=r[0],
+        group=r[1],
+        name=r[2] or "",
+        summary=r[3] or "",
+        aliases=sorted(r[5] or []),
+        created_at=_at(r[4]),
+        type=r[6] if len(r) > 6 else None,
+    )
+
+
+_LAST_TX_TIME = "MATCH (c:KgmemClock {group_id: $g}) RETURN c.last_tx_time"
+
+_GET_ENTITY = "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g " + _ENTITY_RETURN
+_FIND_ENTITIES = (
+    "CALL () { MATCH (e:Entity {group_id: $g, norm_name: $n}) RETURN e "
+    "UNION MATCH (a:KgmemAlias {group_id: $g, norm_alias: $n}) "
+    "MATCH (e:Entity {uuid: a.entity_id}) RETURN e } "
+    + _ENTITY_RETURN
+    + " ORDER BY e.created_at, e.uuid"
+)
+
+_EPISODE_RETURN = (
+    "RETURN e.uuid, e.group_id, e.content, coalesce(e.kgmem_source, e.source), "
+    "e.source_description, e.speaker, "
+    f"{_micros('e.valid_at')}, {_micros('e.created_at')}, e.kgmem_trust"
+)
+# ... with the extraction state (the reads of Memory; search reads need only the text)
+_EPISODE_FULL = _EPISODE_RETURN + ", e.kgmem_extraction"
+
+
+def _episode(r: Sequence[Any]) -> Episode:
+    return Episode(
+        id=r[0],
+        group=r[1],
+        content=r[2] or "",
+        source=r[3] or "message",
+        source_description=r[4] or "",
+        speaker=r[5],
+        reference_time=_at(r[6]),
+        created_at=_at(r[7]),
+        **trust_from_json(r[8]),
+        extraction=extraction_from_json(r[9]) if len(r) > 9 else None,
+    )
+
+
+_CHANGE_RETURN = (
+    "RETURN c.id, c.group_id, c.kind, c.created_at, c.reason, c.undoes, c.undone_by, c.fact_ids"
+)
+
+
+def _change(r: Sequence[Any]) -> Change:
+    return Change(
+        id=r[0],
+        group=r[1],
+        kind=r[2],
+        created_at=_at(r[3]),
+        reason=r[4] or "",
+        undoes=r[5],
+        undone_by=r[6],
+        fact_ids=list(r[7] or []),
+    )
+
+
+_LINEAGE_RETURN = (
+    "RETURN l.fact_id, l.group_id, l.subject_id, l.predicate, l.object_id, l.valid_at, "
+    "l.valid_precision, l.stated_invalid_at, l.invalid_precision, l.believed, l.seq, l.fact_text"
+)
+
+
+def _lineage(r: Sequence[Any]) -> LineageState:
+    return LineageState.from_row(r, _dt)
+
+
+# A lineage left without versions or entities: another tool deleted them (graphiti-core's
+# remove_episode deletes an episode's facts and the entities only it mentions). Timelines
+# ignore such lineages, and changing one is an OrphanedFactError (kgmem.store.base).
+_HAS = {
+    "versions": "EXISTS { ()-[:RELATES_TO {fact_id: l.fact_id}]->() }",
+    "subject": "EXISTS { (:Entity {uuid: l.subject_id}) }",
+    "object": "EXISTS { (:Entity {uuid: l.object_id}) }",
+}
+_NOT_ORPHAN = (f"(l.fact_id IN $fresh OR {_HAS['versions']}) AND {_HAS['subject']} "
+               f"AND {_HAS['object']}")
+_ORPHAN_RETURN = (
+    f"WITH l, {_HAS['versions']} AS v, {_HAS['subject']} AS s, {_HAS['object']} AS o "
+    "WHERE NOT (v AND s AND o) "
+    "RETURN l.fact_id, l.group_id, l.predicate, l.fact_text, NOT v, NOT s, NOT o ORDER BY l.seq"
+)
+
+
+def _orphans(rows: Sequence[Sequence[Any]]) -> list[OrphanedLineage]:
+    return [OrphanedLineage(r[0], r[1], r[2], r[3] or "", tuple(
+        what for what, gone in zip(("versions", "subject", "object"), r[4:7]) if gone))
+        for r in rows]
+
+
+def _lucene_escape(term: str) -> str:
+    return re.sub(r'([+\-&|!(){}\[\]^"~*?:\\/])', r"\\\1", term)
+
+
+def token_phrase(word: str) -> str | None:
+    """``word`` as a Lucene phrase over kgmem's episode tokens (its FTS5 tokens, quoted, as
+    FTS5 reads a quoted word), or None when it has no tokens."""
+    toks = fts5_tokens(word)
+    return f'"{_lucene_escape(" ".join(toks))}"' if toks else None
+
+
+def _fulltext_query(text: str) -> str | None:
+    """Lucene query over kgmem's episode tokens (OR of the words, like the embedded FTS5 query)."""
+    phrases = [p for p in map(token_phrase, re.findall(r"\w+", text.lower())[:64]) if p]
+    if not phrases:
+        return None
+    return f"{EPISODE_TOKENS}:(" + " OR ".join(phrases) + ")"

@@ -1,0 +1,418 @@
+"""Neo4j store: the write operations inside one explicit transaction (kgmem.store.base.WriteTx)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import neo4j
+
+from ...entity_types import NEO4J_LABELS, check_entity_type
+from ...model import (
+    Change,
+    Entity,
+    Episode,
+    Erasure,
+    ExtractionState,
+    FactVersion,
+)
+from ..base import (
+    ChangeEffect,
+    LineageState,
+    episode_keyword_text,
+    extraction_json,
+    trust_json,
+)
+from ..fts_tokens import token_text
+from .erase import EraseOps
+from .predicates import (
+    DeclarationWrites,
+)
+from .queries import (
+    _CHANGE_RETURN,
+    _EPISODE_FULL,
+    _FIND_ENTITIES,
+    _GET_ENTITY,
+    _LAST_TX_TIME,
+    _LINEAGE_RETURN,
+    _NOT_ORPHAN,
+    _ORPHAN_RETURN,
+    _V_NOPROV,
+    _V_RETURN,
+    _change,
+    _dt,
+    _entity,
+    _episode,
+    _lineage,
+    _orphans,
+    _versions,
+)
+from .schema import (
+    graphiti_source,
+)
+
+
+# ---------------------------------------------------------------------------------- writes
+class _WriteTx(EraseOps, DeclarationWrites):
+    """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
+
+    def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:
+        self.tx = tx
+        self._embedder = embedder
+        # The lock: an exclusive write on one node, held until commit/rollback. The counters
+        # are read after it (clause order), so they are the last committed ones.
+        rows = tx.run(
+            "MERGE (m:KgmemMeta {key: 'lock'}) SET m.touched = timestamp() "
+            "WITH m CALL (m) { MATCH (x:KgmemMeta) "
+            "WHERE x.key IN ['seq', 'ins', 'vocabulary'] RETURN collect([x.key, x.value]) AS kv } "
+            "RETURN kv"
+        ).values()
+        self._meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
+        self._dirty: set[str] = set()
+        self._clocks: dict[str, datetime] = {}  # group -> transaction time set in this write
+        self._fresh: set[str] = set()  # lineages written in this transaction
+
+    def _run(self, query: str, **params: Any) -> list[list[Any]]:
+        return self.tx.run(query, params).values()
+
+    def _embed(self, text: str) -> list[float] | None:
+        if self._embedder is None or not text:
+            return None
+        return [float(x) for x in self._embedder.embed_one(text)]
+
+    def _flush_meta(self) -> None:
+        """Before commit: write the clocks set in this transaction and the counters."""
+        if not self._clocks and not self._dirty:
+            return
+        self._run(
+            "CALL () { UNWIND $clocks AS c MERGE (k:KgmemClock {group_id: c[0]}) "
+            "SET k.last_tx_time = c[1] RETURN count(*) AS clocks } "
+            "CALL () { UNWIND $kv AS kv MERGE (m:KgmemMeta {key: kv[0]}) SET m.value = kv[1] "
+            "RETURN count(*) AS n } "
+            "RETURN 1",
+            clocks=[[g, t] for g, t in sorted(self._clocks.items())],
+            kv=[[k, self._meta[k]] for k in sorted(self._dirty)],
+        )
+        self._dirty.clear()
+
+    def _next_ins(self) -> int:
+        n = int(self._meta.get("ins") or 0) + 1
+        self._meta["ins"] = n
+        self._dirty.add("ins")
+        return n
+
+    # transaction clocks, one per group (read after the write lock, written at commit)
+    def last_tx_time(self, group: str) -> datetime | None:
+        if group in self._clocks:
+            return self._clocks[group]
+        rows = self._run(_LAST_TX_TIME, g=group)
+        return _dt(rows[0][0]) if rows else None
+
+    def set_last_tx_time(self, group: str, t: datetime) -> None:
+        self._clocks[group] = t
+
+    def next_seq(self) -> int:
+        n = int(self._meta.get("seq") or 0) + 1
+        self._meta["seq"] = n
+        self._dirty.add("seq")
+        return n
+
+    # entities
+    def get_entity(self, group: str, entity_id: str) -> Entity | None:
+        rows = self._run(_GET_ENTITY, id=entity_id, g=group)
+        return _entity(rows[0]) if rows else None
+
+    def find_entities(self, group: str, norm_name: str) -> list[Entity]:
+        return [_entity(r) for r in self._run(_FIND_ENTITIES, g=group, n=norm_name)]
+
+    def insert_entity(self, entity: Entity, norm_name: str) -> None:
+        self._run(
+            "CREATE (e:Entity {uuid: $id, group_id: $g, name: $name, norm_name: $n, "
+            "summary: $summary, created_at: $t, aliases: $aliases}) "
+            "WITH e WHERE $emb IS NOT NULL "
+            "CALL db.create.setNodeVectorProperty(e, 'name_embedding', $emb)",
+            emb=self._embed(entity.name),
+            id=entity.id,
+            g=entity.group,
+            name=entity.name,
+            n=norm_name,
+            summary=entity.summary,
+            t=entity.created_at,
+            aliases=list(entity.aliases),
+        )
+        if entity.type is not None:
+            self.set_entity_type(entity.group, entity.id, entity.type)
+
+    def set_entity_type(self, group: str, entity_id: str, entity_type: str) -> None:
+        # the type is a property, and a node label for Neo4j Browser styles; a label cannot be
+        # a query parameter, so it comes from a fixed table, never from the input
+        label = NEO4J_LABELS[check_entity_type(entity_type) or "other"]
+        self._run(
+            "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g AND e.entity_type IS NULL "
+            f"SET e.entity_type = $type, e:{label}",
+            id=entity_id, g=group, type=entity_type,
+        )
+
+    def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None:
+        # INSERT OR IGNORE on (group, norm_alias, entity): the display list grows only when
+        # the alias key is new.
+        self._run(
+            "OPTIONAL MATCH (x:KgmemAlias {group_id: $g, norm_alias: $n, entity_id: $id}) "
+            "WITH x WHERE x IS NULL "
+            "CREATE (:KgmemAlias {group_id: $g, norm_alias: $n, entity_id: $id, alias: $alias}) "
+            "WITH 1 AS one MATCH (e:Entity {uuid: $id}) "
+            "SET e.aliases = coalesce(e.aliases, []) + $alias",
+            g=group,
+            n=norm_alias,
+            id=entity_id,
+            alias=alias,
+        )
+
+    # episodes
+    def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
+        rows = self._run(
+            "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + _EPISODE_FULL,
+            g=group,
+            h=content_hash,
+        )
+        return _episode(rows[0]) if rows else None
+
+    def get_episode(self, group: str, episode_id: str) -> Episode | None:
+        rows = self._run("MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
+                         id=episode_id, g=group)
+        return _episode(rows[0]) if rows else None
+
+    def insert_episode(self, episode: Episode, content_hash: str) -> None:
+        self._run(
+            "CREATE (e:Episodic {uuid: $id, group_id: $g, name: $name, content: $content, "
+            "source: $source, kgmem_source: $kgmem_source, source_description: $sd, "
+            "speaker: $speaker, valid_at: $ref, created_at: $t, content_hash: $h, "
+            "entity_edges: [], kgmem_tokens: $tokens, "
+            "kgmem_extraction_status: $xs, kgmem_extraction: $xj, kgmem_trust: $trust})",
+            id=episode.id,
+            g=episode.group,
+            name=f"{episode.source} {episode.reference_time.date().isoformat()}",
+            content=episode.content,
+            source=graphiti_source(episode.source),
+            kgmem_source=episode.source,
+            sd=episode.source_description,
+            speaker=episode.speaker,
+            ref=episode.reference_time,
+            t=episode.created_at,
+            h=content_hash,
+            tokens=token_text(episode_keyword_text(episode.content, episode.speaker)),
+            trust=trust_json(episode),
+            **dict(zip(("xs", "xj"), extraction_json(episode.extraction), strict=True)),
+        )
+
+    def set_extraction(self, episode_id: str, state: ExtractionState) -> None:
+        xs, xj = extraction_json(state)
+        self._run(
+            "MATCH (e:Episodic {uuid: $id}) "
+            "SET e.kgmem_extraction_status = $xs, e.kgmem_extraction = $xj",
+            id=episode_id, xs=xs, xj=xj,
+        )
+
+    def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:
+        self._run(
+            "MATCH (ep:Episodic {uuid: $ep}) UNWIND $ids AS id MATCH (e:Entity {uuid: id}) "
+            "MERGE (ep)-[m:MENTIONS]->(e) ON CREATE SET m.uuid = randomUUID(), "
+            "m.group_id = ep.group_id, m.created_at = ep.created_at",
+            ep=episode_id,
+            ids=list(entity_ids),
+        )
+
+    # lineages, versions, provenance
+    def get_lineage(self, fact_id: str) -> LineageState | None:
+        rows = self._run("MATCH (l:KgmemLineage {fact_id: $f}) " + _LINEAGE_RETURN, f=fact_id)
+        return _lineage(rows[0]) if rows else None
+
+    def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]:
+        rows = self._run(
+            "MATCH (l:KgmemLineage {group_id: $g, subject_id: $s, predicate: $p}) "
+            "WHERE " + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
+            g=group,
+            s=subject_id,
+            p=predicate,
+            fresh=sorted(self._fresh),
+        )
+        return [_lineage(r) for r in rows]
+
+    def lineages_touching(
+        self, group: str, entity_id: str, predicate: str
+    ) -> list[LineageState]:
+        rows = self._run(
+            "CALL { MATCH (l:KgmemLineage {group_id: $g, subject_id: $e, predicate: $p}) "
+            "RETURN l UNION MATCH (l:KgmemLineage {object_id: $e}) "
+            "WHERE l.group_id = $g AND l.predicate = $p RETURN l } WITH l WHERE "
+            + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
+            g=group, e=entity_id, p=predicate, fresh=sorted(self._fresh),
+        )
+        return [_lineage(r) for r in rows]
+
+    def put_lineage(self, s: LineageState) -> None:
+        self._fresh.add(s.fact_id)  # its versions come later in this transaction
+        self._run(
+            "MERGE (l:KgmemLineage {fact_id: $f}) SET l.group_id = $g, l.subject_id = $s, "
+            "l.predicate = $p, l.object_id = $o, l.valid_at = $va, l.valid_precision = $vp, "
+            "l.stated_invalid_at = $sia, l.invalid_precision = $ip, l.believed = $b, "
+            "l.seq = $seq, l.fact_text = $text",
+            f=s.fact_id,
+            g=s.group,
+            s=s.subject_id,
+            p=s.predicate,
+            o=s.object_id,
+            va=s.valid_at,
+            vp=s.valid_precision.value,
+            sia=s.stated_invalid_at,
+            ip=s.invalid_precision.value,
+            b=s.believed,
+            seq=s.seq,
+            text=s.fact_text,
+        )
+
+    def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]:
+        rows = self._run(
+            "UNWIND $ids AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
+            "WHERE r.expired_at IS NULL " + _V_RETURN + _V_NOPROV,
+            ids=list(fact_ids),
+        )
+        return {v.fact_id: v for v in _versions(rows)}
+
+    def insert_version(self, v: FactVersion) -> None:
+        self._run(
+            "MATCH (s:Entity {uuid: $sid}) MATCH (o:Entity {uuid: $oid}) "
+            "CREATE (s)-[r:RELATES_TO]->(o) SET r = $props, r.episodes = COLLECT { "
+            "MATCH (:KgmemLineage {fact_id: $props.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
+            "RETURN ep.uuid ORDER BY ep.uuid } "
+            # graphiti's remove_episode finds an episode's facts in its entity_edges
+            "WITH r CALL (r) { MATCH (:KgmemLineage {fact_id: r.fact_id})<-[:KGMEM_SUPPORTS]-"
+            "(ep:Episodic) SET ep.entity_edges = coalesce(ep.entity_edges, []) + r.uuid } "
+            "WITH r WHERE $emb IS NOT NULL "
+            "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', $emb)",
+            emb=self._embed(v.fact),
+            sid=v.subject_id,
+            oid=v.object_id,
+            props={
+                "uuid": v.id,
+                "fact_id": v.fact_id,
+                "group_id": v.group,
+                "name": v.predicate,
+                "fact": v.fact,
+                "valid_at": v.valid_at,
+                "valid_precision": v.valid_precision.value,
+                "invalid_at": v.invalid_at,
+                "invalid_precision": v.invalid_precision.value,
+                "stated_invalid_at": v.stated_invalid_at,
+                "created_at": v.created_at,
+                "expired_at": v.expired_at,
+                "change_id": v.change_id,
+                "reason": v.reason,
+                "caused_by": v.caused_by,
+                "ins_seq": self._next_ins(),
+            },
+        )
+
+    def expire_version(self, version_id: str, at: datetime) -> None:
+        # The only update a version ever gets: closing its transaction interval, once.
+        self._run(
+            "MATCH ()-[r:RELATES_TO {uuid: $id}]->() WHERE r.expired_at IS NULL "
+            "SET r.expired_at = $at",
+            id=version_id,
+            at=at,
+        )
+
+    def add_provenance(self, fact_id: str, episode_id: str) -> None:
+        # A new supporting episode also goes into the graphiti mirrors of provenance: the
+        # versions' episodes and the episode's entity_edges (else graphiti's remove_episode
+        # of the first episode would delete versions another episode still supports).
+        self._run(
+            "MATCH (l:KgmemLineage {fact_id: $f}) MATCH (ep:Episodic {uuid: $e}) "
+            "WHERE NOT EXISTS { (ep)-[:KGMEM_SUPPORTS]->(l) } "
+            "CREATE (ep)-[:KGMEM_SUPPORTS]->(l) WITH ep, l "
+            "CALL (ep, l) { MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() "
+            "SET r.episodes = coalesce(r.episodes, []) + ep.uuid "
+            "WITH collect(r.uuid) AS ids "
+            "SET ep.entity_edges = coalesce(ep.entity_edges, []) + ids }",
+            f=fact_id,
+            e=episode_id,
+        )
+
+    def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        rows = self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) "
+                         + _ORPHAN_RETURN, ids=list(fact_ids))
+        return {o.fact_id: o.missing for o in _orphans(rows)}
+    def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]:
+        rows = self._run("MATCH (l:KgmemLineage {group_id: $g}) WHERE l.predicate = $p "
+                         + _LINEAGE_RETURN + " ORDER BY l.seq", g=group, p=predicate)
+        return [_lineage(r) for r in rows]
+
+    # changes
+    def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:
+        self._run(
+            "CREATE (c:KgmemChange {id: $id, group_id: $g, kind: $kind, created_at: $t, "
+            "reason: $reason, undoes: $undoes, undone_by: $undone_by, fact_ids: $fact_ids, "
+            "ins_seq: $ins}) "
+            "WITH c UNWIND $effects AS e CREATE (:KgmemEffect {change_id: c.id, group_id: c.group_id, "
+            "ord: e.ord, fact_id: e.fact_id, before: e.before, after: e.after})",
+            id=change.id,
+            g=change.group,
+            kind=change.kind,
+            t=change.created_at,
+            reason=change.reason,
+            undoes=change.undoes,
+            undone_by=change.undone_by,
+            fact_ids=list(change.fact_ids),
+            ins=self._next_ins(),
+            effects=[
+                {
+                    "ord": i,
+                    "fact_id": e.fact_id,
+                    "before": json.dumps(e.before.to_json()) if e.before else None,
+                    "after": json.dumps(e.after.to_json()) if e.after else None,
+                }
+                for i, e in enumerate(effects)
+            ],
+        )
+
+    def get_change(self, group: str, change_id: str) -> Change | None:
+        rows = self._run(
+            "MATCH (c:KgmemChange {id: $id}) WHERE c.group_id = $g " + _CHANGE_RETURN,
+            id=change_id,
+            g=group,
+        )
+        return _change(rows[0]) if rows else None
+
+    def change_effects(self, change_id: str) -> list[ChangeEffect]:
+        rows = self._run(
+            "MATCH (e:KgmemEffect {change_id: $id}) RETURN e.fact_id, e.before, e.after "
+            "ORDER BY e.ord",
+            id=change_id,
+        )
+        return [
+            ChangeEffect(
+                r[0],
+                LineageState.from_json(json.loads(r[1])) if r[1] else None,
+                LineageState.from_json(json.loads(r[2])) if r[2] else None,
+            )
+            for r in rows
+        ]
+
+    def mark_undone(self, change_id: str, undone_by: str) -> None:
+        self._run(
+            "MATCH (c:KgmemChange {id: $id}) SET c.undone_by = $by", id=change_id, by=undone_by
+        )
+
+    # erase (physical): kgmem/store/neo4j_erase.py (EraseOps)
+    def insert_erasure(self, erasure: Erasure) -> None:
+        self._run(
+            "CREATE (:KgmemErasure {id: $id, group_id: $g, kind: $kind, created_at: $t, "
+            "counts: $counts})",
+            id=erasure.id,
+            g=erasure.group,
+            kind=erasure.kind,
+            t=erasure.created_at,
+            counts=json.dumps(erasure.counts),
+        )

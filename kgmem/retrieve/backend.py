@@ -1,7 +1,9 @@
 """The store-specific half of search: candidate generation against one backend.
 
-:func:`get_backend` picks :class:`EmbeddedBackend` (SQLite FTS5 + vector indexes of
-:mod:`kgmem.retrieve.vector`) or the Neo4j backend (:mod:`kgmem.store.neo4j.search`).
+:func:`get_backend` opens :class:`EmbeddedBackend` (SQLite FTS5 + vector indexes of
+:mod:`kgmem.retrieve.vector`) on the embedded store; any other store brings its own search
+half, ``store.search_reads(embedder)`` (the Neo4j store's is :mod:`kgmem.store.neo4j.search`),
+both answering :class:`kgmem.store.search_reads.SearchReads`.
 Both return plain candidates; :mod:`kgmem.retrieve.search` fuses them.
 
 The embedder is, in order: the ``embedder=`` argument, ``memory.embedder`` if the Memory has
@@ -17,28 +19,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInputError, StoreBusyError
 from ..model import Entity, Episode, FactVersion
 from ..store.base import TimeFilter, iter_chunks
+from ..store.search_reads import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX, SearchReads
 from ..store.visibility import episode_stamps_visible, recorded_mask
 from ..timeline import recorded_by
 from ..timeutil import UTC
 from .keyword import fts_match
 from .vector import VectorIndexes, blob_to_vec
 
-EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
-# A query word found in more rows than this is left out of the keyword query (it carries
-# almost no BM25 weight, and scoring every row that has it is what makes FTS slow at 1M rows);
-# the vector side still sees the whole query. The rarest word is always kept.
-DF_MAX = 5000
-# When every word left is that common (a one-word query such as "live" over 1M facts), BM25
-# still cannot tell the matches apart and ranking all of them costs ~350 ms: only the newest
-# COMMON_POOL matches are scored (~9 ms).
-COMMON_POOL = 1000
 TIMES_CACHED_GROUPS = 64  # groups whose episode times the embedded backend keeps in memory
 _DF_TTL_S = 300.0
 _LOCK = threading.Lock()
@@ -64,72 +58,13 @@ def resolve_embedder(memory: Any, embedder: Any = None) -> Any:
     return default_embedder_or_none()
 
 
-class Backend(Protocol):
-    """What :func:`kgmem.retrieve.search` needs from a store."""
-
-    embedder: Any
-
-    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
-    def auto_index(self) -> int: ...
-    def episode_times(self, group: str, known_at: datetime) -> list[int]: ...  # ascending
-    def episodes_in_window(
-        self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
-        ref_max: datetime | None,
-    ) -> list[tuple[str, int]]: ...
-    def episodes_mentioning_window(
-        self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
-        ref_max: datetime | None,
-    ) -> list[tuple[str, int]]: ...
-    def keyword_episodes(
-        self, group: str, words: list[str], limit: int, known_at: datetime,
-        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
-    ) -> list[tuple[str, float]]: ...
-    def vector_episodes(
-        self, group: str, q: np.ndarray, limit: int, known_at: datetime,
-        ref_max: datetime | None, allowed: set[str] | None,
-    ) -> list[tuple[str, float, tuple[int, int]]]: ...
-    def keyword_facts(
-        self, group: str, words: list[str], limit: int, when: TimeFilter
-    ) -> list[tuple[FactVersion, float]]: ...
-    def vector_facts(
-        self, group: str, q: np.ndarray, limit: int, when: TimeFilter
-    ) -> list[tuple[FactVersion, float]]: ...
-    def graph_facts(
-        self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
-    ) -> list[FactVersion]: ...
-    def facts_from_episodes(
-        self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
-    ) -> list[FactVersion]: ...
-    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]: ...
-    def match_entities(
-        self, group: str, norms: Sequence[str], known_at: datetime
-    ) -> dict[str, list[str]]: ...
-    def keyword_entities(
-        self, group: str, words: list[str], limit: int, known_at: datetime
-    ) -> list[tuple[str, float]]: ...
-    def vector_entities(
-        self, group: str, q: np.ndarray, limit: int, known_at: datetime
-    ) -> list[tuple[str, float]]: ...
-    def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]: ...
-    def episode_neighbours(
-        self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,
-        ref_max: datetime | None,
-    ) -> dict[str, tuple[str | None, str | None]]: ...
-    def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]: ...
-    def episodes_saying(
-        self, group: str, words: Sequence[str], limit: int, known_at: datetime,
-        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
-    ) -> dict[str, list[tuple[str, int]]]: ...
-    def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...
-
-
 def is_embedded(store: Any) -> bool:
     from ..store.embedded import EmbeddedStore
 
     return isinstance(store, EmbeddedStore)
 
 
-def get_backend(memory: Any, embedder: Any = None) -> Any:
+def get_backend(memory: Any, embedder: Any = None) -> SearchReads:
     """The (cached) search backend of ``memory``'s store for the resolved embedder."""
     emb = resolve_embedder(memory, embedder)
     store = memory.store
@@ -138,12 +73,11 @@ def get_backend(memory: Any, embedder: Any = None) -> Any:
         key = ("", 0) if emb is None else (emb.name, id(emb))
         be = cache.get(key)
         if be is None:
+            reads = getattr(store, "search_reads", None)
             if is_embedded(store):
                 be = EmbeddedBackend(store, emb)
-            elif type(store).__name__ == "Neo4jStore":
-                from ..store.neo4j.search import Neo4jBackend
-
-                be = Neo4jBackend(store, emb)
+            elif reads is not None:  # the store brings its own search half
+                be = reads(emb)
             else:
                 raise InvalidInputError(
                     f"search is not available for store type {type(store).__name__}"

@@ -38,10 +38,10 @@ from .base import (
     TimeFilter,
     episode_keyword_text,
     extraction_from_json,
-    trust_from_json,
-    trust_json,
     extraction_json,
     iter_chunks,
+    trust_from_json,
+    trust_json,
 )
 from .embedded_erase import EraseOps
 from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy

@@ -789,7 +789,7 @@ def search_view(store: Any) -> EmbeddedSearchMixin:
 def _best_of(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[Any, ...]]:
     """The ``limit`` best of ``rows`` (newest first, a bm25 score last: lower is better), ties
     oldest first as in the full ranking. A query whose words all match more than ``DF_MAX``
-    rows scores only its newest matches (:data:`kgmem.retrieve.backend.COMMON_POOL`)."""
+    rows scores only its newest matches (:data:`kgmem.store.search_reads.COMMON_POOL`)."""
     return sorted(reversed(rows), key=lambda r: float(r[-1]))[:limit]
 
 

@@ -42,10 +42,10 @@ import numpy as np
 
 from ...errors import InvalidInputError
 from ...model import Entity, Episode, FactVersion
-from ...retrieve.backend import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
 from ...timeutil import from_micros, shift, to_micros
 from ..base import episode_keyword_text
 from ..fts_tokens import fts5_tokens, fts5_tokens_many
+from ..search_reads import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
 from ..visibility import (
     MENTIONS_WINDOW_CYPHER,
     episode_cypher,
@@ -324,7 +324,7 @@ class Neo4jBackend:
         episode length in tokens (FTS5's statistics with the group as the store), and whether
         even the words kept are too common to rank every match.
 
-        Like on the embedded store (backend.DF_MAX), words in too many episodes are left out
+        Like on the embedded store (search_reads.DF_MAX), words in too many episodes are left out
         (the rarest word always kept; if it is that common too, only the newest
         ``COMMON_POOL`` matches are scored); words no episode of the group has too. The
         average length is exact up to ``AVGDL_SAMPLE`` episodes, over that many beyond."""

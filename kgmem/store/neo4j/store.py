@@ -84,6 +84,7 @@ from ..base import (
     SearchBackend,
     TimeFilter,
 )
+from ..search_reads import SearchReads
 from ..visibility import (
     EXPIRED_AFTER_CYPHER,
     created_after_cypher,
@@ -267,6 +268,13 @@ class Neo4jStore:
             except Exception:  # noqa: BLE001
                 pass
         self.driver.close()
+
+    def search_reads(self, embedder: Any) -> SearchReads:
+        """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
+        in :meth:`search_backends`)."""
+        from .search import Neo4jBackend
+
+        return Neo4jBackend(self, embedder)
 
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends

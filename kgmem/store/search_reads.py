@@ -1,0 +1,84 @@
+"""The search half of a store, as :mod:`kgmem.retrieve` reads it: the protocol each store's
+search reads answer (the Neo4j store returns its own from ``Neo4jStore.search_reads``), and the
+limits both stores' keyword and window candidates share, so that they rank alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..model import Entity, Episode, FactVersion
+from .base import TimeFilter
+
+EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
+# A query word found in more rows than this is left out of the keyword query (it carries
+# almost no BM25 weight, and scoring every row that has it is what makes FTS slow at 1M rows);
+# the vector side still sees the whole query. The rarest word is always kept.
+DF_MAX = 5000
+# When every word left is that common (a one-word query such as "live" over 1M facts), BM25
+# still cannot tell the matches apart and ranking all of them costs ~350 ms: only the newest
+# COMMON_POOL matches are scored (~9 ms).
+COMMON_POOL = 1000
+
+
+class SearchReads(Protocol):
+    """What :func:`kgmem.retrieve.search` needs from a store: candidates, visibility-filtered
+    (kgmem.store.visibility), and the catch-up indexing of what was written or erased."""
+
+    embedder: Any
+
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
+    def auto_index(self) -> int: ...
+    def episode_times(self, group: str, known_at: datetime) -> list[int]: ...  # ascending
+    def episodes_in_window(
+        self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> list[tuple[str, int]]: ...
+    def episodes_mentioning_window(
+        self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> list[tuple[str, int]]: ...
+    def keyword_episodes(
+        self, group: str, words: list[str], limit: int, known_at: datetime,
+        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
+    ) -> list[tuple[str, float]]: ...
+    def vector_episodes(
+        self, group: str, q: np.ndarray, limit: int, known_at: datetime,
+        ref_max: datetime | None, allowed: set[str] | None,
+    ) -> list[tuple[str, float, tuple[int, int]]]: ...
+    def keyword_facts(
+        self, group: str, words: list[str], limit: int, when: TimeFilter
+    ) -> list[tuple[FactVersion, float]]: ...
+    def vector_facts(
+        self, group: str, q: np.ndarray, limit: int, when: TimeFilter
+    ) -> list[tuple[FactVersion, float]]: ...
+    def graph_facts(
+        self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]: ...
+    def facts_from_episodes(
+        self, group: str, episode_ids: Sequence[str], when: TimeFilter, limit: int
+    ) -> list[FactVersion]: ...
+    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]: ...
+    def match_entities(
+        self, group: str, norms: Sequence[str], known_at: datetime
+    ) -> dict[str, list[str]]: ...
+    def keyword_entities(
+        self, group: str, words: list[str], limit: int, known_at: datetime
+    ) -> list[tuple[str, float]]: ...
+    def vector_entities(
+        self, group: str, q: np.ndarray, limit: int, known_at: datetime
+    ) -> list[tuple[str, float]]: ...
+    def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]: ...
+    def episode_neighbours(
+        self, group: str, ids: Sequence[str], gap: timedelta, known_at: datetime,
+        ref_max: datetime | None,
+    ) -> dict[str, tuple[str | None, str | None]]: ...
+    def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]: ...
+    def episodes_saying(
+        self, group: str, words: Sequence[str], limit: int, known_at: datetime,
+        ref_max: datetime | None, window: tuple[datetime, datetime] | None,
+    ) -> dict[str, list[tuple[str, int]]]: ...
+    def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...

@@ -58,9 +58,10 @@ from ..errors import InvalidInputError
 from ..model import Entity, Episode, FactVersion
 from ..names import check_group, normalize_name
 from ..store.base import Store, TimeFilter
+from ..store.search_reads import SearchReads
 from ..timeline import SITTING_GAP
 from ..timeutil import parse_instant, to_micros
-from .backend import Backend, get_backend
+from .backend import get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
 from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
@@ -261,7 +262,7 @@ Window = tuple[datetime, datetime]
 class _WindowReads:
     """Episodes said in a window and episodes mentioning a time in it, each window read once."""
 
-    backend: Backend
+    backend: SearchReads
     group: str
     known_at: datetime
     ref_max: datetime | None
@@ -293,7 +294,7 @@ class _Plan:
     """A checked request with its times resolved and the time in the query read."""
 
     p: SearchParams
-    backend: Backend
+    backend: SearchReads
     want: set[str]
     V: datetime
     K: datetime
@@ -347,7 +348,7 @@ def _plan(memory: Searchable, p: SearchParams) -> _Plan:
     K = now if p.known_at is None else parse_instant(p.known_at, "known_at")
     asking = K if p.reference_time is None else parse_instant(p.reference_time, "reference_time")
     ref_max = V if p.valid_at is not None else None
-    backend: Backend = get_backend(memory, p.embedder)
+    backend: SearchReads = get_backend(memory, p.embedder)
     if p.auto_index:
         backend.auto_index()
     said = _WindowReads(backend, p.group, K, ref_max)
@@ -718,7 +719,7 @@ def _results(
 
 
 def _lift_neighbours(
-    backend: Backend,
+    backend: SearchReads,
     group: str,
     fused: dict[Key, float],
     parts: dict[Key, dict[str, float]],

@@ -2,7 +2,7 @@
 
     from kgmem.store.embedded import EmbeddedStore
     from kgmem.store.neo4j import Neo4jStore
-    from kgmem.store.neo4j_import import import_embedded
+    from kgmem.store.neo4j.importer import import_embedded
 
     import_embedded(EmbeddedStore("~/.kgmem/default"), Neo4jStore(), groups=["default"])
 

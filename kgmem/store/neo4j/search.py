@@ -21,7 +21,7 @@ and adds its own (created here, ``IF NOT EXISTS``):
 :meth:`Neo4jBackend.index_pending` embeds entities without ``name_embedding``, fact versions
 without ``fact_embedding`` (a store built with ``Neo4jStore(embedder=...)`` writes those
 itself) and episodes without chunks. Erase deletes an episode's ``KGMEM_CHUNK``/``KGMEM_TIME``
-nodes in its own transaction (:mod:`kgmem.store.neo4j_erase`); ``index_pending`` still removes
+nodes in its own transaction (:mod:`kgmem.store.neo4j.erase`); ``index_pending`` still removes
 any whose episode was deleted outside kgmem, and search never returns a chunk whose episode is
 gone (results are always joined to live episodes).
 

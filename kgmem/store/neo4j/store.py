@@ -17,7 +17,7 @@ Graph layout (graphiti-core's vocabulary, kgmem extras as additional properties/
 * kgmem bookkeeping: ``(:KgmemLineage)`` (stated belief of a lineage),
   ``(:Episodic)-[:KGMEM_SUPPORTS]->(:KgmemLineage)`` (provenance), ``(:KgmemChange)`` +
   ``(:KgmemEffect {before, after})`` (JSON), ``(:KgmemAlias)``, ``(:KgmemErasure)``,
-  ``(:KgmemPredicate)`` (predicate declarations, :mod:`kgmem.store.neo4j_predicates`),
+  ``(:KgmemPredicate)`` (predicate declarations, :mod:`kgmem.store.neo4j.predicates`),
   ``(:KgmemMeta {key, value})`` (``seq``, ``ins``, ``vocabulary`` and the write ``lock``),
   ``(:KgmemClock {group_id, last_tx_time})``.
 

@@ -535,9 +535,17 @@ def _fact_candidates(
     if plan.content_free and plan.window is not None and "time" in found.lists:
         ep_ids = [i for _, i in found.lists["time"]]
         ef = be.facts_from_episodes(g, ep_ids, when, n_cand)
+        # in the order of their episodes: a fact from an episode said that day before one
+        # from an episode that only mentions the day (it lifts its source episode to its own
+        # rank, see _source_first; in the store's order one said weeks later came first)
+        pos = {e: n for n, e in enumerate(ep_ids)}
+        first = {v.fact_id: min((pos[e] for e in v.episodes if e in pos), default=len(pos))
+                 for v in ef}
+        ef.sort(key=lambda v: first[v.fact_id])
         found.lists["episode_facts"] = [("fact", v.fact_id) for v in ef]
         for v in ef:
-            found.fact(v, "time", 1.0)
+            src = ep_ids[first[v.fact_id]] if first[v.fact_id] < len(ep_ids) else None
+            found.fact(v, "time", found.tscore.get(src, 1.0) if src is not None else 1.0)
 
 
 def _graph_facts(

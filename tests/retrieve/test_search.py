@@ -251,3 +251,24 @@ def test_episodes_gone_between_ranking_and_reading_are_skipped_and_the_answer_st
     got = _ids(search(mem, "pottery wheel note", kinds=("episodes",), limit=8))
     assert got[:5] == full[3:] and len(got) == 8 and not gone & set(got)
     assert sum(reads) < 24  # not the whole pool of limit x 3
+
+
+def test_facts_of_a_day_come_before_facts_of_episodes_that_only_mention_it(mem):
+    # "what did we discuss on May 8th": facts said that day rank before facts from a later
+    # episode that mentions the day; in the store's order one of those could come first
+    # and lift its episode (said on May 9) above the day's own turns
+    eps = _days(mem)
+    for i in range(5):
+        mem.assert_fact("Sam", "LIKES", f"glaze {i}", valid_at="2023-05-08",
+                        episode=eps["may9"].id)
+    for name in ("may8a", "may8b"):
+        mem.assert_fact("Maya", "LIKES", f"pottery {name}", valid_at="2023-05-08",
+                        episode=eps[name].id)
+    res = search(mem, "What did we discuss on May 8th?", kinds=("episodes", "facts"),
+                 reference_time="2023-10-22T11:00:00Z", limit=20)
+    facts = [r for r in res if r.kind == "fact"]
+    said_that_day = {eps["may8a"].id, eps["may8b"].id}
+    order = [bool(said_that_day & set(r.episode_ids)) for r in facts]
+    assert order == sorted(order, reverse=True) and order.count(True) == 2, order
+    episodes = [r.id for r in res if r.kind == "episode"]
+    assert episodes[:2] == [eps["may8a"].id, eps["may8b"].id]

@@ -8,6 +8,7 @@ rules (:func:`visible_text`, :func:`refuse_bidi_controls`).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -46,6 +47,8 @@ def visible_text(text: str, keep_joiners: bool = False) -> str:
     """NFKC with whitespace made spaces and control/format characters removed.
 
     With ``keep_joiners`` a ZWNJ/ZWJ between two non-ASCII letters stays (display names)."""
+    if text.isascii() and text.isprintable():  # NFKC is the identity; no control, no tab
+        return text
     text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
     for i, ch in enumerate(text):
@@ -61,6 +64,7 @@ def visible_text(text: str, keep_joiners: bool = False) -> str:
     return unicodedata.normalize("NFKC", "".join(out))
 
 
+@functools.lru_cache(maxsize=65536)  # a pure function of the name, on every read's hot path
 def normalize_name(name: str) -> str:
     """Key used for exact entity matching: NFKC, no control or format characters, casefold,
     punctuation-light, whitespace collapsed, no leading article. Idempotent."""

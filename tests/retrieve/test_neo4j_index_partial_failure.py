@@ -19,7 +19,13 @@ POISON = "zzpoisonedchunkzz"
 
 
 class RefusedForOneText(HashingEmbedder):
-    """Hashing vectors, except NaN for any text holding POISON (Neo4j refuses to store it)."""
+    """Hashing vectors, except NaN for any text holding POISON (Neo4j refuses to store it).
+    Its own model name: on a shared server other processes index every group's episodes with
+    their embedders, and their chunks must not count as this one's."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim)
+        self.name = f"refusing-hashing-{dim}"
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         out = super()._embed(texts)
@@ -42,7 +48,8 @@ def test_one_failing_episode_write_leaves_the_others_indexed() -> None:
         store = m.store
         with store.driver.session(database=store.database) as s:  # type: ignore[attr-defined]
             rows = s.run("MATCH (e:Episodic {group_id: $g})-[:KGMEM_CHUNK]->(c:KgmemChunk) "
-                         "RETURN e.uuid AS u, count(c) AS n", g=g).data()
+                         "WHERE c.model = $model RETURN e.uuid AS u, count(c) AS n",
+                         g=g, model=m.embedder.name).data()
         assert {r["u"]: r["n"] for r in rows} == {good.id: 1}
     finally:
         m.erase(whole_group=True, group=g)

@@ -65,22 +65,6 @@ def test_a_store_created_now_owes_no_vacuum(tmp_path) -> None:  # type: ignore[n
     assert row == ("1",)
 
 
-def test_the_erase_doc_example_prints_what_it_says(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    import re
-    from pathlib import Path
-
-    monkeypatch.setenv("KGMEM_CACHE_DIR", str(tmp_path / "cache"))
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "erase.md").read_text()
-    block = re.search(r"```python\n(.*?)```", doc, re.S)
-    assert block
-    code = block.group(1).replace("/tmp/kgmem-erase-demo", str(tmp_path / "demo"))
-    exec(compile(code, "docs/erase.md", "exec"), {})  # noqa: S102
-    printed = capsys.readouterr().out.splitlines()
-    promised = [line.split("# ")[1].split(":")[0] if "]:" in line else line.split("# ")[1]
-                for line in code.splitlines() if line.startswith("print(")]
-    assert printed == promised
-
-
 def test_the_llm_cache_forgets_the_pieces_of_a_long_erased_episode(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from kgmem.ingest.pipeline import CHUNK_CHARS, split_text
     from kgmem.llm.cache import ResponseCache

@@ -230,7 +230,7 @@ def _build_index(m: Any, groups: list[str]) -> int | None:
         prog.update(task, description="loading the vector indexes", total=len(groups),
                     completed=0)
         for g in groups:
-            _run(lambda: retrieve.warm(m, g))
+            _run(lambda g=g: retrieve.warm(m, g))
             prog.advance(task)
         retrieve.flush(m)
     return done

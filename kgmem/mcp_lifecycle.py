@@ -10,18 +10,17 @@ lineage, ``undo`` reverses one change by its id, ``erase`` deletes physically an
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from mcp.server.mcpserver import Context
 
 from .errors import InvalidInputError
+from .mcp_calls import GroupGate
+from .mcp_calls import call as _call
 from .mcp_results import ChangeResult, ChangesResult, EraseResult, GroupsResult, ProfileResult
 from .memory import Memory
 from .model import Change, FactVersion
 from .timeutil import parse_instant
-
-if TYPE_CHECKING:
-    from .mcp_server import GroupGate
 
 MAX_CHANGES = 1000
 
@@ -38,8 +37,6 @@ def _changed(m: Memory, change: Change, group: str) -> ChangeResult:
 
 
 def register_lifecycle(server: Any, memory: Callable[[], Memory], gate: GroupGate) -> None:
-    from .mcp_server import _call
-
     @server.tool()
     def invalidate(ctx: Context, fact_id: str, at: str, reason: str | None = None,
                    group: str | None = None) -> ChangeResult:

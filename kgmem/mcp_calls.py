@@ -1,0 +1,94 @@
+"""How an MCP tool call runs: library errors as tool errors that start with the stable error
+type of docs/api.md, and the group a call may use (its API key over HTTP). Shared by
+:mod:`kgmem.mcp_server` and :mod:`kgmem.mcp_lifecycle`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import MCPServer as _Server  # mcp >= 2 (pyproject pins it)
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import ValidationError
+
+from .auth import ApiKey, match_key, presented_key
+from .errors import ForbiddenError, KgmemError
+
+
+def call(fn: Any, *args: Any, **kw: Any) -> Any:
+    """Run a library call; kgmem errors become tool errors the model can read."""
+    try:
+        return fn(*args, **kw)
+    except KgmemError as exc:
+        raise ToolError(f"{exc.type}: {exc.message}") from exc
+
+
+def error_text(exc: BaseException, tool: str) -> str:
+    """A failed call's text, starting with the stable error type of docs/api.md."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, KgmemError):
+            return f"{cause.type}: {cause.message}"
+        if isinstance(cause, ValidationError):
+            where = sorted({".".join(str(p) for p in e["loc"]) or "arguments"
+                            for e in cause.errors()})
+            return f"invalid_input: bad arguments for {tool}: {', '.join(where)}"
+        cause = cause.__cause__
+    if isinstance(exc, UnexpectedToolError):
+        return f"internal_error: {tool} failed (the server logged it)"
+    text = str(exc)
+    if text.startswith("Unknown tool"):
+        return f"not_found: {text}"
+    return f"invalid_input: {text.removeprefix(f'Error executing tool {tool}: ')}"
+
+
+class KgmemServer(_Server):  # type: ignore[misc]
+    """The SDK's server with errors that start with kgmem's stable error type (the SDK
+    prefixes them with "Error executing tool X")."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            raise UnexpectedToolError(error_text(exc, name)) from exc
+        except ToolError as exc:
+            raise ToolError(error_text(exc, name)) from exc
+
+
+class GroupGate:
+    """The group a call uses (its ``group`` argument or the server's default), checked
+    against the caller's API key over HTTP (stdio has no keys: the spawning process owns
+    the memory)."""
+
+    def __init__(self, default_group: str, keys: list[ApiKey]) -> None:
+        self.default = default_group
+        self.keys = keys
+
+    def _key(self, ctx: Context | None) -> ApiKey | None:
+        """The caller's key; ``None`` when keys do not apply (stdio, no keys configured)."""
+        if not self.keys or ctx is None:
+            return None
+        try:
+            request = ctx.request_context.request
+        except ValueError:  # no request context (called in-process)
+            return None
+        headers = getattr(request, "headers", None)
+        if headers is None:
+            return None
+        key = match_key(self.keys, presented_key(headers.get("authorization"),
+                                                 headers.get("x-api-key")))
+        if key is None:
+            raise ForbiddenError("a valid API key is required")
+        return key
+
+    def group(self, ctx: Context | None, group: str | None) -> str:
+        g = group or self.default
+        key = self._key(ctx)
+        if key is not None and not key.allows(g):
+            raise ForbiddenError("this API key may not use this group", group=g[:128])
+        return g
+
+    def visible(self, ctx: Context | None, groups: list[str]) -> list[str]:
+        key = self._key(ctx)
+        return [g for g in groups if key is None or key.allows(g)]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .base import iter_chunks
+from .sqlite_conns import SqliteConnections
 
 if TYPE_CHECKING:
     from ..check import Interval
-    from .embedded import EmbeddedStore
 
 SAMPLE = 1000  # rows listed per read (counts are exact up to it)
 
@@ -25,8 +25,17 @@ def _group(alias: str, group: str | None) -> tuple[str, list[Any]]:
     return ("", []) if group is None else (f" AND {alias}.group_id = ?", [group])
 
 
+class _CheckedStore(Protocol):
+    """What the checks read of the embedded store (typed here, so that this module does not
+    import the store that imports it)."""
+
+    _db: SqliteConnections
+
+    def write(self) -> AbstractContextManager[Any]: ...
+
+
 class EmbeddedIntegrityReads:
-    def __init__(self, store: EmbeddedStore) -> None:
+    def __init__(self, store: _CheckedStore) -> None:
         self.store = store
 
     @contextmanager

@@ -10,14 +10,13 @@ nodes of episodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .queries import _micros
 from .schema import EMBEDDING_DIM, EPISODE_TOKENS
 
 if TYPE_CHECKING:
     from ...check import Interval
-    from .store import Neo4jStore
 
 SAMPLE = 1000
 
@@ -28,8 +27,15 @@ def _in(x: str, group: str | None) -> str:
     return "true" if group is None else f"{x}.group_id = $g"
 
 
+class _CheckedStore(Protocol):
+    """What the checks read of the Neo4j store (typed here, so that this module does not
+    import the store that imports it)."""
+
+    def _q(self, query: str, **params: Any) -> list[list[Any]]: ...
+
+
 class Neo4jIntegrityReads:
-    def __init__(self, store: Neo4jStore) -> None:
+    def __init__(self, store: _CheckedStore) -> None:
         self.store = store
 
     def _q(self, query: str, group: str | None, **params: Any) -> list[list[Any]]:

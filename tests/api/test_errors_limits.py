@@ -148,6 +148,6 @@ def test_context_route_returns_the_blocks_text_citations_and_times(
         "query": "where", "budget_tokens": 200, "context": "FACTS: Denver", "tokens": 7,
         "truncated": True, "facts": [], "episodes": [],
         "details": {"valid_at": "2024-01-01T00:00:00Z", "known_at": "2024-01-01T00:00:00Z",
-                    "time_window": None, "superseded": []},
+                    "time_window": None, "superseded": [], "flagged": []},
     }
     assert m.calls[0]["budget_tokens"] == 200 and m.calls[0]["group"] == "default"

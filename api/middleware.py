@@ -7,42 +7,15 @@ ever being touched.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
-
+from kgmem.asgi import ASGIApp, Message, Receive, Scope, Send, header, read_body, send_error
 from kgmem.auth import ApiKey, match_key, parse_api_keys, presented_key
 
 __all__ = ["ApiKey", "GuardMiddleware", "parse_api_keys"]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 DEFAULT_GROUP = "default"
 # Open without a key: liveness and the API's own documentation.
 OPEN_PATHS = frozenset({"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for k, v in scope.get("headers") or ():
-        if k.lower() == name:
-            return v.decode("latin-1")
-    return None
-
-
-async def _send_error(send: Send, status: int, type: str, message: str,
-                      details: dict[str, Any] | None = None,
-                      extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps({"error": {"type": type, "message": message,
-                                 "details": details or {}}}).encode()
-    headers = [(b"content-type", b"application/json"),
-               (b"content-length", str(len(body)).encode())]
-    headers += extra_headers or []
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 class GuardMiddleware:
@@ -57,31 +30,31 @@ class GuardMiddleware:
             return
         path = scope.get("path", "")
         if self.keys and path not in OPEN_PATHS:
-            presented = presented_key(_header(scope, b"authorization"),
-                                      _header(scope, b"x-api-key"))
+            presented = presented_key(header(scope, b"authorization"),
+                                      header(scope, b"x-api-key"))
             key = match_key(self.keys, presented)
             if key is None:
-                await _send_error(
+                await send_error(
                     send, 401, "unauthorized",
                     "a valid API key is required (Authorization: Bearer <key> or X-API-Key)",
                     extra_headers=[(b"www-authenticate", b"Bearer")],
                 )
                 return
-            group = _header(scope, b"x-group") or DEFAULT_GROUP
+            group = header(scope, b"x-group") or DEFAULT_GROUP
             if not key.allows(group):
-                await _send_error(send, 403, "forbidden", "this API key may not use this group",
+                await send_error(send, 403, "forbidden", "this API key may not use this group",
                                   {"group": group[:128]})
                 return
 
-        declared = _header(scope, b"content-length")
+        declared = header(scope, b"content-length")
         if declared is not None:
             try:
                 n = int(declared)
             except ValueError:
-                await _send_error(send, 400, "bad_request", "invalid Content-Length header")
+                await send_error(send, 400, "bad_request", "invalid Content-Length header")
                 return
             if n > self.max_bytes:
-                await _send_error(send, 413, "request_too_large",
+                await send_error(send, 413, "request_too_large",
                                   f"request body exceeds {self.max_bytes} bytes",
                                   {"max_request_bytes": self.max_bytes})
                 return
@@ -91,23 +64,9 @@ class GuardMiddleware:
 
         # Read the body up front (bounded), so a body without Content-Length (chunked) or
         # one longer than it declared is refused as well.
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            total += len(chunk)
-            if total > self.max_bytes:
-                await _send_error(send, 413, "request_too_large",
-                                  f"request body exceeds {self.max_bytes} bytes",
-                                  {"max_request_bytes": self.max_bytes})
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await read_body(receive, send, self.max_bytes)
+        if body is None:
+            return
         replayed = False
 
         async def replay() -> Message:

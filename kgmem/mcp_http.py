@@ -12,35 +12,9 @@ even in a JSON-RPC batch.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
 
+from .asgi import ASGIApp, Message, Receive, Scope, Send, header, read_body, send_error
 from .auth import ApiKey, match_key, presented_key
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for k, v in scope.get("headers") or ():
-        if k.lower() == name:
-            return str(v.decode("latin-1"))
-    return None
-
-
-async def _send_error(send: Send, status: int, type: str, message: str,
-                      details: dict[str, Any] | None = None,
-                      extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps({"error": {"type": type, "message": message,
-                                 "details": details or {}}}).encode()
-    headers = [(b"content-type", b"application/json"),
-               (b"content-length", str(len(body)).encode()), *(extra or [])]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
 
 # Tools that read no group's data (list_groups filters its answer by the key itself).
 GROUPLESS_TOOLS = frozenset({"list_groups"})
@@ -79,36 +53,22 @@ class McpGuard:
         if scope["type"] != "http" or not self.keys:
             await self.app(scope, receive, send)
             return
-        key = match_key(self.keys, presented_key(_header(scope, b"authorization"),
-                                                 _header(scope, b"x-api-key")))
+        key = match_key(self.keys, presented_key(header(scope, b"authorization"),
+                                                 header(scope, b"x-api-key")))
         if key is None:
-            await _send_error(send, 401, "unauthorized",
+            await send_error(send, 401, "unauthorized",
                               "a valid API key is required (Authorization: Bearer <key> or "
-                              "X-API-Key)", extra=[(b"www-authenticate", b"Bearer")])
+                              "X-API-Key)", extra_headers=[(b"www-authenticate", b"Bearer")])
             return
         if scope.get("method") != "POST" or key.groups is None:
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            total += len(chunk)
-            if total > self.max_bytes:
-                await _send_error(send, 413, "request_too_large",
-                                  f"request body exceeds {self.max_bytes} bytes",
-                                  {"max_request_bytes": self.max_bytes})
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await read_body(receive, send, self.max_bytes)
+        if body is None:
+            return
         for g in called_groups(body, self.default_group):
             if not key.allows(g):
-                await _send_error(send, 403, "forbidden", "this API key may not use this group",
+                await send_error(send, 403, "forbidden", "this API key may not use this group",
                                   {"group": g[:128]})
                 return
         replayed = False

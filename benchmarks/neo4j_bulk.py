@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.importer import ExportState, export_rows, finish_import
 from kgmem.store.neo4j.schema import ensure_schema
+from kgmem.store.sqlite import EmbeddedStore
 
 REPO = Path(__file__).resolve().parents[1]
 ARRAY_DELIMITER = ";"

@@ -28,11 +28,11 @@ from typing import Any
 from benchmarks.scale import BASE, generate
 from kgmem.memory import Memory
 from kgmem.store import visibility
-from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j import queries as n4
 from kgmem.store.neo4j import store as neo4j_store
 from kgmem.store.neo4j.importer import import_embedded
+from kgmem.store.sqlite import EmbeddedStore
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "out" / "neo4j_naive_times_ab"
 # the visibility conditions of 1953ce8 (before naive times were read)

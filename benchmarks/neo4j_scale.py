@@ -42,10 +42,10 @@ from rich.table import Table
 from benchmarks.scale import BASE, generate, pct, timed
 from kgmem.memory import Memory
 from kgmem.store.base import TimeFilter
-from kgmem.store.embedded import EmbeddedStore
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.importer import import_embedded
 from kgmem.store.neo4j.queries import _FIND_ENTITIES, _adjacent_query, _at, _facts_query
+from kgmem.store.sqlite import EmbeddedStore
 
 SCANS = {"AllNodesScan", "NodeByLabelScan", "DirectedAllRelationshipsScan",
          "UndirectedAllRelationshipsScan", "DirectedRelationshipTypeScan",

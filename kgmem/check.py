@@ -1,7 +1,7 @@
 """``kgmem check``: verify a store's invariants, one function per invariant.
 
 Each ``check_*`` function takes the store's :class:`IntegrityReads` (``store.integrity_reads()``:
-:mod:`kgmem.store.embedded_check`, :mod:`kgmem.store.neo4j.check`) and a group (``None`` =
+:mod:`kgmem.store.sqlite.check`, :mod:`kgmem.store.neo4j.check`) and a group (``None`` =
 every group) and returns a :class:`Finding`: how many violations, and the first few, each
 described so that a person can find the rows. :func:`check_store` runs them all.
 

@@ -216,13 +216,7 @@ def _scrub_search_indexes(memory: EraseFacade) -> None:
     of models no backend has loaded in this process are rewritten too."""
     for backend in list(memory.store.search_backends().values()):
         backend.index_pending(256, None)
-    from .retrieve.backend import is_embedded
-
-    if is_embedded(memory.store):
-        from .retrieve.vector import scrub_ann_files
-        from .store.embedded_search import search_view
-
-        scrub_ann_files(search_view(memory.store))
+    memory.store.scrub_search_files()
 
 
 def _embedders(memory: EraseFacade) -> list[Any]:
@@ -241,12 +235,12 @@ def _embedders(memory: EraseFacade) -> list[Any]:
 
 def embedded_texts(content: ErasedContent, embedders: Iterable[Any]) -> list[str]:
     """The strings that were (or may have been) embedded for ``content``: each text, and each
-    episode whole and in the windows of every embedder's model (kgmem.retrieve.indexing)."""
+    episode whole and in the windows of every embedder's model (kgmem.store.indexing)."""
     from .embed.resources import MAX_SEQ_LENGTH
-    from .retrieve.indexing import _model_window, episode_chunks
     from .store.base import episode_keyword_text
+    from .store.indexing import episode_chunks, model_window
 
-    windows = {MAX_SEQ_LENGTH, *(_model_window(e) for e in embedders)}
+    windows = {MAX_SEQ_LENGTH, *(model_window(e) for e in embedders)}
     out = set(content.texts)
     for text, speaker in content.episodes:
         out.update((text, episode_keyword_text(text, speaker)))

@@ -26,7 +26,7 @@ def open_store(settings: Settings) -> Store:
         return Neo4jStore(uri=settings.neo4j_uri, user=settings.neo4j_user,
                           password=settings.neo4j_password, database=settings.neo4j_database,
                           busy_timeout=settings.busy_timeout)
-    from .store.embedded import EmbeddedStore
+    from .store.sqlite import EmbeddedStore
 
     return EmbeddedStore(settings.home, busy_timeout=settings.busy_timeout)
 

@@ -93,7 +93,7 @@ class Memory:
         trust: TrustPolicy | None = None,
     ) -> None:
         if store is None:
-            from .store.embedded import EmbeddedStore
+            from .store.sqlite import EmbeddedStore
 
             store = EmbeddedStore(default_path() if path is None else path)
         self.store: Store = store

@@ -21,7 +21,7 @@ MiniLM (:func:`kgmem.embed.get_default_embedder`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .context import context
 from .models import ContextBlock, ScoreParts, SearchResult, SessionParts, SessionResult, TimeWindow
@@ -30,6 +30,7 @@ from .sessions import search_sessions
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
+    from ..store.search_reads import SearchableStore
 
 __all__ = [
     "ContextBlock",
@@ -68,10 +69,7 @@ def flush(memory: Searchable, *, embedder: Embedder | None = None) -> None:
     """Persist the ANN index files now (they are also saved as they grow and at exit)."""
     from .backend import get_backend
 
-    be = get_backend(memory, embedder)
-    vectors = getattr(be, "vectors", None)
-    if vectors is not None:
-        vectors.flush()
+    get_backend(memory, embedder).flush()
 
 
 def warm(memory: Searchable, group: str = "default", *, embedder: Embedder | None = None) -> None:
@@ -81,35 +79,14 @@ def warm(memory: Searchable, group: str = "default", *, embedder: Embedder | Non
     vectors; it is persisted afterwards, and loading a persisted one takes seconds)."""
     from .backend import get_backend
 
-    be = get_backend(memory, embedder)
-    be.index_pending()
-    vectors = getattr(be, "vectors", None)
-    if vectors is not None:
-        for kind in ("fact", "entity", "episode"):
-            vectors.sync(kind, group)
+    get_backend(memory, embedder).warm(group)
 
 
 def reindex(memory: Searchable, embedder: Embedder | None = None) -> int:
     """Drop every stored vector and re-embed everything with ``embedder`` (e.g. after
-    switching models). Embedded store only."""
-    from ..store.embedded import EmbeddedStore
+    switching models). Embedded store only (Neo4j's chunks record their model: InvalidInputError)."""
     from .backend import resolve_embedder
 
-    store = memory.store
-    if not isinstance(store, EmbeddedStore):
-        from ..errors import InvalidInputError
-
-        raise InvalidInputError("reindex is only needed (and available) for the embedded store")
-    from ..store.embedded_search import search_view
-
     emb = resolve_embedder(memory, embedder)
-    view = search_view(store)
-    view.search_ensure_schema()
-    view.search_reset_vectors()
-    view.search_meta_set("model", emb.name)
-    view.search_meta_set("dim", str(int(emb.dim)))
-    store.search_backends().clear()
-    import shutil
-
-    shutil.rmtree(store.path / "search", ignore_errors=True)
+    cast("SearchableStore", memory.store).reset_search_vectors(emb)
     return index_pending(memory, embedder=emb)

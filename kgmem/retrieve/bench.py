@@ -228,9 +228,7 @@ def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 
     emb = _embedder(embedder)
     base = Path(path) if path else Path(tempfile.mkdtemp(prefix="kgmem-synth-"))
     m = _memory(base, emb, datetime(2030, 1, 1, tzinfo=UTC))
-    from ..store.embedded_search import search_view
-
-    search_view(m.store).search_ensure_schema()
+    m.store.search_tables()  # type: ignore[attr-defined]  # install the search tables first
     first = ["Maya", "Sam", "Alex", "Jordan", "Priya", "Chen", "Lena", "Omar", "Ivan", "Sofia"]
     last_ = ["Smith", "Garcia", "Kim", "Nguyen", "Patel", "Rossi", "Novak", "Silva", "Khan"]
     cities = [f"City{i}" for i in range(300)]

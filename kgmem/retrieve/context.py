@@ -184,7 +184,8 @@ def context(
     V, K = out.valid_at, out.known_at
 
     # ---- facts: about the relevant entities first, then other matches
-    from .backend import _vkey, get_backend
+    from ..store.search_reads import version_rank_key
+    from .backend import get_backend
 
     backend = get_backend(memory, embedder)
     entity_ids: list[str] = list(out.matched_entities)
@@ -201,7 +202,7 @@ def context(
     pool: dict[str, FactVersion] = {}
     for v in [*about, *(out.facts[r.id] for r in out.results if r.kind == "fact")]:
         cur = pool.get(v.fact_id)
-        if cur is None or _vkey(v) > _vkey(cur):
+        if cur is None or version_rank_key(v) > version_rank_key(cur):
             pool[v.fact_id] = v
 
     def fkey(v: FactVersion) -> tuple[int, float, str]:

@@ -1,8 +1,7 @@
-"""Keyword side of search: query terms and FTS5 match expressions.
-
-The match is an OR of the query's content words (quoted, so FTS5 syntax in user text is inert),
-ranked by BM25. Stop words and conversational filler ("what did we discuss") are dropped: they
-match everything and only add noise and cost.
+"""Keyword side of search: the query's terms (each store matches them as an OR of quoted
+words, ranked by BM25: :func:`kgmem.store.sqlite.search.fts_match`, Neo4j's Lucene form).
+Stop words and conversational filler ("what did we discuss") are dropped: they match
+everything and only add noise and cost.
 """
 
 from __future__ import annotations
@@ -46,11 +45,6 @@ def terms(text: str, drop_filler: bool = True) -> list[str]:
         if len(out) >= MAX_TERMS:
             break
     return out
-
-
-def fts_match(words: list[str]) -> str:
-    """An FTS5 expression matching any of ``words`` (each quoted: no FTS syntax leaks)."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
 def overlap(query_terms: list[str], text: str) -> float:

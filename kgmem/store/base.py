@@ -119,6 +119,10 @@ class ChangeEffect:
     after: LineageState | None
 
 
+# the reason both stores give a version whose causing change was erased, replacing its own
+ERASED_CHANGE = "recomputed by a change that was erased"
+
+
 @dataclass(frozen=True)
 class ErasedContent:
     """The texts an erase removes, for the caches outside the store that may hold their
@@ -292,6 +296,10 @@ class Store(Protocol):
     def after_erase(self) -> None:
         """After an erase committed: drop the copies a store keeps outside its live data (the
         embedded store truncates its WAL); best effort, never undoes the erase."""
+        ...
+    def scrub_search_files(self) -> None:
+        """After an erase, once the open search backends caught up: rewrite the search files
+        no backend of this process has loaded (the embedded store's ANN files)."""
         ...
     def search_backends(self) -> MutableMapping[Hashable, SearchBackend]:
         """The search backends open over this store, keyed by their embedder: the same mapping

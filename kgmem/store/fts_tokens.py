@@ -1,7 +1,7 @@
 """The embedded store's keyword tokens, for stores that index text elsewhere (Neo4j's Lucene).
 
 The embedded store indexes episodes in SQLite FTS5 with ``tokenize='porter unicode61'``
-(kgmem/store/embedded.py): Unicode word characters, lower case, diacritics removed, Porter
+(kgmem/store/sqlite/store.py): Unicode word characters, lower case, diacritics removed, Porter
 stemming, no stop words. :func:`fts5_tokens` returns exactly those tokens, by running the text
 through that tokenizer in an in-memory FTS5 table, so another store can index the token string
 with a whitespace analyzer and match and count words (document lengths included) as FTS5

@@ -1,17 +1,20 @@
 """The search half of a store, as :mod:`kgmem.retrieve` reads it: the protocol each store's
-search reads answer (the Neo4j store returns its own from ``Neo4jStore.search_reads``), and the
-limits both stores' keyword and window candidates share, so that they rank alike."""
+search reads answer (each store returns its own from ``store.search_reads``: the embedded
+store's :mod:`kgmem.store.sqlite.reads`, Neo4j's :mod:`kgmem.store.neo4j.search`), and the
+limits and orders both stores' candidates share, so that they rank alike."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, MutableMapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..model import Entity, Episode, FactVersion
-from .base import TimeFilter
+from ..timeutil import UTC
+from .base import SearchBackend, TimeFilter
+from .indexing import TimeMentions
 
 EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
 # A query word found in more rows than this is left out of the keyword query (it carries
@@ -23,6 +26,13 @@ DF_MAX = 5000
 # COMMON_POOL matches are scored (~9 ms).
 COMMON_POOL = 1000
 
+_MIN_TIME = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def version_rank_key(v: FactVersion) -> tuple[datetime, datetime]:
+    """Among versions of one lineage visible in a range, prefer the latest-valid."""
+    return (v.valid_at or _MIN_TIME, v.created_at)
+
 
 class SearchReads(Protocol):
     """What :func:`kgmem.retrieve.search` needs from a store: candidates, visibility-filtered
@@ -32,6 +42,12 @@ class SearchReads(Protocol):
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
     def auto_index(self) -> int: ...
+    def flush(self) -> None:
+        """Persist what the reads keep in memory (the embedded store's ANN files)."""
+        ...
+    def warm(self, group: str) -> None:
+        """Catch up and load (or build) the group's vector indexes now, not on first search."""
+        ...
     def episode_times(self, group: str, known_at: datetime) -> list[int]: ...  # ascending
     def episodes_in_window(
         self, group: str, window: tuple[datetime, datetime], limit: int, known_at: datetime,
@@ -82,3 +98,16 @@ class SearchReads(Protocol):
         ref_max: datetime | None, window: tuple[datetime, datetime] | None,
     ) -> dict[str, list[tuple[str, int]]]: ...
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]: ...
+
+
+class SearchableStore(Protocol):
+    """A store that brings its search half (both stores)."""
+
+    def search_reads(self, embedder: Any, mentions: TimeMentions) -> SearchReads:
+        """New search reads for ``embedder`` (``None``: keyword-only); ``mentions`` finds the
+        periods an episode mentions when it is indexed."""
+        ...
+    def search_backends(self) -> MutableMapping[Hashable, SearchBackend]: ...
+    def reset_search_vectors(self, embedder: Any) -> None:
+        """Drop every stored vector, to re-embed everything with ``embedder``."""
+        ...

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from kgmem.errors import StoreBusyError
 from kgmem.memory import Memory
-from kgmem.store.embedded import EmbeddedStore
+from kgmem.store.sqlite import EmbeddedStore
 from tests.conftest import fresh_group, neo4j_settings, neo4j_store_or_skip
 
 from .conftest import assert_error, client_for

@@ -55,7 +55,7 @@ def test_replay_memory_extracts_only_when_asked(tmp_path):
 
 
 def test_replay_memory_on_a_shared_store_keeps_that_store(tmp_path):
-    from kgmem.store.embedded import EmbeddedStore
+    from kgmem.store.sqlite import EmbeddedStore
 
     store = EmbeddedStore(tmp_path / "shared")
     for extract in (True, False):

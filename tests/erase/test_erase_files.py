@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from kgmem.embed import HashingEmbedder
 from kgmem.memory import Memory
 from kgmem.retrieve import index_pending, search
-from kgmem.retrieve import vector as vector_mod
+from kgmem.store.sqlite import vectors as vector_mod
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

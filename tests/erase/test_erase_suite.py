@@ -26,8 +26,8 @@ from kgmem.embed.cache import text_key
 from kgmem.llm.cache import ResponseCache, cache_key
 from kgmem.memory import Memory
 from kgmem.retrieve import index_pending, search
-from kgmem.retrieve import vector as vector_mod
 from kgmem.store.fts_tokens import fts5_tokens
+from kgmem.store.sqlite import vectors as vector_mod
 from tests.conftest import fresh_group, neo4j_store_or_skip
 
 T0 = datetime(2024, 3, 1, tzinfo=timezone.utc)

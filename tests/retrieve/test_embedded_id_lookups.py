@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from kgmem.memory import Memory
-from kgmem.store.embedded_search import search_view
 
 from .conftest import at
 
@@ -34,7 +33,7 @@ def test_episode_lookups_by_id_seek_the_ids(mem: Memory) -> None:
         for i in range(600)
     ])
     ids = [e.id for e in eps][::2]  # 300 ids: a long IN list
-    view = search_view(mem.store)
+    view = mem.store.search_tables()
     for call in (lambda: view.episode_stamps("default", ids),
                  lambda: view.episodes_by_ids("default", ids)):
         for plan in _plans(mem, call):

@@ -10,8 +10,7 @@ import pytest
 from kgmem.embed import HashingEmbedder, count_tokens
 from kgmem.memory import Memory
 from kgmem.retrieve import flush, index_pending, search
-from kgmem.retrieve import vector as vector_mod
-from kgmem.store.embedded_search import search_view
+from kgmem.store.sqlite import vectors as vector_mod
 
 from .conftest import StepClock
 
@@ -167,7 +166,7 @@ def test_hnsw_and_exact_agree_on_a_clear_winner(mem, small_hnsw):
     q = mem.embedder.embed_one("quantum chromodynamics")
     hits = be.vectors.search("episode", "default", q, 5)
     assert isinstance(be.vectors._entries[("episode", "default")].index, vector_mod.HnswIndex)
-    rows = search_view(mem.store).search_label_rows([hits[0][0]])
+    rows = mem.store.search_tables().search_label_rows([hits[0][0]])
     assert rows[hits[0][0]][1] == target.id
     assert hits[0][1] == pytest.approx(float(np.dot(q, q)), abs=1e-3) or hits[0][1] > 0.5
 

@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 import kgmem.embed as embed
-from kgmem import Memory
-from kgmem import retrieve
+from kgmem import Memory, retrieve
 from kgmem.embed import package
-from kgmem.store.embedded_search import search_view
 
 
 @pytest.fixture
@@ -42,8 +40,8 @@ def test_search_without_weights_ranks_by_keywords_and_graph_and_says_so_once(
     assert [f.text for f in facts][:1] == ["Maya lives in Denver"]
     notices = [r for r in caplog.records if "kgmem models install" in r.getMessage()]
     assert len(notices) == 1
-    assert search_view(m.store).search_queue_size() > 0  # nothing embedded with no model
-    assert search_view(m.store).search_meta_get("model") is None
+    assert m.store.search_tables().search_queue_size() > 0  # nothing embedded with no model
+    assert m.store.search_tables().search_meta_get("model") is None
 
 
 def test_the_first_search_with_weights_embeds_what_was_written_without_them(
@@ -51,10 +49,10 @@ def test_the_first_search_with_weights_embeds_what_was_written_without_them(
     monkeypatch.setattr(package, "installed", lambda: False)
     m = _memory(tmp_path / "m")
     retrieve.search(m, "pottery", kinds="episodes")
-    queued = search_view(m.store).search_queue_size()
+    queued = m.store.search_tables().search_queue_size()
     assert queued > 0
     monkeypatch.undo()  # the weights are installed now
     m.store.search_backends().clear()  # a new process would start without a backend
     hits = retrieve.search(m, "a ceramics course", kinds="episodes")  # no shared word
-    assert search_view(m.store).search_queue_size() == 0
+    assert m.store.search_tables().search_queue_size() == 0
     assert hits and hits[0].text.startswith("Sam: the pottery class")

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from kgmem.cli import app
 from kgmem.memory import Memory
-from kgmem.store.embedded_search import search_view
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[2] / "kgmem" / "data" / "demo_conversation.jsonl"
@@ -51,7 +50,7 @@ def test_ingest_names_its_groups_counts_new_episodes_and_builds_the_index(
     assert code == 0, out
     assert "group conv-x: 2 new episodes" in out and "kgmem groups" in out
     with Memory(home, extractor=None) as m:
-        assert search_view(m.store).search_queue_size() == 0  # nothing left for search
+        assert m.store.search_tables().search_queue_size() == 0  # nothing left for search
     code, out = cli(home, "ingest", str(file))
     assert "group conv-x: 0 new episodes, 2 already stored" in out
     code, out = cli(home, "--json", "--group", "conv-x", "index")

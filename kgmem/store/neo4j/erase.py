@@ -15,8 +15,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from ...model import INTERNAL_ALIAS
-from ..base import ErasedContent
-from ..embedded_erase import ERASED_CHANGE
+from ..base import ERASED_CHANGE, ErasedContent
 
 
 class EraseOps:

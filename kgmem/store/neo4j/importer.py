@@ -1,6 +1,6 @@
 """Copy groups of an embedded (SQLite) store into Neo4j, in batches.
 
-    from kgmem.store.embedded import EmbeddedStore
+    from kgmem.store.sqlite import EmbeddedStore
     from kgmem.store.neo4j import Neo4jStore
     from kgmem.store.neo4j.importer import import_embedded
 
@@ -29,8 +29,8 @@ from typing import Any
 from ...entity_types import NEO4J_LABELS
 from ...timeutil import from_micros, opt_from_micros
 from ..base import episode_keyword_text
-from ..embedded import EmbeddedStore
 from ..fts_tokens import token_text
+from ..sqlite import EmbeddedStore
 from .schema import graphiti_source
 from .store import Neo4jStore
 

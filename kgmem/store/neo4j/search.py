@@ -45,6 +45,7 @@ from ...model import Entity, Episode, FactVersion
 from ...timeutil import from_micros, shift, to_micros
 from ..base import episode_keyword_text
 from ..fts_tokens import fts5_tokens, fts5_tokens_many
+from ..indexing import TimeMentions, episode_chunks, model_window
 from ..search_reads import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
 from ..visibility import (
     MENTIONS_WINDOW_CYPHER,
@@ -117,7 +118,7 @@ def _us(x: Any) -> int:
 class Neo4jBackend:
     """Candidate generation over a :class:`kgmem.store.neo4j.Neo4jStore`."""
 
-    def __init__(self, store: Any, embedder: Any) -> None:
+    def __init__(self, store: Any, embedder: Any, mentions: TimeMentions) -> None:
         if embedder is not None and int(embedder.dim) != EMBEDDING_DIM:
             raise InvalidInputError(
                 f"the Neo4j vector indexes hold {EMBEDDING_DIM}-dim vectors; embedder "
@@ -125,6 +126,7 @@ class Neo4jBackend:
             )
         self.store = store
         self.embedder = embedder
+        self.mentions = mentions
         self._lock = threading.Lock()
         self._last_auto = 0.0
         self._skip: set[str] = set()  # items whose embedding could not be written
@@ -191,14 +193,19 @@ class Neo4jBackend:
         self._q("CALL db.awaitIndexes(300)")
 
     # ------------------------------------------------------------------ indexing
+    def flush(self) -> None:
+        """Nothing: the server persists its indexes."""
+
+    def warm(self, group: str) -> None:
+        """The server's vector indexes are loaded already: catch up only."""
+        self.index_pending()
+
     def auto_index(self) -> int:
         """Search-time catch-up, throttled (finding work scans the graph)."""
         return self.index_pending(force=False)
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True) -> int:
-        from ...retrieve.indexing import _model_window, episode_chunks, episode_time_mentions
-
         if self.embedder is None:  # keyword-only: what is not embedded waits for the model
             return 0
         with self._lock:
@@ -206,7 +213,7 @@ class Neo4jBackend:
                 return 0
             done = 0
             seen_eps: set[str] = set()
-            window = _model_window(self.embedder)
+            window = model_window(self.embedder)
             while max_items is None or done < max_items:
                 rows = self._q(
                     "MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
@@ -253,8 +260,7 @@ class Neo4jBackend:
                     for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):
                         texts.append(t)
                         meta.append((uid, group, i, a, b))
-                    for _e, _g, s0, s1, _p in episode_time_mentions(uid, group, content or "",
-                                                                   _us(ref)):
+                    for _e, _g, s0, s1, _p in self.mentions(uid, group, content or "", _us(ref)):
                         times.append({"ep": uid, "g": group, "s": from_micros(s0),
                                       "e": from_micros(s1)})
                 vecs = self.embedder.embed(texts)

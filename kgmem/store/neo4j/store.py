@@ -26,7 +26,7 @@ database serves many tenants, each of which may run its own injected clock (repl
 sharing a server). ``(:KgmemClock {group_id, last_tx_time})`` holds each group's clock; a write
 reads it after taking the write lock and writes it back at commit.
 
-Semantics mirror :mod:`kgmem.store.embedded` exactly (visibility, ordering, erase). Versions are
+Semantics mirror :mod:`kgmem.store.sqlite` exactly (visibility, ordering, erase). Versions are
 never edited except ``expired_at`` (set once), the erase-time scrubs that the embedded store
 does too (``caused_by``; plus the erased episode's id in ``episodes``), and ``episodes``.
 
@@ -68,7 +68,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from ...errors import StoreBusyError, StoreUnavailableError
+from ...errors import InvalidInputError, StoreBusyError, StoreUnavailableError
 from ...model import (
     Change,
     Entity,
@@ -84,6 +84,7 @@ from ..base import (
     SearchBackend,
     TimeFilter,
 )
+from ..indexing import TimeMentions
 from ..search_reads import SearchReads
 from ..visibility import (
     EXPIRED_AFTER_CYPHER,
@@ -269,12 +270,20 @@ class Neo4jStore:
                 pass
         self.driver.close()
 
-    def search_reads(self, embedder: Any) -> SearchReads:
+    def search_reads(self, embedder: Any, mentions: TimeMentions) -> SearchReads:
         """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
         in :meth:`search_backends`)."""
         from .search import Neo4jBackend
 
-        return Neo4jBackend(self, embedder)
+        return Neo4jBackend(self, embedder, mentions)
+
+    def reset_search_vectors(self, embedder: Any) -> None:
+        """Not needed here: Neo4j's chunks record the model that made them (each embedder
+        searches its own)."""
+        raise InvalidInputError("reindex is only needed (and available) for the embedded store")
+
+    def scrub_search_files(self) -> None:
+        """Nothing: Neo4j keeps no search files beside the graph."""
 
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends

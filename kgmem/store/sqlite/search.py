@@ -1,10 +1,9 @@
-"""Search support for the embedded store: keyword (FTS5) and vector tables, kept in step by
-SQLite triggers.
+"""The embedded store's search tables: keyword (FTS5) and vector tables, kept in step by
+SQLite triggers, and the SQL reads of search over them.
 
-``EmbeddedSearchMixin`` adds ``search_*`` / ``keyword_*`` methods to
-:class:`~kgmem.store.embedded.EmbeddedStore` (it only uses ``self._db``, the store's
-:class:`~kgmem.store.sqlite_conns.SqliteConnections`, and ``self.path``). The methods also work unbound on a store that does not inherit the mixin:
-``EmbeddedSearchMixin.keyword_facts(store, ...)`` -- :mod:`kgmem.retrieve` calls them that way.
+:class:`SearchTables` works on the store's :class:`~kgmem.store.sqlite.conns.SqliteConnections`;
+the store keeps one (:meth:`kgmem.store.sqlite.store.EmbeddedStore.search_tables`), and its
+search reads (:mod:`kgmem.store.sqlite.reads`) rank over it.
 
 What :meth:`search_ensure_schema` installs in the store's database (once, idempotent):
 
@@ -32,19 +31,21 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from ..model import Entity, Episode, FactVersion
-from ..timeutil import to_micros
-from .base import TimeFilter, iter_chunks
-from .sqlite_conns import SqliteConnections
-from .visibility import (
+from ...model import Entity, Episode, FactVersion
+from ...timeutil import to_micros
+from ..base import TimeFilter, iter_chunks
+from ..visibility import (
     MENTIONS_WINDOW_SQL,
     episode_sql,
     recorded_sql,
     sitting_sql,
     version_sql,
 )
+from .conns import SqliteConnections
+from .rows import EPISODE_SELECT, VERSION_COLS, VERSION_FROM, episode_row, get_entity, version_row
 
 SEARCH_SCHEMA_VERSION = "1"
 
@@ -150,16 +151,18 @@ _BACKFILL = [
     "INSERT INTO search_queue(kind, item) SELECT 'episode', id FROM episodes ORDER BY rowid",
 ]
 
-def _emb() -> Any:
-    from . import embedded
+def fts_match(words: list[str]) -> str:
+    """An FTS5 expression matching any of ``words`` (each quoted: no FTS syntax leaks)."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
-    return embedded
 
+class SearchTables:
+    """Search tables and queries of one embedded store (see module docstring)."""
 
-class EmbeddedSearchMixin:
-    """Search tables and queries for the embedded SQLite store (see module docstring)."""
-
-    _db: SqliteConnections
+    def __init__(self, db: SqliteConnections, path: Path) -> None:
+        self._db = db
+        self.path = path  # the store's directory (its ANN files live in path / "search")
+        self._ready = False
 
     # ------------------------------------------------------------------ plumbing
     def _sq(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -172,10 +175,10 @@ class EmbeddedSearchMixin:
 
     def search_ensure_schema(self) -> None:
         """Create the search tables and triggers (and backfill) if not done yet."""
-        if getattr(self, "_kgmem_search_ready", False):
+        if self._ready:
             return
         with self._db.lock:  # one thread installs it
-            if getattr(self, "_kgmem_search_ready", False):
+            if self._ready:
                 return
             row = None
             try:
@@ -203,7 +206,7 @@ class EmbeddedSearchMixin:
                         "VALUES('schema_version', ?)",
                         (SEARCH_SCHEMA_VERSION,),
                     )
-            self._kgmem_search_ready = True  # type: ignore[attr-defined]
+            self._ready = True
 
     def search_meta_get(self, key: str) -> str | None:
         rows = self._sq("SELECT value FROM search_meta WHERE key=?", (key,))
@@ -675,14 +678,13 @@ class EmbeddedSearchMixin:
         return out
 
     def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]:
-        emb = _emb()
         out: dict[str, Episode] = {}
         for chunk in iter_chunks(list(dict.fromkeys(ids)), 400):
             marks = ",".join("?" * len(chunk))
             for r in self._sq(
-                emb._EPISODE_SELECT + f" WHERE +group_id=? AND id IN ({marks})", [group, *chunk]
+                EPISODE_SELECT + f" WHERE +group_id=? AND id IN ({marks})", [group, *chunk]
             ):
-                out[r[0]] = emb._episode(r)
+                out[r[0]] = episode_row(r)
         return out
 
     def facts_from_episodes(
@@ -707,7 +709,6 @@ class EmbeddedSearchMixin:
         self, group: str, fact_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]:
         """Versions of ``fact_ids`` visible under ``when`` (with provenance)."""
-        emb = _emb()
         vis, vparams = version_sql(when)
         rows: list[tuple[Any, ...]] = []
         for chunk in iter_chunks(list(dict.fromkeys(fact_ids)), 400):
@@ -715,7 +716,7 @@ class EmbeddedSearchMixin:
             rows += self._sq(
                 # "+v.group_id": keep SQLite (without ANALYZE stats) off the
                 # (group_id, created_at) index, which scans the whole group
-                f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE +v.group_id=? "
+                f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE +v.group_id=? "
                 f"AND v.fact_id IN ({marks}) AND {vis}",
                 [group, *chunk, *vparams],
             )
@@ -725,14 +726,13 @@ class EmbeddedSearchMixin:
         self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
     ) -> list[FactVersion]:
         """Visible facts touching ``entity_ids`` (subject or object), newest first, capped."""
-        emb = _emb()
         vis, vparams = version_sql(when)
         rows: list[tuple[Any, ...]] = []
         seen: set[str] = set()
         for eid in list(dict.fromkeys(entity_ids)):
             for col in ("subject_id", "object_id"):
                 for r in self._sq(
-                    f"SELECT {emb._VERSION_COLS} FROM {emb._VERSION_FROM} WHERE v.{col}=? "
+                    f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.{col}=? "
                     f"AND +v.group_id=? AND {vis} ORDER BY v.created_at DESC LIMIT ?",
                     [eid, group, *vparams, limit],
                 ):
@@ -742,11 +742,10 @@ class EmbeddedSearchMixin:
         return _versions_with_provenance(self, rows)
 
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
-        emb = _emb()
         out: dict[str, Entity] = {}
         with self._db.read() as conn:
             for eid in dict.fromkeys(ids):
-                e = emb._get_entity(conn, group, eid)
+                e = get_entity(conn, group, eid)
                 if e is not None:
                     out[eid] = e
         return out
@@ -766,26 +765,6 @@ class EmbeddedSearchMixin:
         return out
 
 
-class SearchView(EmbeddedSearchMixin):
-    """The mixin's methods over an ``EmbeddedStore`` that does not inherit the mixin."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self._db = store._db
-        self.path = store.path
-
-
-def search_view(store: Any) -> EmbeddedSearchMixin:
-    """``store`` itself if it has the mixin, else a (cached) :class:`SearchView` over it."""
-    if isinstance(store, EmbeddedSearchMixin):
-        return store
-    view = getattr(store, "_kgmem_search_view", None)
-    if view is None:
-        view = SearchView(store)
-        store._kgmem_search_view = view
-    return view
-
-
 def _best_of(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[Any, ...]]:
     """The ``limit`` best of ``rows`` (newest first, a bm25 score last: lower is better), ties
     oldest first as in the full ranking. A query whose words all match more than ``DF_MAX``
@@ -793,17 +772,15 @@ def _best_of(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[Any, ...]]:
     return sorted(reversed(rows), key=lambda r: float(r[-1]))[:limit]
 
 
-def _versions_with_provenance(store: Any, rows: list[tuple[Any, ...]]) -> list[FactVersion]:
-    emb = _emb()
+def _versions_with_provenance(store: SearchTables, rows: list[tuple[Any, ...]]) -> list[FactVersion]:
     prov: dict[str, list[str]] = {}
     ids = list({r[1] for r in rows})
     for chunk in iter_chunks(ids, 400):
         marks = ",".join("?" * len(chunk))
-        for fid, eid in EmbeddedSearchMixin._sq(
-            store,
+        for fid, eid in store._sq(
             f"SELECT fact_id, episode_id FROM provenance WHERE fact_id IN ({marks}) "
             "ORDER BY episode_id",
             chunk,
         ):
             prov.setdefault(fid, []).append(eid)
-    return [emb._version(r, prov.get(r[1], [])) for r in rows]
+    return [version_row(r, prov.get(r[1], [])) for r in rows]

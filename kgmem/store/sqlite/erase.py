@@ -2,10 +2,10 @@
 
 :class:`EraseOps` is mixed into the store's write transaction (``self.c`` is its open SQLite
 connection). Search-side rows (FTS rows, vectors, time mentions) follow by the triggers of
-:mod:`kgmem.store.embedded_search`; :meth:`EraseOps.purge_erased` then rewrites the FTS5
+:mod:`kgmem.store.sqlite.search`; :meth:`EraseOps.purge_erased` then rewrites the FTS5
 segments, where a deleted row's tokens otherwise stay until a later merge. With the store's
 ``PRAGMA secure_delete=ON`` every freed byte is zeroed, and
-:meth:`kgmem.store.embedded.EmbeddedStore.after_erase` truncates the WAL after the commit, so
+:meth:`kgmem.store.sqlite.store.EmbeddedStore.after_erase` truncates the WAL after the commit, so
 no file of the store keeps a copy (tests/erase/test_erase_suite.py scans the bytes).
 """
 
@@ -15,10 +15,9 @@ import json
 import sqlite3
 from collections.abc import Collection, Sequence
 
-from .base import ErasedContent, iter_chunks
+from ..base import ERASED_CHANGE, ErasedContent, iter_chunks
 
 FTS_TABLES = ("episodes_fts", "facts_fts", "entities_fts")
-ERASED_CHANGE = "recomputed by a change that was erased"  # the reason it replaces
 
 
 def _marks(chunk: Sequence[object]) -> str:

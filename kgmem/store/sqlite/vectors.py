@@ -270,7 +270,7 @@ class VectorIndexes:
             labels = np.array([r[0] for r in rows], dtype=np.int64)
             vecs = np.stack([blob_to_vec(r[1]) for r in rows]).astype(np.float32)
             if vecs.shape[1] != self.dim:
-                from ..errors import InvalidInputError
+                from ...errors import InvalidInputError
 
                 raise InvalidInputError(
                     f"stored vectors have dimension {vecs.shape[1]}, the embedder {self.model!r} "

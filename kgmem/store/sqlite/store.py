@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import sqlite3
 import uuid
 from collections.abc import Collection, Hashable, Iterator, Sequence
@@ -18,8 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreBusyError, StoreUnavailableError
-from ..model import (
+from ...errors import StoreBusyError, StoreUnavailableError
+from ...model import (
     Change,
     Entity,
     Episode,
@@ -28,8 +29,8 @@ from ..model import (
     ExtractionStatus,
     FactVersion,
 )
-from ..timeutil import Precision, from_micros, opt_from_micros, opt_micros, to_micros
-from .base import (
+from ...timeutil import from_micros, opt_from_micros, opt_micros, to_micros
+from ..base import (
     ChangeEffect,
     Declaration,
     LineageState,
@@ -37,18 +38,31 @@ from .base import (
     SearchBackend,
     TimeFilter,
     episode_keyword_text,
-    extraction_from_json,
     extraction_json,
     iter_chunks,
-    trust_from_json,
     trust_json,
 )
-from .embedded_erase import EraseOps
-from .sqlite_conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
-from .visibility import changed_sql, created_after_sql, known_sql, version_sql
+from ..indexing import TimeMentions
+from ..visibility import changed_sql, created_after_sql, known_sql, version_sql
+from .conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
+from .erase import EraseOps
+from .rows import (
+    CHANGE_SELECT,
+    EPISODE_FULL,
+    VERSION_COLS,
+    VERSION_FROM,
+    change_row,
+    entity_row,
+    episode_row,
+    find_entities,
+    get_entity,
+    version_row,
+)
+from .search import SearchTables
 
 if TYPE_CHECKING:
-    from .embedded_check import EmbeddedIntegrityReads
+    from ..search_reads import SearchReads
+    from .check import EmbeddedIntegrityReads
 
 SCHEMA_VERSION = "1"
 log = logging.getLogger(__name__)
@@ -170,21 +184,11 @@ def _declarations(rows: list[tuple[Any, ...]]) -> list[Declaration]:
     return [Declaration.from_row(r, opt_from_micros) for r in rows]
 
 
-_VERSION_COLS = (
-    "v.id, v.fact_id, v.group_id, v.subject_id, s.name, v.predicate, v.object_id, o.name, "
-    "v.fact_text, v.valid_at, v.valid_precision, v.invalid_at, v.invalid_precision, "
-    "v.stated_invalid_at, v.created_at, v.expired_at, v.change_id, v.reason, v.caused_by"
-)
-_VERSION_FROM = (
-    "versions v JOIN entities s ON s.id = v.subject_id JOIN entities o ON o.id = v.object_id"
-)
-
-
 class EmbeddedStore:
     """SQLite-backed store in a directory. Thread-safe: writes are serialised on one
     connection (waiting at most ``busy_timeout`` seconds for the database's lock, then
     :class:`~kgmem.errors.StoreBusyError`); reads run on connections of their own and never
-    wait for a writer (:mod:`kgmem.store.sqlite_conns`)."""
+    wait for a writer (:mod:`kgmem.store.sqlite.conns`)."""
 
     def __init__(self, path: str | Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = Path(path).expanduser()
@@ -202,6 +206,7 @@ class EmbeddedStore:
         self._conn = self._db.writer
         self._lock = self._db.lock
         self._search_backends: dict[Hashable, SearchBackend] = {}
+        self._search_tables: SearchTables | None = None
         # erase leaves no bytes behind: freed cells and pages are zeroed (kgmem/erase.py); the
         # write connection is the only one that deletes
         self._conn.execute("PRAGMA secure_delete=ON")
@@ -227,6 +232,41 @@ class EmbeddedStore:
 
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends
+
+    def search_tables(self) -> SearchTables:
+        """The store's search tables (:mod:`kgmem.store.sqlite.search`), installed on first use."""
+        tables = self._search_tables
+        if tables is None:
+            with self._lock:
+                if self._search_tables is None:
+                    self._search_tables = SearchTables(self._db, self.path)
+                tables = self._search_tables
+        tables.search_ensure_schema()
+        return tables
+
+    def search_reads(self, embedder: Any, mentions: TimeMentions) -> SearchReads:
+        """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
+        in :meth:`search_backends`)."""
+        from .reads import SqliteSearchReads
+
+        return SqliteSearchReads(self.search_tables(), embedder, mentions)
+
+    def reset_search_vectors(self, embedder: Any) -> None:
+        """Drop every stored vector and the ANN files, and stamp ``embedder`` as the model the
+        vectors to come are made with (kgmem.retrieve.reindex re-embeds everything)."""
+        tables = self.search_tables()
+        tables.search_reset_vectors()
+        tables.search_meta_set("model", embedder.name)
+        tables.search_meta_set("dim", str(int(embedder.dim)))
+        self._search_backends.clear()
+        shutil.rmtree(self.path / "search", ignore_errors=True)
+
+    def scrub_search_files(self) -> None:
+        """After an erase, once the loaded search reads caught up: rewrite the ANN files of
+        models that no search reads of this process have loaded."""
+        from .vectors import scrub_ann_files
+
+        scrub_ann_files(self.search_tables())
 
     def after_erase(self) -> None:
         """After an erase: a store written before ``secure_delete`` was on may keep erased
@@ -255,7 +295,7 @@ class EmbeddedStore:
 
     def integrity_reads(self) -> EmbeddedIntegrityReads:
         """The reads of ``kgmem check`` (:mod:`kgmem.check`)."""
-        from .embedded_check import EmbeddedIntegrityReads
+        from .check import EmbeddedIntegrityReads
 
         return EmbeddedIntegrityReads(self)
 
@@ -290,11 +330,11 @@ class EmbeddedStore:
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
         with self._db.read() as c:
-            return _get_entity(c, group, entity_id)
+            return get_entity(c, group, entity_id)
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
         with self._db.read() as c:
-            return _find_entities(c, group, norm_name)
+            return find_entities(c, group, norm_name)
 
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
         with self._db.read() as c:  # one query for the rows (aliases are read per entity)
@@ -304,28 +344,28 @@ class EmbeddedStore:
                 "ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (group, limit, offset),
             ).fetchall()
-            return [_entity_from_row(c, r) for r in rows]
+            return [entity_row(c, r) for r in rows]
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
-        rows = self._q(_EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
-        return _episode(rows[0]) if rows else None
+        rows = self._q(EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
+        return episode_row(rows[0]) if rows else None
 
     def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
         rows = self._q(
-            _EPISODE_FULL
+            EPISODE_FULL
             + " WHERE group_id=? ORDER BY reference_time, created_at, id LIMIT ? OFFSET ?",
             (group, limit, offset),
         )
-        return [_episode(r) for r in rows]
+        return [episode_row(r) for r in rows]
 
     def episodes_by_hash(self, group: str, content_hashes: Sequence[str]) -> dict[str, Episode]:
         out: dict[str, Episode] = {}
         for chunk in iter_chunks(list(dict.fromkeys(content_hashes)), 400):
             marks = ",".join("?" * len(chunk))
             rows = self._q(
-                _EPISODE_FULL.replace(" FROM", ", content_hash FROM")
+                EPISODE_FULL.replace(" FROM", ", content_hash FROM")
                 + f" WHERE group_id=? AND content_hash IN ({marks})", [group, *chunk])
-            out.update((r[10], _episode(r)) for r in rows)
+            out.update((r[10], episode_row(r)) for r in rows)
         return out
 
     def episodes_by_extraction(
@@ -336,11 +376,11 @@ class EmbeddedStore:
             return []
         marks = ",".join("?" * len(wanted))
         rows = self._q(
-            _EPISODE_FULL + f" WHERE group_id=? AND extraction_status IN ({marks}) "
+            EPISODE_FULL + f" WHERE group_id=? AND extraction_status IN ({marks}) "
             "ORDER BY reference_time, created_at, id LIMIT ?",
             (group, *wanted, limit),
         )
-        return [_episode(r) for r in rows]
+        return [episode_row(r) for r in rows]
 
     def extraction_counts(self, group: str) -> dict[str, int]:
         rows = self._q("SELECT coalesce(extraction_status, 'none'), count(*) FROM episodes "
@@ -375,7 +415,7 @@ class EmbeddedStore:
             where.append(roles)
             params += role_params
         sql = (
-            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE {' AND '.join(where)} "
+            f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE {' AND '.join(where)} "
             "ORDER BY v.subject_id, v.predicate, v.valid_at, v.created_at, v.id"
         )
         if limit is not None:
@@ -385,7 +425,7 @@ class EmbeddedStore:
 
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
         rows = self._q(
-            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.fact_id=? AND +v.group_id=? "
+            f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.fact_id=? AND +v.group_id=? "
             "ORDER BY v.created_at, v.rowid",
             (fact_id, group),
         )
@@ -393,8 +433,8 @@ class EmbeddedStore:
 
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
         rows = self._q(
-            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE +v.group_id=? AND v.subject_id=? "
-            f"UNION ALL SELECT {_VERSION_COLS} FROM {_VERSION_FROM} "
+            f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE +v.group_id=? AND v.subject_id=? "
+            f"UNION ALL SELECT {VERSION_COLS} FROM {VERSION_FROM} "
             "WHERE +v.group_id=? AND v.object_id=? AND v.subject_id<>?",
             (group, entity_id, group, entity_id, entity_id),
         )
@@ -405,7 +445,7 @@ class EmbeddedStore:
     def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
         changed, params = changed_sql(since)
         rows = self._q(
-            f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.group_id=? AND "
+            f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.group_id=? AND "
             f"{changed} ORDER BY v.created_at, v.rowid",
             (group, *params),
         )
@@ -414,10 +454,10 @@ class EmbeddedStore:
     def changes_since(self, group: str, since: datetime) -> list[Change]:
         after, params = created_after_sql(since)
         rows = self._q(
-            _CHANGE_SELECT + f" WHERE group_id=? AND {after} ORDER BY created_at, rowid",
+            CHANGE_SELECT + f" WHERE group_id=? AND {after} ORDER BY created_at, rowid",
             (group, *params),
         )
-        return [_change(r) for r in rows]
+        return [change_row(r) for r in rows]
 
     def adjacent(
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
@@ -428,9 +468,9 @@ class EmbeddedStore:
         for chunk in iter_chunks(list(entity_ids), 400):
             marks = ",".join("?" * len(chunk))
             sql = (
-                f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.subject_id IN ({marks}) "
+                f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.subject_id IN ({marks}) "
                 f"AND +v.group_id=? AND {vis} UNION ALL "
-                f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.object_id IN ({marks}) "
+                f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.object_id IN ({marks}) "
                 f"AND +v.group_id=? AND {vis}"
             )
             params = [*chunk, group, *vparams, *chunk, group, *vparams]
@@ -511,7 +551,7 @@ class EmbeddedStore:
                     chunk,
                 ):
                     prov.setdefault(fid, []).append(eid)
-        return [_version(r, prov.get(r[1], [])) for r in rows]
+        return [version_row(r, prov.get(r[1], [])) for r in rows]
 
 
 # Lineages left without versions or entities. kgmem itself never leaves one (erase removes a
@@ -541,102 +581,10 @@ def _fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in words[:64])
 
 
-_EPISODE_SELECT = (
-    "SELECT id, group_id, content, source, source_description, speaker, reference_time, "
-    "created_at, trust FROM episodes"
-)
-# ... with the extraction state (the reads of Memory; search reads need only the text)
-_EPISODE_FULL = _EPISODE_SELECT.replace(" FROM episodes", ", extraction FROM episodes")
-_CHANGE_SELECT = (
-    "SELECT id, group_id, kind, created_at, reason, undoes, undone_by, fact_ids FROM changes"
-)
 
 
-def _episode(r: tuple[Any, ...]) -> Episode:
-    return Episode(
-        id=r[0],
-        group=r[1],
-        content=r[2],
-        source=r[3],
-        source_description=r[4],
-        speaker=r[5],
-        reference_time=from_micros(r[6]),
-        created_at=from_micros(r[7]),
-        **trust_from_json(r[8]),
-        extraction=extraction_from_json(r[9]) if len(r) > 9 else None,
-    )
 
 
-def _change(r: tuple[Any, ...]) -> Change:
-    return Change(
-        id=r[0],
-        group=r[1],
-        kind=r[2],
-        created_at=from_micros(r[3]),
-        reason=r[4],
-        undoes=r[5],
-        undone_by=r[6],
-        fact_ids=json.loads(r[7]),
-    )
-
-
-def _version(r: tuple[Any, ...], episodes: list[str]) -> FactVersion:
-    return FactVersion(
-        id=r[0],
-        fact_id=r[1],
-        group=r[2],
-        subject_id=r[3],
-        subject=r[4],
-        predicate=r[5],
-        object_id=r[6],
-        object=r[7],
-        fact=r[8],
-        valid_at=opt_from_micros(r[9]),
-        valid_precision=Precision(r[10]),
-        invalid_at=opt_from_micros(r[11]),
-        invalid_precision=Precision(r[12]),
-        stated_invalid_at=opt_from_micros(r[13]),
-        created_at=from_micros(r[14]),
-        expired_at=opt_from_micros(r[15]),
-        change_id=r[16],
-        reason=r[17],
-        caused_by=r[18],
-        episodes=episodes,
-    )
-
-
-def _entity_from_row(conn: sqlite3.Connection, r: tuple[Any, ...]) -> Entity:
-    aliases = [
-        a
-        for (a,) in conn.execute(
-            "SELECT alias FROM aliases WHERE entity_id=? ORDER BY alias", (r[0],)
-        ).fetchall()
-    ]
-    return Entity(
-        id=r[0], group=r[1], name=r[2], summary=r[3], aliases=aliases, created_at=from_micros(r[4]),
-        type=r[5],
-    )
-
-
-def _get_entity(conn: sqlite3.Connection, group: str, entity_id: str) -> Entity | None:
-    row = conn.execute(
-        "SELECT id, group_id, name, summary, created_at, entity_type FROM entities "
-        "WHERE id=? AND group_id=?",
-        (entity_id, group),
-    ).fetchone()
-    return _entity_from_row(conn, row) if row else None
-
-
-def _find_entities(conn: sqlite3.Connection, group: str, norm_name: str) -> list[Entity]:
-    rows = conn.execute(
-        "SELECT id, group_id, name, summary, created_at, entity_type FROM entities "
-        "WHERE group_id=? AND norm_name=? UNION "
-        "SELECT e.id, e.group_id, e.name, e.summary, e.created_at, e.entity_type FROM aliases a "
-        "JOIN entities e ON e.id = a.entity_id WHERE a.group_id=? AND a.norm_alias=? "
-        "ORDER BY 5, 1",
-        (group, norm_name, group, norm_name),
-    ).fetchall()
-    return [_entity_from_row(conn, r) for r in rows]
 
 
 class _WriteTx(EraseOps):
@@ -670,10 +618,10 @@ class _WriteTx(EraseOps):
 
     # entities
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        return _get_entity(self.c, group, entity_id)
+        return get_entity(self.c, group, entity_id)
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return _find_entities(self.c, group, norm_name)
+        return find_entities(self.c, group, norm_name)
 
     def insert_entity(self, entity: Entity, norm_name: str) -> None:
         self.c.execute(
@@ -705,13 +653,13 @@ class _WriteTx(EraseOps):
     # episodes
     def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
         row = self._one(
-            _EPISODE_FULL + " WHERE group_id=? AND content_hash=?", (group, content_hash)
+            EPISODE_FULL + " WHERE group_id=? AND content_hash=?", (group, content_hash)
         )
-        return _episode(row) if row else None
+        return episode_row(row) if row else None
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
-        row = self._one(_EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
-        return _episode(row) if row else None
+        row = self._one(EPISODE_FULL + " WHERE id=? AND group_id=?", (episode_id, group))
+        return episode_row(row) if row else None
 
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
         self.c.execute(
@@ -806,12 +754,12 @@ class _WriteTx(EraseOps):
         for chunk in iter_chunks(list(fact_ids), 400):
             marks = ",".join("?" * len(chunk))
             rows = self.c.execute(
-                f"SELECT {_VERSION_COLS} FROM {_VERSION_FROM} WHERE v.fact_id IN ({marks}) "
+                f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.fact_id IN ({marks}) "
                 "AND v.expired_at IS NULL",
                 chunk,
             ).fetchall()
             for r in rows:
-                out[r[1]] = _version(r, [])
+                out[r[1]] = version_row(r, [])
         return out
 
     def insert_version(self, v: FactVersion) -> None:
@@ -943,8 +891,8 @@ class _WriteTx(EraseOps):
         )
 
     def get_change(self, group: str, change_id: str) -> Change | None:
-        row = self._one(_CHANGE_SELECT + " WHERE id=? AND group_id=?", (change_id, group))
-        return _change(row) if row else None
+        row = self._one(CHANGE_SELECT + " WHERE id=? AND group_id=?", (change_id, group))
+        return change_row(row) if row else None
 
     def change_effects(self, change_id: str) -> list[ChangeEffect]:
         rows = self.c.execute(
@@ -963,7 +911,7 @@ class _WriteTx(EraseOps):
     def mark_undone(self, change_id: str, undone_by: str) -> None:
         self.c.execute("UPDATE changes SET undone_by=? WHERE id=?", (undone_by, change_id))
 
-    # erase: kgmem/store/embedded_erase.py (EraseOps)
+    # erase: kgmem/store/sqlite/erase.py (EraseOps)
     def insert_erasure(self, erasure: Erasure) -> None:
         self.c.execute(
             "INSERT INTO erasures(id, group_id, kind, created_at, counts) VALUES(?,?,?,?,?)",

@@ -12,11 +12,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .base import iter_chunks
-from .sqlite_conns import SqliteConnections
+from ..base import iter_chunks
+from .conns import SqliteConnections
 
 if TYPE_CHECKING:
-    from ..check import Interval
+    from ...check import Interval
 
 SAMPLE = 1000  # rows listed per read (counts are exact up to it)
 

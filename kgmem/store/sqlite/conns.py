@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreBusyError, StoreUnavailableError
+from ...errors import StoreBusyError, StoreUnavailableError
 
 DEFAULT_BUSY_TIMEOUT = 5.0  # seconds; KGMEM_BUSY_TIMEOUT
 READ_CONNECTIONS = 4

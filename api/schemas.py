@@ -212,8 +212,10 @@ class ContextResponse(BaseModel):
     episodes: list[Episode] = Field(default_factory=list,
                                     description="The episodes the block quotes.")
     details: dict[str, Any] = Field(default_factory=dict,
-                                    description="Anything else the library reported (the "
-                                    "(valid_at, known_at) used, the query's time window...).")
+                                    description="Anything else the library reported: the "
+                                    "(valid_at, known_at) used, the query's time window, the "
+                                    "superseded snippets labelled or dropped, the flagged "
+                                    "items (marked or omitted).")
 
 
 class Health(BaseModel):

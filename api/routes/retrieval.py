@@ -79,9 +79,19 @@ def context(
     group: GroupDep,
     at: AsOfDep,
     budget_tokens: Annotated[int, Query(ge=16, le=32_000)] = 1000,
+    superseded: Annotated[Literal["label", "drop"], Query(
+        description="A snippet whose statement no longer holds at (valid_at, known_at): "
+                    "`label` it (said when, superseded by which fact, since when) after the "
+                    "current evidence, or `drop` it.")] = "label",
+    untrusted: Annotated[Literal["flag", "omit"], Query(
+        description="Items from untrusted or instruction-like episodes: `flag` them outside "
+                    "the quote, or `omit` them (a fact only when every episode behind it is "
+                    "untrusted).")] = "flag",
 ) -> ContextResponse:
     """Dated current facts, then supporting episode snippets, within ``budget_tokens``.
-    Stored text is quoted as data, never as instructions."""
+    Stored text is quoted as data, never as instructions; superseded snippets are labelled or
+    dropped, untrusted items flagged or omitted, as ``Memory.context`` does."""
     result = memory.context(q, budget_tokens=budget_tokens, valid_at=at.valid_at,
-                            known_at=at.known_at, group=group)
+                            known_at=at.known_at, group=group, superseded=superseded,
+                            untrusted=untrusted)
     return ContextResponse(query=q, budget_tokens=budget_tokens, **_context(result))

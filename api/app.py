@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,9 +14,10 @@ from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from kgmem.memory import Memory
+from kgmem.retention_schedule import RetentionScheduler, parse_groups
 from kgmem.settings import Settings
 
-from .deps import AUTH
+from .deps import AUTH, app_memory
 from .errors import errors, install_error_handlers
 from .middleware import GuardMiddleware, parse_api_keys
 from .routes import changes, entities, episodes, facts, graph, health, predicates, retrieval
@@ -57,7 +59,12 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.retention = _retention(app, settings)
+        if app.state.retention is not None:
+            app.state.retention.start()
         yield
+        if app.state.retention is not None:  # before the Memory it writes to is closed
+            await asyncio.to_thread(app.state.retention.stop)
         if getattr(app.state, "owns_memory", False) and app.state.memory is not None:
             app.state.memory.close()
             app.state.memory = None
@@ -92,9 +99,26 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     return app
 
 
+def _retention(app: FastAPI, settings: Settings) -> RetentionScheduler | None:
+    """The scheduled retention of ``KGMEM_RETENTION_POLICY`` (None when unset)."""
+    if settings.retention_policy is None:
+        return None
+    return RetentionScheduler(lambda: app_memory(app.state), settings.retention_policy,
+                              settings.retention_interval,
+                              parse_groups(settings.retention_groups))
+
+
 def run(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None,
         log_level: str = "info") -> None:
-    """Serve the API with uvicorn (blocking)."""
-    import uvicorn
+    """Serve the API with uvicorn (blocking); kgmem's own log lines (scheduled retention)
+    go where uvicorn's go."""
+    import copy
 
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level)
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    log_config = copy.deepcopy(LOGGING_CONFIG)
+    log_config["loggers"]["kgmem"] = {"handlers": ["default"], "level": log_level.upper(),
+                                      "propagate": False}
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level,
+                log_config=log_config)

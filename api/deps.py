@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPBearer
@@ -33,7 +33,11 @@ def get_settings(request: Request) -> Settings:
 
 def get_memory(request: Request) -> Memory:
     """The app's Memory (opened on first use when the app was not given one)."""
-    state = request.app.state
+    return app_memory(request.app.state)
+
+
+def app_memory(state: Any) -> Memory:
+    """The Memory of an app's ``state`` (routes and the retention thread share it)."""
     mem = getattr(state, "memory", None)
     if mem is None:
         with _open_lock:

@@ -755,7 +755,8 @@ def serve(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8000,
 ) -> None:
-    """Run the HTTP API (FastAPI + uvicorn)."""
+    """Run the HTTP API (FastAPI + uvicorn); with KGMEM_RETENTION_POLICY set, it applies
+    that retention policy every KGMEM_RETENTION_INTERVAL seconds too."""
     import importlib
 
     # The repository's api/ folder installs as kgmem.api (setup.py); imported by name, since

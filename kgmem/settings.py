@@ -40,6 +40,17 @@ class Settings(BaseSettings):
         default=None, description="comma-separated 'speaker=trusted|normal|untrusted' entries")
     trust_default: Literal["trusted", "normal", "untrusted"] = "normal"
 
+    # kgmem serve: retention on a schedule (kgmem.retention_schedule)
+    retention_policy: Path | None = Field(
+        default=None, description="retention policy file (JSON; kgmem.retention) that `kgmem "
+        "serve` applies every retention_interval seconds; unset: no scheduled retention")
+    retention_interval: float = Field(
+        default=3600.0, gt=0, description="seconds between scheduled retention runs (the first "
+        "runs when the server starts)")
+    retention_groups: str | None = Field(
+        default=None, description="comma-separated groups scheduled retention applies to; "
+        "unset: every group of the store")
+
     # API
     api_keys: str | None = Field(
         default=None,

@@ -100,5 +100,8 @@ def test_policy_file_is_validated(tmp_path) -> None:  # type: ignore[no-untyped-
     p.write_text(json.dumps({"rules": [{"facts": True, "keep_days": 0}]}))
     with pytest.raises(InvalidInputError):
         RetentionPolicy.load(p)
+    p.write_text(json.dumps({"rules": [{"facts": True, "group": "no spaces", "keep_days": 3}]}))
+    with pytest.raises(InvalidInputError):
+        RetentionPolicy.load(p)
     p.write_text(json.dumps(POLICY.model_dump()))
     assert RetentionPolicy.load(p) == POLICY

@@ -2,7 +2,8 @@
 (also ``kgmem bench <suite> ...``).
 
 Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
-ingest-locomo, api-load. Reports from finished runs: compare (kgmem beside the peers' published
+ingest-locomo, api-load, retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat).
+Reports from finished runs: compare (kgmem beside the peers' published
 numbers), misses (the miss browser), final (every headline suite once, with the held-out look
 logged). ``python -m benchmarks <suite> --help`` shows a suite's options.
 """
@@ -27,6 +28,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "extraction": ("benchmarks.extraction.evaluate", []),
     "ingest-locomo": ("benchmarks.ingest_locomo", []),
     "api-load": ("benchmarks.api_load", []),
+    "retrieve": ("benchmarks.retrieve_bench", []),
     "compare": ("benchmarks.compare", []),
     "misses": ("benchmarks.misses", []),
     "final": ("benchmarks.final", []),

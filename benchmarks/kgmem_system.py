@@ -52,7 +52,7 @@ from kgmem import Memory
 KGMEM_ROOT = Path(kgmem.__file__).resolve().parent
 # Modules that only run at query time: editing them does not change a replayed store.
 QUERY_TIME_CODE = frozenset({
-    "retrieve/search.py", "retrieve/fuse.py", "retrieve/context.py", "retrieve/bench.py",
+    "retrieve/search.py", "retrieve/fuse.py", "retrieve/context.py",
     "retrieve/sessions.py",
     "cli.py", "demo.py", "mcp_server.py",
 })

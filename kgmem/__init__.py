@@ -18,9 +18,8 @@ from .memory import Memory
 from .model import Change, Entity, Episode, Erasure, ExtractionState, FactVersion, Path, PathHop
 from .settings import Settings
 from .timeutil import Precision
+from .version import __version__ as __version__
 from .vocabulary import Cardinality, PredicateSpec, Vocabulary
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Cardinality",

@@ -167,7 +167,7 @@ class ExtractionPipeline:
     @property
     def version(self) -> str:
         """The extractor's ``version`` attribute, else the kgmem version."""
-        from .. import __version__
+        from ..version import __version__
 
         return str(getattr(self.extractor, "version", None) or __version__)
 

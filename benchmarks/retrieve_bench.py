@@ -1,9 +1,9 @@
-"""Quick retrieval measurements for kgmem.retrieve (no LLM).
+"""Quick retrieval measurements for kgmem.retrieve (no LLM), from a checkout.
 
-    python -m kgmem.retrieve.bench locomo --conv 0            # turn recall_any@10 + latency
-    python -m kgmem.retrieve.bench zyphra [--logs 26,28]      # time_qs: hits@10/min(10,|gold|)
-    python -m kgmem.retrieve.bench synthetic --facts 100000   # latency on a large store
-    python -m kgmem.retrieve.bench chat --sittings 10000      # search vs search_sessions
+    python -m benchmarks retrieve locomo --conv 0            # turn recall_any@10 + latency
+    python -m benchmarks retrieve zyphra [--logs 26,28]      # time_qs: hits@10/min(10,|gold|)
+    python -m benchmarks retrieve synthetic --facts 100000   # latency on a large store
+    python -m benchmarks retrieve chat --sittings 10000      # search vs search_sessions
 
 Metrics are named as in docs/BENCHMARKS.md. Episodes are ingested with extraction off
 (``Memory(path, extractor=None)``); the asking time is the day after the last session
@@ -38,10 +38,10 @@ UTC = timezone.utc
 
 def _embedder(kind: str) -> Any:
     if kind == "hashing":
-        from ..embed import HashingEmbedder
+        from kgmem.embed import HashingEmbedder
 
         return HashingEmbedder(384)
-    from ..embed import get_default_embedder
+    from kgmem.embed import get_default_embedder
 
     return get_default_embedder()
 
@@ -72,7 +72,7 @@ def _pct(xs: list[float], p: float) -> float:
 
 
 def _memory(path: Path, embedder: Any, clock_start: datetime) -> Any:
-    from ..memory import Memory
+    from kgmem.memory import Memory
 
     t = [clock_start]
 
@@ -87,7 +87,7 @@ def _memory(path: Path, embedder: Any, clock_start: datetime) -> Any:
 
 def locomo(conv_index: int = 0, embedder: str = "minilm", limit: int = 10,
            out: str | None = None, data: str | None = None) -> dict[str, Any]:
-    from . import index_pending, search
+    from kgmem.retrieve import index_pending, search
 
     samples = json.loads((data_dir(data) / "locomo" / "locomo10.json").read_text())
     sample = samples[conv_index]
@@ -155,7 +155,7 @@ def locomo(conv_index: int = 0, embedder: str = "minilm", limit: int = 10,
 
 def zyphra(logs: list[int] | None = None, embedder: str = "hashing", limit: int = 10,
            sets: str = "time_qs", data: str | None = None) -> dict[str, Any]:
-    from . import index_pending, search
+    from kgmem.retrieve import index_pending, search
 
     root = data_dir(data) / "zyphra_temporal_memory"
     files = sorted((root / "TestData" / sets).glob("*.json")) if sets == "time_qs" else [
@@ -221,14 +221,14 @@ def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 
     import sqlite3
     import uuid
 
-    from ..timeutil import to_micros
-    from . import index_pending, search
+    from kgmem.retrieve import index_pending, search
+    from kgmem.timeutil import to_micros
 
     rng = random.Random(seed)
     emb = _embedder(embedder)
     base = Path(path) if path else Path(tempfile.mkdtemp(prefix="kgmem-synth-"))
     m = _memory(base, emb, datetime(2030, 1, 1, tzinfo=UTC))
-    m.store.search_tables()  # type: ignore[attr-defined]  # install the search tables first
+    m.store.search_tables()  # install the search tables first
     first = ["Maya", "Sam", "Alex", "Jordan", "Priya", "Chen", "Lena", "Omar", "Ivan", "Sofia"]
     last_ = ["Smith", "Garcia", "Kim", "Nguyen", "Patel", "Rossi", "Novak", "Silva", "Khan"]
     cities = [f"City{i}" for i in range(300)]
@@ -300,7 +300,7 @@ def synthetic(n_facts: int = 100_000, embedder: str = "hashing", queries: int = 
         t1 = time.perf_counter()
         search(m, q, limit=10)
         lat.append(time.perf_counter() - t1)
-    from . import flush
+    from kgmem.retrieve import flush
 
     flush(m)
     m.close()
@@ -327,8 +327,8 @@ def chat(sittings: int, embedder: str = "hashing", queries: int = 60, path: str 
     """One group of ``sittings`` x ``per`` chat turns (a minute apart; sittings 2-48 h apart):
     latency of ``search(limit=100, kinds=episodes)`` and of ``search_sessions`` on the same
     queries, interleaved."""
-    from ..memory import Memory
-    from . import index_pending, search, search_sessions
+    from kgmem.memory import Memory
+    from kgmem.retrieve import index_pending, search, search_sessions
 
     rng = random.Random(7)
     base = Path(path or tempfile.mkdtemp(prefix="kgmem-chat-"))
@@ -377,7 +377,7 @@ def chat(sittings: int, embedder: str = "hashing", queries: int = 60, path: str 
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m kgmem.retrieve.bench")
+    ap = argparse.ArgumentParser(prog="python -m benchmarks retrieve")
     ap.add_argument("--data", help=f"benchmark data folder (default: $KGMEM_BENCH_DATA or "
                     f"{DATA_DEFAULT})")
     sub = ap.add_subparsers(dest="cmd", required=True)

@@ -121,6 +121,16 @@ def create_server(
     gate = GroupGate(group, parse_api_keys((settings or Settings()).api_keys))
     server = KgmemServer(name="kgmem", instructions=INSTRUCTIONS)
 
+    _register_writes_and_recall(server, lazy, gate)
+    _register_reads(server, lazy, gate)
+    register_lifecycle(server, lazy.get, gate)
+    _register_vocabulary(server, lazy, gate)
+    server._kgmem_memory = lazy  # type: ignore[attr-defined]  # for tests and shutdown
+    return server
+
+
+def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGate) -> None:
+    """remember, assert_fact and recall."""
     @server.tool()
     def remember(
         ctx: Context,
@@ -219,6 +229,9 @@ def create_server(
         hits = [f for f in facts if words & {w.lower() for w in f.fact.split()}]
         return RecallResult(results=_json(hits[:limit]))
 
+
+def _register_reads(server: KgmemServer, lazy: _Lazy, gate: GroupGate) -> None:
+    """facts_as_of, history and paths."""
     @server.tool()
     def facts_as_of(
         ctx: Context,
@@ -266,8 +279,9 @@ def create_server(
             described=[" / ".join(h.fact.describe() for h in p.hops) for p in found],
         )
 
-    register_lifecycle(server, lazy.get, gate)
 
+def _register_vocabulary(server: KgmemServer, lazy: _Lazy, gate: GroupGate) -> None:
+    """merge_entities, list_predicates and declare_predicate."""
     @server.tool()
     def merge_entities(ctx: Context, a: str, b: str, reason: str | None = None,
                        group: str | None = None) -> MergeResult:
@@ -304,9 +318,6 @@ def create_server(
         spec = _call(m.declare_predicate, name, functional, description, symmetric,
                      group=_call(gate.group, ctx, group))
         return PredicateResult(predicate=_spec(spec))
-
-    server._kgmem_memory = lazy  # type: ignore[attr-defined]  # for tests and shutdown
-    return server
 
 
 def run(

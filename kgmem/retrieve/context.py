@@ -38,11 +38,13 @@ from typing import Any, Literal
 
 from ..errors import InvalidInputError
 from ..model import Episode, FactVersion
+from ..store.search_reads import SearchReads, version_rank_key
 from ..timeutil import Precision, format_with_precision
+from .backend import get_backend
 from .currency import superseded_snippets
 from .marks import mark_episodes, mark_facts, trust_note
 from .models import ContextBlock, SupersededSnippet
-from .search import SearchParams, run_search
+from .search import SearchOutcome, SearchParams, run_search
 
 BEGIN = "<<<KGMEM-MEMORY-DATA-BEGIN"
 END = "KGMEM-MEMORY-DATA-END>>>"
@@ -170,6 +172,68 @@ def context(
     ``untrusted``: an episode from an untrusted source or with instruction-like text
     (:mod:`kgmem.trust`), and a fact one of them supports, is marked (``"flag"``); with
     ``"omit"`` such episodes and the facts only they support are left out."""
+    _check_options(budget_tokens, superseded, untrusted)
+    out = run_search(memory, SearchParams(
+        query, valid_at, known_at, limit=max(max_facts, max_episodes) * 2,
+        group=group, reference_time=reference_time, embedder=embedder, auto_index=auto_index,
+    ))
+    V, K = out.valid_at, out.known_at
+    backend = get_backend(memory, embedder)
+    ordered_facts = _facts_in_order(backend, out, group, max_facts)
+    eps = [r for r in out.results if r.kind == "episode"][:max_episodes]
+    supports = backend.fact_sources(group, [v.fact_id for v in ordered_facts])
+    sources = backend.episodes_by_ids(group, sorted({e for es in supports.values()
+                                                     for e in es}))
+    ordered_facts, fact_notes, flagged = mark_facts(ordered_facts, supports, sources,
+                                                    untrusted)
+
+    # ---- render within the budget
+    body = _Body(budget_tokens)
+    if body.used > budget_tokens:
+        return ContextBlock(text="", tokens=0, budget_tokens=budget_tokens, valid_at=V,
+                            known_at=K, time_window=out.time_window,
+                            truncated=bool(ordered_facts or eps))
+    body.section(_facts_heading(out, valid_at) + ":", [(v, None) for v in ordered_facts],
+                 lambda v, _x, _room: fact_line(v, fact_notes.get(v.fact_id, "")))
+
+    ep_items = mark_episodes([(out.episodes[r.id], r.chunk) for r in eps
+                              if r.id in out.episodes], untrusted, flagged)
+    stale = superseded_snippets(memory, backend, group, [ep.id for ep, _ in ep_items], V, K)
+    # current evidence first; superseded snippets after it, labelled, or left out
+    ep_items = ([x for x in ep_items if x[0].id not in stale]
+                + ([] if superseded == "drop" else [x for x in ep_items if x[0].id in stale]))
+
+    def render_episode(ep: Episode, span: tuple[int, int] | None, room: int) -> str | None:
+        room = min(room, MAX_EPISODE_TOKENS)
+        note = superseded_note(ep, stale[ep.id]) if ep.id in stale else ""
+        note += trust_note(ep.trust, ep.flags)
+        return _snippet_line(ep, span, room, note) if room >= MIN_SNIPPET_TOKENS else None
+
+    body.section("episodes:", ep_items, render_episode)
+    text, tokens = body.fit()
+    kept_facts = [o for _, o in body.lines if isinstance(o, FactVersion)]
+    kept_eps = [o for _, o in body.lines if isinstance(o, Episode)]
+    kept_ids = {ep.id for ep in kept_eps}
+    notes = [n.model_copy(update={"dropped": True}) if superseded == "drop" else n
+             for ep_id, ns in stale.items() for n in ns
+             if superseded == "drop" or ep_id in kept_ids]
+    return ContextBlock(
+        text=text,
+        tokens=tokens,
+        budget_tokens=budget_tokens,
+        facts=kept_facts,
+        episodes=kept_eps,
+        valid_at=V,
+        known_at=K,
+        time_window=out.time_window,
+        truncated=body.truncated,
+        superseded=notes,
+        flagged=[f for f in flagged if f.omitted or f.id in kept_ids
+                 or any(v.fact_id == f.id for v in kept_facts)],
+    )
+
+
+def _check_options(budget_tokens: int, superseded: str, untrusted: str) -> None:
     if superseded not in ("label", "drop"):
         raise InvalidInputError("superseded must be 'label' or 'drop'", field="superseded")
     if untrusted not in ("flag", "omit"):
@@ -177,17 +241,11 @@ def context(
     if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool) or budget_tokens < 0:
         raise InvalidInputError("budget_tokens must be a non-negative integer",
                                 field="budget_tokens")
-    out = run_search(memory, SearchParams(
-        query, valid_at, known_at, limit=max(max_facts, max_episodes) * 2,
-        group=group, reference_time=reference_time, embedder=embedder, auto_index=auto_index,
-    ))
-    V, K = out.valid_at, out.known_at
 
-    # ---- facts: about the relevant entities first, then other matches
-    from ..store.search_reads import version_rank_key
-    from .backend import get_backend
 
-    backend = get_backend(memory, embedder)
+def _facts_in_order(backend: SearchReads, out: SearchOutcome, group: str,
+                    max_facts: int) -> list[FactVersion]:
+    """The block's facts: about the relevant entities first, then other matches."""
     entity_ids: list[str] = list(out.matched_entities)
     for r in out.results:
         if r.kind == "entity" or (r.kind == "fact" and not entity_ids):
@@ -209,111 +267,76 @@ def context(
         on_focus = (v.subject_id in focus) + (v.object_id in focus)
         return (-(on_focus > 0), -fact_rank.get(v.fact_id, 0.0), v.fact)
 
-    ordered_facts = sorted(pool.values(), key=fkey)[:max_facts]
-    eps = [r for r in out.results if r.kind == "episode"][:max_episodes]
-    supports = backend.fact_sources(group, [v.fact_id for v in ordered_facts])
-    sources = backend.episodes_by_ids(group, sorted({e for es in supports.values()
-                                                     for e in es}))
-    ordered_facts, fact_notes, flagged = mark_facts(ordered_facts, supports, sources,
-                                                    untrusted)
+    return sorted(pool.values(), key=fkey)[:max_facts]
 
-    # ---- render within the budget
-    head_when = (
-        f"facts valid {'now (' + _fmt_time(V) + ')' if valid_at is None else 'at ' + _fmt_time(V)}"
-        f", as known at {_fmt_time(K)}"
-    )
+
+def _facts_heading(out: SearchOutcome, valid_at: datetime | str | None) -> str:
+    """When the facts hold: now, at valid_at, or during the window the question names."""
+    V, K = out.valid_at, out.known_at
     if out.time_window is not None and out.time_window.start is not None and valid_at is None:
-        head_when = (
+        return (
             f"facts valid during {quote(out.time_window.text)} "
             f"({_fmt_time(out.time_window.start)} to {_fmt_time(out.time_window.end)})"
             f", as known at {_fmt_time(K)}"
         )
-    frame = [HEADER, BEGIN, END]
-    used = sum(_count(x) for x in frame)
-    if used > budget_tokens:
-        return ContextBlock(text="", tokens=0, budget_tokens=budget_tokens, valid_at=V,
-                            known_at=K, time_window=out.time_window,
-                            truncated=bool(ordered_facts or eps))
-    body: list[tuple[str, Any]] = []  # (line, FactVersion | Episode | None for a heading)
-    truncated = False
+    return (
+        f"facts valid {'now (' + _fmt_time(V) + ')' if valid_at is None else 'at ' + _fmt_time(V)}"
+        f", as known at {_fmt_time(K)}"
+    )
 
-    def section(title: str, items: list[tuple[Any, Any]], render: Any) -> None:
-        nonlocal used, truncated
+
+class _Body:
+    """The block's lines inside the frame, added section by section within the budget."""
+
+    def __init__(self, budget_tokens: int) -> None:
+        self.budget = budget_tokens
+        self.lines: list[tuple[str, Any]] = []  # (line, FactVersion | Episode | None: heading)
+        self.used = sum(_count(x) for x in (HEADER, BEGIN, END))
+        self.truncated = False
+
+    def section(self, title: str, items: list[tuple[Any, Any]], render: Any) -> None:
+        """A heading and the items that fit (``render(obj, extra, room)`` -> line or None);
+        no heading without an item under it."""
         if not items:
             return
         sc = _count(title)
-        if used + sc + MIN_SNIPPET_TOKENS > budget_tokens:
-            truncated = True
+        if self.used + sc + MIN_SNIPPET_TOKENS > self.budget:
+            self.truncated = True
             return
-        body.append((title, None))
-        used += sc
+        self.lines.append((title, None))
+        self.used += sc
         n = 0
         for obj, extra in items:
-            line = render(obj, extra, budget_tokens - used)
+            line = render(obj, extra, self.budget - self.used)
             if line is None:
-                truncated = True
+                self.truncated = True
                 continue
             c = _count(line)
-            if used + c > budget_tokens:
-                truncated = True
+            if self.used + c > self.budget:
+                self.truncated = True
                 continue
-            body.append((line, obj))
-            used += c
+            self.lines.append((line, obj))
+            self.used += c
             n += 1
         if n == 0:
-            body.pop()
-            used -= sc
+            self.lines.pop()
+            self.used -= sc
 
-    section(head_when + ":", [(v, None) for v in ordered_facts],
-            lambda v, _x, _room: fact_line(v, fact_notes.get(v.fact_id, "")))
+    def _assemble(self) -> str:
+        return "\n".join([HEADER, BEGIN, *(ln for ln, _ in self.lines), END])
 
-    ep_items = mark_episodes([(out.episodes[r.id], r.chunk) for r in eps
-                              if r.id in out.episodes], untrusted, flagged)
-    stale = superseded_snippets(memory, backend, group, [ep.id for ep, _ in ep_items], V, K)
-    # current evidence first; superseded snippets after it, labelled, or left out
-    ep_items = ([x for x in ep_items if x[0].id not in stale]
-                + ([] if superseded == "drop" else [x for x in ep_items if x[0].id in stale]))
-
-    def render_episode(ep: Episode, span: tuple[int, int] | None, room: int) -> str | None:
-        room = min(room, MAX_EPISODE_TOKENS)
-        note = superseded_note(ep, stale[ep.id]) if ep.id in stale else ""
-        note += trust_note(ep.trust, ep.flags)
-        return _snippet_line(ep, span, room, note) if room >= MIN_SNIPPET_TOKENS else None
-
-    section("episodes:", ep_items, render_episode)
-
-    def assemble() -> str:
-        return "\n".join([HEADER, BEGIN, *(ln for ln, _ in body), END])
-
-    text = assemble()
-    tokens = _count(text)
-    while tokens > budget_tokens and body:  # the tokenizer was not additive: drop the tail
-        body.pop()
-        while body and body[-1][1] is None:  # no dangling heading
-            body.pop()
-        text = assemble()
+    def fit(self) -> tuple[str, int]:
+        """The block's text and its tokens, at most the budget: the tokenizer is not
+        additive, so lines are dropped from the tail until the whole fits."""
+        text = self._assemble()
         tokens = _count(text)
-        truncated = True
-    if tokens > budget_tokens:
-        text, tokens = "", 0
-    kept_facts = [o for _, o in body if isinstance(o, FactVersion)]
-    kept_eps = [o for _, o in body if isinstance(o, Episode)]
-    kept_ids = {ep.id for ep in kept_eps}
-    notes = [n.model_copy(update={"dropped": True}) if superseded == "drop" else n
-             for ep_id, ns in stale.items() for n in ns
-             if superseded == "drop" or ep_id in kept_ids]
-    return ContextBlock(
-        text=text,
-        tokens=tokens,
-        budget_tokens=budget_tokens,
-        facts=kept_facts,
-        episodes=kept_eps,
-        valid_at=V,
-        known_at=K,
-        time_window=out.time_window,
-        truncated=truncated,
-        superseded=notes,
-        flagged=[f for f in flagged if f.omitted or f.id in kept_ids
-                 or any(v.fact_id == f.id for v in kept_facts)],
-    )
-
+        while tokens > self.budget and self.lines:
+            self.lines.pop()
+            while self.lines and self.lines[-1][1] is None:  # no dangling heading
+                self.lines.pop()
+            text = self._assemble()
+            tokens = _count(text)
+            self.truncated = True
+        if tokens > self.budget:
+            text, tokens = "", 0
+        return text, tokens

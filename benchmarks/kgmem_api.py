@@ -47,20 +47,22 @@ def search_with_sessions(
     limit: int,
     kinds: tuple[str, ...],
     session_limit: int,
+    options: dict[str, Any] | None = None,
 ) -> SearchAndSessions:
     """One hybrid search and kgmem's session ranking of it (see the module docstring).
 
     Equals ``memory.search(query, known_at=..., reference_time=..., limit=limit,
     kinds=kinds)`` and, when ``kinds`` holds episodes and facts and ``limit`` is at least
     the session search depth (100), ``memory.search_sessions(query, ..., limit=
-    session_limit)``.
+    session_limit)``. ``options``: more :class:`kgmem.retrieve.SearchOptions` (``ranking``,
+    ``half_life_days``...).
     """
     from kgmem.retrieve.search import SearchParams, run_search
     from kgmem.retrieve.sessions import rank_sessions
 
     outcome = run_search(memory, SearchParams(query, known_at=known_at, group=group,
                                               reference_time=reference_time, limit=limit,
-                                              kinds=kinds))
+                                              kinds=kinds, **(options or {})))
     sessions = rank_sessions(memory, outcome, group, limit=session_limit)
     return SearchAndSessions(results=list(outcome.results), sessions=list(sessions))
 

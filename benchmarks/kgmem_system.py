@@ -28,7 +28,10 @@ by kgmem itself on the same search (:func:`benchmarks.kgmem_api.search_with_sess
 harness's only use of kgmem internals besides the store's last transaction time).
 
 Systems: ``kgmem-extract`` is the product default (offline extraction on: episodes and the
-facts extracted from them); ``kgmem`` replays episodes only (extraction off).
+facts extracted from them); ``kgmem`` replays episodes only (extraction off). A suffix picks
+the ranking (:func:`variant`): ``kgmem-extract@hl90`` ranks with recency at a 90-day
+half-life, ``@off`` with recency off, ``@ga`` / ``@ga-hl90`` with the Generative-Agents score
+(at the default / a 90-day half-life); without a suffix, kgmem's defaults.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ KGMEM_ROOT = Path(kgmem.__file__).resolve().parent
 # Modules that only run at query time: editing them does not change a replayed store.
 QUERY_TIME_CODE = frozenset({
     "retrieve/search.py", "retrieve/fuse.py", "retrieve/context.py",
-    "retrieve/sessions.py",
+    "retrieve/sessions.py", "retrieve/recency.py", "retrieve/importance.py",
     "cli.py", "demo.py", "mcp_server.py",
 })
 MARKER = "replay.json"
@@ -92,6 +95,32 @@ def replay_key(haystack: Haystack, config: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
+BASE_SYSTEMS = ("kgmem", "kgmem-extract")
+
+
+def variant(name: str) -> tuple[str, dict[str, Any]] | None:
+    """``(base system, search options)`` of a kgmem system name, None if it is none:
+    ``kgmem-extract@hl365`` -> ``("kgmem-extract", {"half_life_days": 365.0})``; ``@off``:
+    half-life 0; ``@ga``: ``ranking="generative_agents"``; ``@ga-hl30``: both."""
+    base, _, suffix = name.partition("@")
+    if base not in BASE_SYSTEMS:
+        return None
+    opts: dict[str, Any] = {}
+    for part in suffix.split("-") if suffix else ():
+        if part == "ga":
+            opts["ranking"] = "generative_agents"
+        elif part == "fused":
+            opts["ranking"] = "fused"
+        elif part == "off":
+            opts["half_life_days"] = 0.0
+        elif part.startswith("hl") and part[2:].replace(".", "", 1).isdigit():
+            opts["half_life_days"] = float(part[2:])
+        else:
+            raise ValueError(f"unknown ranking suffix {part!r} in {name!r} "
+                             "(use @off, @hl<days>, @ga, @ga-hl<days>)")
+    return base, opts
+
+
 class _Clock:
     def __init__(self) -> None:
         self.t = datetime(1970, 1, 1).astimezone()
@@ -110,12 +139,14 @@ class KgmemSystem:
     def __init__(self, name: str = "kgmem", *, extract: bool = False, captions: bool = False,
                  limit: int = 100, kinds: tuple[str, ...] = ("episodes", "facts"),
                  workdir: Path | None = None, store: str = "embedded",
-                 cache_dir: Path | None = None, neo4j: dict[str, Any] | None = None) -> None:
+                 cache_dir: Path | None = None, neo4j: dict[str, Any] | None = None,
+                 search: dict[str, Any] | None = None) -> None:
         if store not in ("embedded", "neo4j"):
             raise ValueError(f"store must be 'embedded' or 'neo4j', got {store!r}")
         if store == "neo4j" and cache_dir is not None:
             raise ValueError("replays into Neo4j are not cached (their groups are erased)")
         self.name = name
+        self.search = dict(search or {})  # more search options (ranking, half-life)
         self.extract = extract
         self.captions = captions
         self.limit = limit
@@ -282,7 +313,7 @@ class KgmemSystem:
         found = search_with_sessions(self._m, question.question, known_at=known,
                                      reference_time=asked, group=self._group,
                                      limit=max(k, self.limit), kinds=self.kinds,
-                                     session_limit=max(k, 50))
+                                     session_limit=max(k, 50), options=self.search)
         results = found.results
         turns: list[str] = []
         seen: set[str] = set()

@@ -219,11 +219,12 @@ def build_systems(
 
     def kgmem_system(n: str) -> Any:
         if n not in kgmem_systems:
-            from benchmarks.kgmem_system import KgmemSystem
+            from benchmarks.kgmem_system import KgmemSystem, variant
 
+            base, opts = variant(n) or (n, {})
             kgmem_systems[n] = KgmemSystem(
-                n, extract=n == "kgmem-extract", captions=captions, store=store,
-                cache_dir=cache_dir if store == "embedded" else None,
+                n, extract=base == "kgmem-extract", captions=captions, store=store,
+                cache_dir=cache_dir if store == "embedded" else None, search=opts,
             )
         return kgmem_systems[n]
 
@@ -239,7 +240,7 @@ def build_systems(
         elif n in ("minilm-sessions", "minilm-turns") and embed is not None:
             level = "session" if n == "minilm-sessions" else "turn"
             systems.append(EmbeddingSystem(embed, level, name=n, captions=captions))
-        elif n in ("kgmem", "kgmem-extract"):
+        elif n in ("kgmem", "kgmem-extract") or n.partition("@")[0] in ("kgmem", "kgmem-extract"):
             systems.append(kgmem_system(n))
         elif n in ("graphiti", "graphiti-extract", "graphiti-episodes"):
             if store != "neo4j":

@@ -40,7 +40,10 @@ ALL_SYSTEMS = ("random", "bm25-turns", "date-oracle-random", "date-oracle-bm25",
                "kgmem-extract", "kgmem")
 
 
-def build_systems(names: list[str], seed: int) -> list[RetrievalSystem]:
+def build_systems(names: list[str], seed: int, cache_dir: Path | None = None
+                  ) -> list[RetrievalSystem]:
+    """Systems in run order; kgmem ones may carry a ranking suffix (``kgmem-extract@hl90``,
+    :func:`benchmarks.kgmem_system.variant`) and reuse replays from ``cache_dir``."""
     systems: list[RetrievalSystem] = []
     for n in names:
         if n == "random":
@@ -49,10 +52,12 @@ def build_systems(names: list[str], seed: int) -> list[RetrievalSystem]:
             systems.append(BM25System("turn"))
         elif n.startswith("date-oracle-"):
             systems.append(DateOracleSystem(n.removeprefix("date-oracle-"), seed=seed))
-        elif n in ("kgmem", "kgmem-extract"):
-            from benchmarks.kgmem_system import KgmemSystem
+        elif n.partition("@")[0] in ("kgmem", "kgmem-extract"):
+            from benchmarks.kgmem_system import KgmemSystem, variant
 
-            systems.append(KgmemSystem(n, extract=n == "kgmem-extract"))
+            base, opts = variant(n) or (n, {})
+            systems.append(KgmemSystem(n, extract=base == "kgmem-extract", search=opts,
+                                       cache_dir=cache_dir))
         else:
             raise SystemExit(f"unknown system {n!r}; choose from {', '.join(ALL_SYSTEMS)}")
     return systems
@@ -69,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--logs", default=None,
                     help="only these log ids, e.g. 26,41,42,43 (the logs of LoCoMo dev "
                          "conversations 0, 2, 3, 4; default: all 12)")
+    ap.add_argument("--cache-dir", type=Path, default=None,
+                    help="reuse replayed embedded stores from here (key: data, config, code)")
     args = ap.parse_args(argv)
     console = Console()
     if not console.is_terminal:
@@ -84,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console.print(f"Zyphra: {len(ds.logs)} logs, {len(task.questions)} question variants")
     summaries = []
     systems = build_systems([n.strip() for n in args.systems.split(",") if n.strip()],
-                            args.seed)
+                            args.seed, args.cache_dir)
     for system in systems:
         res = run_retrieval(
             system,

@@ -45,4 +45,8 @@ def open_memory(settings: Settings | None = None, *,
         from .trust import TrustPolicy
 
         kw["trust"] = TrustPolicy.from_spec(s.trust_sources, s.trust_speakers, s.trust_default)
+    if "ranking" not in kw:
+        from .retrieve.recency import RankingDefaults
+
+        kw["ranking"] = RankingDefaults(s.ranking, s.recency_half_life_days)
     return Memory(store=open_store(s), extractor=extractor, **kw)

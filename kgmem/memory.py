@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
     from .ingest.episodes import IngestReport
     from .retrieve.models import ContextBlock, SearchResult, SessionResult
+    from .retrieve.recency import RankingDefaults
     from .retrieve.search import SearchOptions
 
 Clock = Callable[[], datetime]
@@ -91,6 +92,7 @@ class Memory:
         resolver: Resolver | None = None,
         embedder: Any = None,
         trust: TrustPolicy | None = None,
+        ranking: RankingDefaults | None = None,
     ) -> None:
         if store is None:
             from .store.sqlite import EmbeddedStore
@@ -104,6 +106,9 @@ class Memory:
         self.embedder = embedder  # for search/context; None = offline MiniLM on first use
         self.resolver: Resolver = resolver or EntityResolver()
         self.trust = trust or TrustPolicy()  # trust level and flags of each new episode
+        # search's ranking mode and recency half-life when a search leaves them unset
+        # (None: the built-in defaults, kgmem.retrieve.recency)
+        self.ranking_defaults: RankingDefaults | None = ranking
 
     @property
     def extractor(self) -> Any:
@@ -847,7 +852,8 @@ class Memory:
         **options: Unpack[SearchOptions],
     ) -> list[SearchResult]:
         """Hybrid, time-aware search (keyword + vector + graph, fused); the options of
-        :func:`kgmem.retrieve.search` (``diversity=``, ``neighbours=``, ``weights=``...)."""
+        :func:`kgmem.retrieve.search` (``diversity=``, ``neighbours=``, ``weights=``,
+        ``ranking=``, ``half_life_days=``...)."""
         from .retrieve import search
 
         return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,

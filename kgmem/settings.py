@@ -51,6 +51,14 @@ class Settings(BaseSettings):
         default=None, description="comma-separated groups scheduled retention applies to; "
         "unset: every group of the store")
 
+    # search ranking (kgmem.retrieve.recency): what a search uses when it leaves them unset
+    ranking: Literal["fused", "generative_agents"] = "fused"
+    recency_half_life_days: float = Field(
+        default=0.0, ge=0, le=1_000_000,
+        description="recency's half-life in days (0 = off): a search scores what was said "
+        "long before the question lower (see docs; the default is decided by measuring)",
+    )
+
     # API
     api_keys: str | None = Field(
         default=None,

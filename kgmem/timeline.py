@@ -56,6 +56,13 @@ def replay_record_time(reference: datetime, last: datetime | None, now: datetime
     return t if last is None or last <= t else last
 
 
+def age_micros(at: int, asked: int) -> int:
+    """How long before the asking instant ``asked`` something was said or learnt at ``at``
+    (both in micros since the epoch); zero for what came at or after it (recency never
+    rewards the future)."""
+    return max(asked - at, 0)
+
+
 def in_interval(t: datetime, start: datetime | None, end: datetime | None) -> bool:
     """t in [start, end), with None start = -inf and None end = +inf."""
     return (start is None or start <= t) and (end is None or t < end)

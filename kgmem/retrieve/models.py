@@ -27,7 +27,9 @@ class ScoreParts(_Model):
     with distance outside it (only when the query mentions a time); ``context``: the fused
     score of the best-scoring episode said right before or after this one (neighbour lift);
     ``fact``: the fused score of the best fact extracted from this episode, when that beat the
-    episode's own (an episode ranks at least as high as a fact it states).
+    episode's own (an episode ranks at least as high as a fact it states); ``recency``:
+    ``0.5 ** (age / half-life)`` at the asking time, when recency applied; ``importance``: what
+    the extractor found in it (``ranking="generative_agents"``; kgmem.retrieve.importance).
     """
 
     keyword: float | None = None
@@ -36,6 +38,8 @@ class ScoreParts(_Model):
     time: float | None = None
     context: float | None = None
     fact: float | None = None
+    recency: float | None = None
+    importance: float | None = None
 
 
 class TimeWindow(_Model):

@@ -65,6 +65,8 @@ from .backend import get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
 from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
+from .recency import (Ranking, check_half_life, check_ranking, defaults_of, generative_agents,
+                      weigh_recency)
 from .timefilter import QueryTime, event_reading, parse_query_time, session_window
 
 if TYPE_CHECKING:
@@ -94,6 +96,8 @@ class SearchOptions(TypedDict, total=False):
     weights: Mapping[str, float] | None
     neighbours: float
     rrf_k: int
+    ranking: Ranking | None
+    half_life_days: float | None
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,8 @@ class SearchParams:
     weights: Mapping[str, float] | None = None
     neighbours: float = NEIGHBOUR_WEIGHT
     rrf_k: int = RRF_K
+    ranking: Ranking | None = None  # None: the memory's default (see kgmem.retrieve.recency)
+    half_life_days: float | None = None  # recency's half-life; 0 = off, None: the default
 
     def checked(self) -> SearchParams:
         """The same request with ``group`` checked; bad input raises InvalidInputError."""
@@ -130,6 +136,10 @@ class SearchParams:
         rrf_k = self.rrf_k
         if not isinstance(rrf_k, int) or isinstance(rrf_k, bool) or rrf_k < 0:
             raise InvalidInputError("rrf_k must be a non-negative integer", field="rrf_k")
+        if self.ranking is not None:
+            check_ranking(self.ranking)
+        if self.half_life_days is not None:
+            check_half_life(self.half_life_days)
         return replace(self, group=group)
 
 
@@ -209,6 +219,8 @@ def search(
     ``graph_entities``, ``keyword_entities``, ``vector_entities``).
     ``neighbours``: how much an episode's score lifts the episodes said just before and after
     it in the same session (0 = off; see the module docstring). ``rrf_k``: the RRF constant.
+    ``ranking``: ``"fused"`` or ``"generative_agents"``; ``half_life_days``: recency's
+    half-life (0 = off); both default to the memory's (:mod:`kgmem.retrieve.recency`).
     """
     params = SearchParams(query, valid_at, known_at, limit, kinds, group, reference_time,
                           **options)
@@ -218,7 +230,8 @@ def search(
 def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
     """:func:`search` with everything it decided on the way, in five stages: read the time
     in the query (:func:`_plan`), candidates per kind, fuse, lift neighbours and weigh time
-    (:func:`_fuse`), then the ranked results (:func:`_rank`, :func:`_results`)."""
+    (:func:`_fuse`), recency and importance (:func:`_time_and_weight`), then the ranked
+    results (:func:`_rank`, :func:`_results`)."""
     plan = _plan(memory, params.checked())
     found = _Candidates()
     matched, hits = _query_entities(plan)
@@ -229,6 +242,7 @@ def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
     if "entity" in plan.want:
         _entity_candidates(plan, found, matched)
     fused = _fuse(plan, found)
+    _time_and_weight(plan, found, fused)
     ranked, episodes = _rank(plan, found, fused)
     return SearchOutcome(
         results=_results(plan, found, fused, ranked[: plan.p.limit], episodes),
@@ -298,6 +312,9 @@ class _Plan:
     want: set[str]
     V: datetime
     K: datetime
+    asked: datetime  # when the question is asked (reference_time, else known_at)
+    ranking: Ranking
+    half_life_days: float
     ref_max: datetime | None  # episodes said after this are out (valid_at given)
     time: _TimeReading
     said: _WindowReads
@@ -368,8 +385,11 @@ def _plan(memory: Searchable, p: SearchParams) -> _Plan:
         not words and (window is not None or time.no_such_session))
     qtext = content if content.strip() and words else p.query
     qvec = backend.embedder.embed_one(qtext) if need_vec else None
-    return _Plan(p, backend, want, V, K, ref_max, time, said, words, qtext, qvec, fact_when,
-                 n_cand=max(3 * p.limit, 30))
+    dflt = defaults_of(memory)
+    ranking = dflt.ranking if p.ranking is None else p.ranking
+    half_life = dflt.half_life_days if p.half_life_days is None else float(p.half_life_days)
+    return _Plan(p, backend, want, V, K, asking, ranking, half_life, ref_max, time, said, words,
+                 qtext, qvec, fact_when, n_cand=max(3 * p.limit, 30))
 
 
 def _read_time(
@@ -642,6 +662,18 @@ def _weigh_time(
             t = math.exp(-max(w0 - ref, ref - w1, 0) / width)
         found.note(key, "time", t)
         fused[key] *= 0.8 + 0.2 * t
+
+
+def _time_and_weight(plan: _Plan, found: _Candidates, fused: dict[Key, float]) -> None:
+    """Stage 4b, in place: the recency prior (``ranking="fused"``) or the Generative-Agents
+    score; recency is left out for a question that names a time (kgmem.retrieve.recency)."""
+    half_life = plan.half_life_days if plan.window is None else 0.0
+    g = plan.p.group
+    if plan.ranking == "generative_agents":
+        generative_agents(plan.backend, g, fused, found.facts, found.parts, plan.asked,
+                          half_life, plan.fact_when, pool=3 * plan.p.limit)
+    elif half_life:
+        weigh_recency(plan.backend, g, fused, found.facts, found.parts, plan.asked, half_life)
 
 
 def _rank(

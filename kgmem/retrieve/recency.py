@@ -61,8 +61,8 @@ DAY_MICROS = 86_400_000_000
 @dataclass(frozen=True)
 class RankingDefaults:
     """A memory's defaults for the ranking options a search leaves unset (``None``);
-    :func:`kgmem.factory.open_memory` reads them from the settings
-    (``KGMEM_RANKING``, ``KGMEM_RECENCY_HALF_LIFE_DAYS``)."""
+    ``open_memory`` reads them from the settings (``KGMEM_RANKING``,
+    ``KGMEM_RECENCY_HALF_LIFE_DAYS``)."""
 
     ranking: Ranking = "fused"
     half_life_days: float = DEFAULT_HALF_LIFE_DAYS

@@ -464,7 +464,7 @@ DEGREE_WORDS = frozenset(
 
 # things one goes to, takes part in or attends (ATTENDED, an event)
 EVENT_NOUNS = frozenset(
-    {"event", "meetup", "meeting", "gathering", "party", "celebration", "ceremony", "wedding",
+    {"event", "meetup", "meeting", "mtg", "gathering", "party", "celebration", "ceremony", "wedding",
      "funeral", "memorial", "reunion", "festival", "fest", "fair", "carnival", "parade",
      "rally", "protest", "vigil", "concert", "gig", "show", "performance", "recital", "musical",
      "opera", "ballet", "exhibition", "exhibit", "expo", "convention", "conference", "summit",

@@ -4,6 +4,7 @@ or dropped: "Started at Shopify in January")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,11 +212,29 @@ class Mentions:
         return None
 
 
+_GREETINGS = frozenset({"hey", "hi", "hello", "thanks", "thank", "oh", "wow", "yo", "dear",
+                        "morning", "congrats", "sorry", "yes", "yeah", "no", "ok", "okay"})
+
+
+def vocative(tok: Any, subjects_of_verb: Sequence[Any] = ()) -> bool:
+    """A name addressed, not the subject: "Hey Maria, since we last spoke I went ...", "Maria,
+    I joined ..." (the parser often makes the name a second subject of the verb)."""
+    doc = tok.doc
+    if tok.pos_ != "PROPN" or tok.i + 1 >= len(doc) or doc[tok.i + 1].lower_ not in (",", "!"):
+        return False
+    prev = doc[tok.i - 1] if tok.i > tok.sent.start else None
+    if prev is not None and (prev.dep_ == "intj" or prev.lower_ in _GREETINGS):
+        return True
+    others = [t for t in subjects_of_verb if t is not tok and t.i > tok.i]
+    return prev is None and bool(others)
+
+
 def subjects(c: Mentions, verb: Any, collective: bool = False) -> tuple[list[Mention], bool]:
     """Subjects of a verb (inherited through xcomp/conj); bool = subject was dropped."""
     cur = verb
     for _ in range(6):
         subj_children = [ch for ch in cur.children if ch.dep_ in ("nsubj", "nsubjpass")]
+        subj_children = [ch for ch in subj_children if not vocative(ch, subj_children)]
         if subj_children:
             for ch in sorted(subj_children, key=lambda t: t.pos_ != "PROPN"):
                 res = c.resolve(ch, collective)

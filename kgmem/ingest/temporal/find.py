@@ -61,6 +61,15 @@ _ENT_LABELS = {"DATE", "TIME"}
 
 
 _NON_TIME_WORDS = re.compile(r"^(?:may|march|sun|sat|wed)$", re.I)
+# "my secure 9-5", "a 9 to 5 job": working hours, not the 5th of September
+_WORKING_HOURS = re.compile(
+    r"(?:\b(?:my|a|the|your|his|her|our|their|secure|steady|boring|regular)\s+)"
+    r"\d{1,2}\s*(?:-|–|to)\s*\d{1,2}$", re.I)
+
+
+def _working_hours(text: str, s_char: int, e_char: int) -> bool:
+    """The span is an "N-M" right after a determiner or a job adjective (see _WORKING_HOURS)."""
+    return bool(_WORKING_HOURS.search(text[max(0, s_char - 12):e_char]))
 
 
 _TIMEISH = re.compile(
@@ -152,7 +161,7 @@ def _entity_mentions(doc: Any, ref: datetime, prefer: str, out: list[TimeMention
                     break
         s_char, e_char = _trim_to_time(text, s_char, e_char)
         span_text = text[s_char:e_char]
-        if _overlaps((s_char, e_char), taken):
+        if _overlaps((s_char, e_char), taken) or _working_hours(text, s_char, e_char):
             continue
         res = resolve_time(span_text, ref, prefer, last_sitting)
         if res is None and start_tok != ent.start:
@@ -175,7 +184,7 @@ def _regex_mentions(text: str, ref: datetime, prefer: str, out: list[TimeMention
             continue
         span_text = m.group(0)
         bare = re.sub(r"^(?:in|during|by|on|around|circa|back in)\s+", "", span_text, flags=re.I)
-        if _NON_TIME_WORDS.match(bare):
+        if _NON_TIME_WORDS.match(bare) or _working_hours(text, s_char, e_char):
             continue
         res = resolve_time(span_text, ref, prefer, last_sitting)
         if res is None:

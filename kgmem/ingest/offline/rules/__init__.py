@@ -15,6 +15,7 @@ from ... import lexicon as L
 from ..context import Context
 from ..entities import ent_type
 from ..tree import child
+from .admission import accepted, find_new, get_or_out
 from .business import acquire, open_business, own_noun, volunteer
 from .copula import copula
 from .education import attend, do, finish, graduate, study
@@ -41,7 +42,6 @@ from .travel import go, return_from, spend, visit
 from .work import (
     employ,
     ended_employment,
-    get,
     hire,
     job_noun,
     join,
@@ -67,8 +67,8 @@ VERB_RULES: dict[str, Rule] = {
     "live": live, "reside": live, "settle": settle,
     "move": move, "relocate": move, "emigrate": move,
     "work": work, "join": join, "start": start, "begin": start,
-    "get": get, "hire": hire, "employ": employ, "land": land,
-    "accept": land, "sign": sign, "quit": quit, "leave": quit,
+    "get": get_or_out, "hire": hire, "employ": employ, "land": land,
+    "accept": accepted, "find": find_new, "sign": sign, "quit": quit, "leave": quit,
     "lay": ended_employment, "fire": ended_employment,
     "retire": ended_employment, "resign": ended_employment,
     "promote": promote, "become": become,

@@ -195,13 +195,19 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         superseded: Literal["label", "drop"] = "label",
         untrusted: Literal["flag", "omit"] = "flag",
         group: str | None = None,
+        ranking: Literal["fused", "generative_agents"] | None = None,
+        half_life_days: float | None = None,
     ) -> RecallResult:
         """What the memory holds that is relevant to the query, as of valid_at/known_at
         (default now). mode=context: a compact, dated prompt block within budget_tokens,
         where a snippet no longer current is labelled (or left out: superseded=drop) and
         items from untrusted or instruction-like episodes are marked (or untrusted=omit);
         mode=search: ranked facts, entities and episodes; mode=sessions: the sittings of the
-        conversation (episodes at most 30 min apart) most likely to hold the answer."""
+        conversation (episodes at most 30 min apart) most likely to hold the answer.
+        ranking (context and search): fused (default) or generative_agents (recency +
+        importance + relevance); half_life_days: recency's half-life, ages from known_at
+        (0 = off; default: the server's). A question naming a time is not pulled to recent
+        items."""
         g = _call(gate.group, ctx, group)
         m = lazy.get()
         if mode == "sessions":
@@ -209,10 +215,12 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
                           limit=limit, group=g)
             return RecallResult(sessions=_json(list(found)))
         ctx_fn, search_fn = _retrieval(m)
+        rank = {k: v for k, v in (("ranking", ranking), ("half_life_days", half_life_days))
+                if v is not None}
         if mode == "context" and ctx_fn is not None:
             block = _call(ctx_fn, query, budget_tokens=budget_tokens, valid_at=valid_at,
                           known_at=known_at, group=g, superseded=superseded,
-                          untrusted=untrusted)
+                          untrusted=untrusted, **rank)
             if isinstance(block, str):
                 return RecallResult(context=block)
             data = _json(block)
@@ -221,7 +229,7 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
                                 details=data if isinstance(data, dict) else None)
         if search_fn is not None:
             hits = _call(search_fn, query, valid_at=valid_at, known_at=known_at, limit=limit,
-                         group=g)
+                         group=g, **rank)
             return RecallResult(results=_json(list(hits)))
         # Library without retrieval: facts whose text shares a word with the query.
         words = {w.lower().strip("?.,!") for w in query.split() if len(w) > 2}

@@ -885,15 +885,19 @@ class Memory:
         reference_time: TimeLike | None = None,
         superseded: Literal["label", "drop"] = "label",
         untrusted: Literal["flag", "omit"] = "flag",
+        ranking: Literal["fused", "generative_agents"] | None = None,
+        half_life_days: float | None = None,
     ) -> ContextBlock:
         """A prompt-ready block (dated facts, then quoted episode snippets) within a budget;
         a snippet no longer current at (valid_at, known_at) is labelled or dropped, items from
-        untrusted or instruction-like episodes are marked or omitted (kgmem.trust)."""
+        untrusted or instruction-like episodes are marked or omitted (kgmem.trust); ranked as
+        :meth:`search` ranks (``ranking``, ``half_life_days``; default: this memory's)."""
         from .retrieve import context
 
         return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
                        known_at=known_at, group=group, reference_time=reference_time,
-                       superseded=superseded, untrusted=untrusted)
+                       superseded=superseded, untrusted=untrusted, ranking=ranking,
+                       half_life_days=half_life_days)
 
     def index(self) -> int:
         """Embed and index everything written since the last call (search does this lazily)."""

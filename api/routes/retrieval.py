@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from kgmem.retrieve.models import ContextBlock
+from kgmem.retrieve.recency import MAX_HALF_LIFE_DAYS
 from kgmem.retrieve.search import DEFAULT_KINDS
 
 from ..deps import AsOfDep, GroupDep, MemoryDep
@@ -47,11 +48,22 @@ def search(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     kinds: Annotated[list[Kind] | None, Query(
         max_length=6, description="Restrict to these result kinds (default: all).")] = None,
+    ranking: Annotated[Literal["fused", "generative_agents"] | None, Query(
+        description="`fused` (rank fusion, times the recency prior) or `generative_agents` "
+                    "(recency + importance + relevance, each normalised; Park et al. 2023); "
+                    "default: the server's (KGMEM_RANKING).")] = None,
+    half_life_days: Annotated[float | None, Query(
+        ge=0, le=MAX_HALF_LIFE_DAYS,
+        description="Recency's half-life in days, ages measured from the question's time "
+                    "(known_at); 0 = off; default: the server's "
+                    "(KGMEM_RECENCY_HALF_LIFE_DAYS).")] = None,
 ) -> SearchResponse:
     """Keyword + embedding + graph-neighbourhood retrieval over facts, entities and episodes,
-    evaluated at (valid_at, known_at)."""
+    evaluated at (valid_at, known_at), ranked as ``ranking`` says (a question naming a time
+    is not pulled to recent items)."""
     result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
-                           kinds=DEFAULT_KINDS if kinds is None else kinds, group=group)
+                           kinds=DEFAULT_KINDS if kinds is None else kinds, group=group,
+                           ranking=ranking, half_life_days=half_life_days)
     return SearchResponse(query=q, items=result)
 
 

@@ -44,6 +44,7 @@ from .backend import get_backend
 from .currency import superseded_snippets
 from .marks import mark_episodes, mark_facts, trust_note
 from .models import ContextBlock, SupersededSnippet
+from .recency import Ranking
 from .search import SearchOutcome, SearchParams, run_search
 
 BEGIN = "<<<KGMEM-MEMORY-DATA-BEGIN"
@@ -162,6 +163,8 @@ def context(
     auto_index: bool = True,
     superseded: Literal["label", "drop"] = "label",
     untrusted: Literal["flag", "omit"] = "flag",
+    ranking: Ranking | None = None,
+    half_life_days: float | None = None,
 ) -> ContextBlock:
     """A compact prompt block about ``query`` within ``budget_tokens`` (see module doc).
 
@@ -171,11 +174,15 @@ def context(
 
     ``untrusted``: an episode from an untrusted source or with instruction-like text
     (:mod:`kgmem.trust`), and a fact one of them supports, is marked (``"flag"``); with
-    ``"omit"`` such episodes and the facts only they support are left out."""
+    ``"omit"`` such episodes and the facts only they support are left out.
+
+    ``ranking``, ``half_life_days``: how the search behind the block ranks (as
+    :func:`kgmem.retrieve.search`; default: the memory's)."""
     _check_options(budget_tokens, superseded, untrusted)
     out = run_search(memory, SearchParams(
         query, valid_at, known_at, limit=max(max_facts, max_episodes) * 2,
         group=group, reference_time=reference_time, embedder=embedder, auto_index=auto_index,
+        ranking=ranking, half_life_days=half_life_days,
     ))
     V, K = out.valid_at, out.known_at
     backend = get_backend(memory, embedder)

@@ -181,7 +181,8 @@ class PathList(BaseModel):
 class EntityProfile(BaseModel):
     """What the memory holds about one entity at (valid_at, known_at)."""
 
-    entity: Entity
+    entity: Entity = Field(description="The entity; its summary is the one as known at "
+                           "known_at, built offline from its facts as known then.")
     facts: list[FactVersion] = Field(description="Facts with the entity as subject.")
     incoming: list[FactVersion] = Field(description="Facts with the entity as object only.")
 

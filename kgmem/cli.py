@@ -485,7 +485,19 @@ def entity(name: str,
         _emit(out)
         return
     console.print(f"[bold]{out['entity'].name}[/bold] ({out['entity'].id})")
+    if out["entity"].summary:
+        console.print(out["entity"].summary, highlight=False, markup=False)
     console.print(_fact_table(out["facts"] + out["incoming"], "facts"))
+
+
+@app.command()
+def consolidate() -> None:
+    """Bring every entity summary of the group up to date (kgmem.summaries; profiles do it
+    for their entity on their own); on Neo4j this fills the Entity nodes' summary."""
+    m = _memory()
+    n = _run(lambda: m.consolidate(group=state.group))
+    _emit({"changed": n}) if state.json else console.print(
+        f"{n} entity summar{'y' if n == 1 else 'ies'} changed in group {state.group}")
 
 
 @app.command()

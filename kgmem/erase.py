@@ -12,8 +12,9 @@ without content remains (:class:`kgmem.model.Erasure`). In one store transaction
 * **entities by reference count**: an entity the erased items referred to (a fact's subject
   or object in any version, a mention by the erased episode) goes too when no fact version,
   lineage or episode mention refers to it any more. Aliases, resolution records and summaries
-  belong to their entity and go with it; a surviving entity loses its summary (a summary may
-  quote the erased text);
+  belong to their entity and go with it; a surviving entity loses its summary and every
+  stored version of it (a summary may quote the erased text; it is rebuilt from what is left,
+  kgmem/consolidate.py), as does every entity whose summaries quote the erased episode;
 * the store's own remnants (:meth:`~kgmem.store.base.WriteTx.purge_erased`: the FTS5 segments).
 
 After the commit, copies outside the live data: the store's WAL (``after_erase``), persisted
@@ -136,6 +137,8 @@ def _delete_items(
     lineages = [lin for f in fact_ids if (lin := w.get_lineage(f)) is not None]
     parties = w.entities_of_facts(fact_ids)
     candidates = parties | set(w.episode_mentions(episode) if episode is not None else ())
+    if episode is not None:  # summaries quoting the episode lose it too (kgmem.consolidate)
+        candidates |= set(w.summary_entities_citing(group, [episode]))
     candidates.discard(entity_id or "")
     content = w.erased_content(group, fact_ids, [entity_id] if entity_id else [],
                                [episode] if episode else [])

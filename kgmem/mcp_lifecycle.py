@@ -103,7 +103,8 @@ def register_lifecycle(server: Any, memory: Callable[[], Memory], gate: GroupGat
     def entity_profile(ctx: Context, entity: str, valid_at: str | None = None,
                        known_at: str | None = None, group: str | None = None) -> ProfileResult:
         """What the memory holds about an entity (name, alias or id) at valid_at, as known
-        at known_at (both default to now): its facts and the facts pointing at it."""
+        at known_at (both default to now): its facts, the facts pointing at it, and its
+        summary as known at known_at (entity.summary)."""
         g = _call(gate.group, ctx, group)
         m = memory()
         p = _call(m.entity, entity, valid_at=valid_at, known_at=known_at, group=g)

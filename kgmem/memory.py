@@ -33,6 +33,7 @@ from .store.base import (
     LineageState,
     OrphanedLineage,
     Store,
+    SummaryHistory,
     TimeFilter,
     WriteTx,
     refuse_orphans,
@@ -779,17 +780,48 @@ class Memory:
         known_at: TimeLike | None = None,
         group: str = DEFAULT_GROUP,
     ) -> dict[str, Any]:
-        """The entity and the facts about it (as subject or object) at (V, K)."""
+        """The entity (its ``summary`` as known at K) and the facts about it (as subject or
+        object) at (V, K)."""
         group = check_group(group)
         ent = self._lookup_entity(group, name_or_id)
         when = self._when(valid_at, known_at)
         outgoing = self.store.facts(group, when, subject_id=ent.id)
         incoming = self.store.facts(group, when, object_id=ent.id)
         return {
-            "entity": ent,
+            "entity": ent.model_copy(update={"summary": self.summary(
+                ent.id, known_at=when.known_at, group=group)}),
             "facts": outgoing,
             "incoming": [f for f in incoming if f.subject_id != ent.id],
         }
+
+    def summary(self, entity: str, known_at: TimeLike | None = None,
+                group: str = DEFAULT_GROUP) -> str:
+        """The entity's summary as known at ``known_at`` (default now): built offline from its
+        facts as known then and the most telling episodes behind them (kgmem.summaries);
+        the stored history is brought up to date first (kgmem.consolidate)."""
+        from .consolidate import refresh
+        from .summaries import text_at
+
+        group = check_group(group)
+        ent = self._lookup_entity(group, entity)
+        now = self.now()
+        k = now if known_at is None else parse_instant(known_at, "known_at")
+        return text_at(refresh(self.store, group, ent.id, now), k)
+
+    def summary_history(self, entity: str, group: str = DEFAULT_GROUP) -> SummaryHistory:
+        """Every stored version of the entity's summary, brought up to date first."""
+        from .consolidate import refresh
+
+        group = check_group(group)
+        ent = self._lookup_entity(group, entity)
+        return refresh(self.store, group, ent.id, self.now())
+
+    def consolidate(self, group: str = DEFAULT_GROUP) -> int:
+        """Bring the summaries of every entity of the group up to date (and so the Neo4j
+        Entity nodes' ``summary``); returns how many changed."""
+        from .consolidate import consolidate
+
+        return consolidate(self.store, check_group(group), self.now())
 
     def entities(
         self, group: str = DEFAULT_GROUP, limit: int = 100, offset: int = 0

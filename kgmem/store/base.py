@@ -170,6 +170,33 @@ class Declaration:
 
 
 @dataclass(frozen=True)
+class SummaryVersion:
+    """One version of an entity's summary (:mod:`kgmem.summaries`): derived data, held during
+    ``[created_at, expired_at)`` of transaction time; ``episodes``: the episodes it quotes."""
+
+    text: str
+    created_at: datetime
+    expired_at: datetime | None = None
+    episodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SummaryHistory:
+    """An entity's stored summary versions (oldest first) and how far they were built:
+    ``through`` is the last instant of its facts' history they account for, ``links`` the
+    (fact, episode) provenance links seen then (a change of count means a rebuild)."""
+
+    versions: tuple[SummaryVersion, ...] = ()
+    through: datetime | None = None
+    links: int = 0
+
+
+def current_text(h: SummaryHistory) -> str:
+    """The text of the history's open version ("" when it has none)."""
+    return next((v.text for v in h.versions if v.expired_at is None), "")
+
+
+@dataclass(frozen=True)
 class TimeFilter:
     """Visibility filter for reads.
 
@@ -271,7 +298,12 @@ class WriteTx(Protocol):
     def delete_episode(self, group: str, episode_id: str) -> int: ...
     def delete_entity(self, group: str, entity_id: str) -> int: ...
     def delete_alias_keys(self, group: str, norm_aliases: Sequence[str]) -> None: ...
-    def clear_summaries(self, group: str, entity_ids: Sequence[str]) -> None: ...
+    def clear_summaries(self, group: str, entity_ids: Sequence[str]) -> None:
+        """The entities' summaries go: the current text and every stored version."""
+        ...
+    def summary_entities_citing(self, group: str, episode_ids: Sequence[str]) -> list[str]:
+        """Entities some of whose summary versions quote one of the episodes."""
+        ...
     def delete_group(self, group: str) -> dict[str, int]: ...
     def scrub_caused_by(self, fact_ids: Sequence[str]) -> None: ...
     def purge_erased(self) -> None:
@@ -279,6 +311,13 @@ class WriteTx(Protocol):
         (the embedded store's FTS5 segments)."""
         ...
     def insert_erasure(self, erasure: Erasure) -> None: ...
+
+    # entity summaries (kgmem.consolidate)
+    def put_summary_history(self, group: str, entity_id: str, history: SummaryHistory
+                            ) -> None:
+        """Replace the entity's summary versions and build mark; the entity's ``summary``
+        becomes the current text (nothing is written for an entity that is gone)."""
+        ...
 
 
 class SearchBackend(Protocol):
@@ -346,6 +385,7 @@ class Store(Protocol):
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]: ...
     def erasures(self, group: str) -> list[Erasure]: ...
+    def summary_history(self, group: str, entity_id: str) -> SummaryHistory: ...
     def last_tx_time(self, group: str) -> datetime | None: ...
     def vocabulary_stamp(self) -> str | None:
         """A value that changes with every write of a predicate declaration (in any group):

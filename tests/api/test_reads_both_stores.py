@@ -153,6 +153,19 @@ def test_changes_since(seeded: Seeded) -> None:
     assert len(capped) == 2
 
 
+def test_entity_profile_carries_the_summary_as_known_at(seeded: Seeded) -> None:
+    c = _client(seeded)
+    now = c.get("/v1/entities/Alice").json()["entity"]["summary"]
+    assert now.startswith("Now: Alice lives in Denver (since 2023-03); Alice works at Acme "
+                          "(since 2022). Before: Alice lives in Boston (2021 to 2023-03).")
+    assert "“Alice moved to Boston in 2021.”" in now  # its telling episode
+    then = c.get("/v1/entities/Alice", params={"known_at": seeded.t0.isoformat()}).json()
+    assert then["entity"]["summary"].startswith("Now: Alice lives in Boston (since 2021).")
+    before = (seeded.t0 - timedelta(seconds=1)).isoformat()
+    assert c.get("/v1/entities/Alice",
+                 params={"known_at": before}).json()["entity"]["summary"] == ""
+
+
 def test_paths(seeded: Seeded) -> None:
     c = _client(seeded)
     r = c.get("/v1/paths", params={"a": "Alice", "b": "Bob", "max_hops": 2})

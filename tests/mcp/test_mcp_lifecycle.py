@@ -114,6 +114,9 @@ def test_mcp_lifecycle_tools_over_stdio(tmp_path: Path) -> None:
     assert then == {("LIVES_IN", "Boston"), ("WORKS_AT", "Acme")}
     assert [f["object"] for f in out["profile_known_t0"]["facts"]] == ["Boston"]
     assert out["profile_2022"]["valid_at"].startswith("2022-06-01")
+    # the summary as known at known_at (kgmem.summaries): Boston only, before anything else
+    assert out["profile_known_t0"]["entity"]["summary"] == "Now: Alice lives in Boston (since 2020)."
+    assert "Alice lives in Austin (since 2023)" in out["profile_now"]["entity"]["summary"]
 
     kinds = [c["kind"] for c in out["changes"]["changes"]]
     assert kinds == ["assert", "assert", "invalidate", "retract", "undo", "correct"]

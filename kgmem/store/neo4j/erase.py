@@ -24,6 +24,9 @@ class EraseOps:
     def _run(self, query: str, **params: Any) -> list[list[Any]]:
         raise NotImplementedError  # provided by the write transaction
 
+    def drop_summary_histories(self, group: str, entity_ids: Sequence[str]) -> None:
+        raise NotImplementedError  # kgmem.store.neo4j.summaries.SummaryWrites
+
     def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
         rows = self._run(
             "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
@@ -208,6 +211,7 @@ class EraseOps:
             g=group,
         )
         self._run("MATCH (a:KgmemAlias {entity_id: $id}) DELETE a", id=entity_id)
+        self.drop_summary_histories(group, [entity_id])
         return int(rows[0][0]) if rows else 0
 
     def delete_alias_keys(self, group: str, norm_aliases: Sequence[str]) -> None:
@@ -225,6 +229,7 @@ class EraseOps:
             "AND coalesce(e.summary, '') <> '' SET e.summary = ''",
             ids=list(entity_ids), g=group,
         )
+        self.drop_summary_histories(group, entity_ids)  # rebuilt from what is left
 
     def delete_group(self, group: str) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -248,7 +253,7 @@ class EraseOps:
                 )[0][0]
             )
         for label in ("KgmemAlias", "KgmemEffect", "KgmemChunk", "KgmemEpisodeTime",
-                      "KgmemPredicate"):
+                      "KgmemPredicate", "KgmemSummary", "KgmemSummaryMark"):
             self._run(f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n", g=group)
         # graphiti-only nodes of the group (communities, sagas) go too: nothing of the group
         # may survive an erase except the audit record.

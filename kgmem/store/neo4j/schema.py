@@ -94,6 +94,11 @@ INDEXES: list[str] = [
     "CREATE INDEX kgmem_predicate_change IF NOT EXISTS FOR (n:KgmemPredicate) ON (n.change_id)",
     "CREATE INDEX kgmem_predicate_expired_by IF NOT EXISTS "
     "FOR (n:KgmemPredicate) ON (n.expired_by)",
+    # entity summaries' versions and build marks (kgmem.store.neo4j.summaries)
+    "CREATE INDEX kgmem_summary_entity IF NOT EXISTS "
+    "FOR (n:KgmemSummary) ON (n.group_id, n.entity_id)",
+    "CREATE INDEX kgmem_summary_mark IF NOT EXISTS "
+    "FOR (n:KgmemSummaryMark) ON (n.group_id, n.entity_id)",
     # fulltext: exactly graphiti-core's definitions (so its IF NOT EXISTS finds them)
     "CREATE FULLTEXT INDEX episode_content IF NOT EXISTS "
     "FOR (e:Episodic) ON EACH [e.content, e.source, e.source_description, e.group_id]",

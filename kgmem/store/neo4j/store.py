@@ -128,6 +128,7 @@ from .schema import (
     describe_schema,
     ensure_schema,
 )
+from .summaries import SummaryReads
 from .write import _WriteTx
 
 __all__ = ["Neo4jStore", "settings_from_env"]
@@ -143,7 +144,7 @@ def settings_from_env() -> dict[str, str | None]:
 
 
 # ---------------------------------------------------------------------------------- store
-class Neo4jStore:
+class Neo4jStore(SummaryReads):
     """The kgmem store contract on a Neo4j 5.26 database (thread-safe).
 
     ``Neo4jStore()`` reads ``KGMEM_NEO4J_URI`` / ``_USER`` / ``_PASSWORD`` / ``_DATABASE``

@@ -52,10 +52,11 @@ from .queries import (
 from .schema import (
     graphiti_source,
 )
+from .summaries import SummaryWrites
 
 
 # ---------------------------------------------------------------------------------- writes
-class _WriteTx(EraseOps, DeclarationWrites):
+class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
     def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:

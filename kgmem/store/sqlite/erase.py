@@ -29,6 +29,13 @@ class EraseOps:
 
     c: sqlite3.Connection
 
+    # summaries belong to their entity (kgmem.store.sqlite.summaries.SummaryWrites)
+    def drop_summary_histories(self, group: str, entity_ids: Sequence[str]) -> None:
+        raise NotImplementedError
+
+    def drop_group_summaries(self, group: str) -> None:
+        raise NotImplementedError
+
     def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
         rows = self.c.execute(
             "SELECT p.fact_id FROM provenance p JOIN lineages l ON l.fact_id = p.fact_id "
@@ -180,6 +187,7 @@ class EraseOps:
         ).rowcount
         self.c.execute("DELETE FROM aliases WHERE entity_id=?", (entity_id,))
         self.c.execute("DELETE FROM mentions WHERE entity_id=?", (entity_id,))
+        self.drop_summary_histories(group, [entity_id])
         return n
 
     def delete_alias_keys(self, group: str, norm_aliases: Sequence[str]) -> None:
@@ -193,6 +201,7 @@ class EraseOps:
             self.c.execute(
                 f"UPDATE entities SET summary='' WHERE id IN ({_marks(chunk)}) AND group_id=? "
                 "AND summary <> ''", [*chunk, group])
+        self.drop_summary_histories(group, entity_ids)  # rebuilt from what is left
 
     def delete_group(self, group: str) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -202,6 +211,7 @@ class EraseOps:
             ).rowcount
         self.c.execute("DELETE FROM aliases WHERE group_id=?", (group,))
         self.c.execute("DELETE FROM predicates WHERE group_id=?", (group,))
+        self.drop_group_summaries(group)
         self.c.execute("DELETE FROM episodes_fts WHERE group_id=?", (group,))
         self.c.execute("DELETE FROM provenance WHERE fact_id NOT IN (SELECT fact_id FROM lineages)")
         self.c.execute("DELETE FROM mentions WHERE episode_id NOT IN (SELECT id FROM episodes)")

@@ -59,6 +59,8 @@ from .rows import (
     version_row,
 )
 from .search import SearchTables
+from .summaries import SCHEMA as SUMMARY_SCHEMA
+from .summaries import SummaryReads, SummaryWrites
 
 if TYPE_CHECKING:
     from ..search_reads import SearchReads
@@ -184,7 +186,7 @@ def _declarations(rows: list[tuple[Any, ...]]) -> list[Declaration]:
     return [Declaration.from_row(r, opt_from_micros) for r in rows]
 
 
-class EmbeddedStore:
+class EmbeddedStore(SummaryReads):
     """SQLite-backed store in a directory. Thread-safe: writes are serialised on one
     connection (waiting at most ``busy_timeout`` seconds for the database's lock, then
     :class:`~kgmem.errors.StoreBusyError`); reads run on connections of their own and never
@@ -211,7 +213,7 @@ class EmbeddedStore:
         # write connection is the only one that deletes
         self._conn.execute("PRAGMA secure_delete=ON")
         with self._db.write() as c:
-            for stmt in _SCHEMA.split(";"):
+            for stmt in (_SCHEMA + SUMMARY_SCHEMA).split(";"):
                 if stmt.strip():
                     c.execute(stmt)
             _add_extraction_columns(c)
@@ -587,7 +589,7 @@ def _fts_query(text: str) -> str:
 
 
 
-class _WriteTx(EraseOps):
+class _WriteTx(SummaryWrites, EraseOps):
     """Write operations inside one open SQLite transaction."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:

@@ -7,14 +7,17 @@ is its best window's), and the periods it mentions, found by the caller's
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
 
 # (episode id, group, content, reference time in micros) ->
 #   rows (episode id, group, start micros, end micros, precision) of the periods it mentions
 TimeMentions = Callable[[str, str, str, int], list[tuple[str, str, int, int, str]]]
 
 
-def model_window(embedder: Any) -> int:
+def model_window(embedder: Embedder) -> int:
     """The longest text, in tokens, that ``embedder`` embeds whole (MiniLM: 256)."""
     from ..embed.resources import MAX_SEQ_LENGTH
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, MutableMapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -15,6 +15,9 @@ from ..model import Entity, Episode, FactVersion
 from ..timeutil import UTC
 from .base import SearchBackend, TimeFilter
 from .indexing import TimeMentions
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
 
 EXACT_WINDOW_MAX = 5000  # rank a time window's episodes exactly up to this many
 # A query word found in more rows than this is left out of the keyword query (it carries
@@ -103,11 +106,11 @@ class SearchReads(Protocol):
 class SearchableStore(Protocol):
     """A store that brings its search half (both stores)."""
 
-    def search_reads(self, embedder: Any, mentions: TimeMentions) -> SearchReads:
+    def search_reads(self, embedder: Embedder | None, mentions: TimeMentions) -> SearchReads:
         """New search reads for ``embedder`` (``None``: keyword-only); ``mentions`` finds the
         periods an episode mentions when it is indexed."""
         ...
     def search_backends(self) -> MutableMapping[Hashable, SearchBackend]: ...
-    def reset_search_vectors(self, embedder: Any) -> None:
+    def reset_search_vectors(self, embedder: Embedder) -> None:
         """Drop every stored vector, to re-embed everything with ``embedder``."""
         ...

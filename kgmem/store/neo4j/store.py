@@ -56,7 +56,7 @@ import threading
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import neo4j
 from neo4j.exceptions import (
@@ -130,6 +130,9 @@ from .schema import (
 )
 from .summaries import SummaryReads
 from .write import _WriteTx
+
+if TYPE_CHECKING:
+    from ...embed.base import Embedder
 
 __all__ = ["Neo4jStore", "settings_from_env"]
 
@@ -271,14 +274,14 @@ class Neo4jStore(SummaryReads):
                 pass
         self.driver.close()
 
-    def search_reads(self, embedder: Any, mentions: TimeMentions) -> SearchReads:
+    def search_reads(self, embedder: Embedder | None, mentions: TimeMentions) -> SearchReads:
         """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
         in :meth:`search_backends`)."""
         from .search import Neo4jBackend
 
         return Neo4jBackend(self, embedder, mentions)
 
-    def reset_search_vectors(self, embedder: Any) -> None:
+    def reset_search_vectors(self, embedder: Embedder) -> None:
         """Not needed here: Neo4j's chunks record the model that made them (each embedder
         searches its own)."""
         raise InvalidInputError("reindex is only needed (and available) for the embedded store")

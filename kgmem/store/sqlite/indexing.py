@@ -10,17 +10,20 @@ What of an episode is embedded: :mod:`kgmem.store.indexing`.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..indexing import TimeMentions, episode_chunks, model_window
 from .search import SearchTables
 
+if TYPE_CHECKING:
+    from ...embed.base import Embedder
+
 log = logging.getLogger(__name__)
 
 
-def drain_queue(view: SearchTables, embedder: Any, mentions: TimeMentions,
+def drain_queue(view: SearchTables, embedder: Embedder, mentions: TimeMentions,
                 batch_size: int = 256, max_items: int | None = None) -> int:
     """Embed and store queued items until the queue is empty (or ``max_items`` done)."""
     done = 0

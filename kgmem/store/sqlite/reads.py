@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from .indexing import drain_queue
 from .search import SearchTables, fts_match
 from .vectors import VectorIndexes, blob_to_vec
 
+if TYPE_CHECKING:
+    from ...embed.base import Embedder
+
 TIMES_CACHED_GROUPS = 64  # groups whose episode times the search reads keep in memory
 _DF_TTL_S = 300.0
 
@@ -33,7 +36,8 @@ class SqliteSearchReads:
     """The embedded store's search reads (:class:`kgmem.store.search_reads.SearchReads`) for
     one embedder: FTS5 and vector candidates over the store's :class:`SearchTables`."""
 
-    def __init__(self, tables: SearchTables, embedder: Any, mentions: TimeMentions) -> None:
+    def __init__(self, tables: SearchTables, embedder: Embedder | None,
+                 mentions: TimeMentions) -> None:
         self.view = tables
         self.mentions = mentions
         self.view.search_ensure_schema()
@@ -97,7 +101,7 @@ class SqliteSearchReads:
             return 0
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
-        if self.vectors is None:  # keyword-only: leave the queue for the embedder to come
+        if self.vectors is None or self.embedder is None:  # keyword-only: the queue waits
             return 0
         with self._index_lock:
             n = drain_queue(self.view, self.embedder, self.mentions, batch_size, max_items)

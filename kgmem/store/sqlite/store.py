@@ -63,6 +63,7 @@ from .summaries import SCHEMA as SUMMARY_SCHEMA
 from .summaries import SummaryReads, SummaryWrites
 
 if TYPE_CHECKING:
+    from ...embed.base import Embedder
     from ..search_reads import SearchReads
     from .check import EmbeddedIntegrityReads
 
@@ -246,14 +247,14 @@ class EmbeddedStore(SummaryReads):
         tables.search_ensure_schema()
         return tables
 
-    def search_reads(self, embedder: Any, mentions: TimeMentions) -> SearchReads:
+    def search_reads(self, embedder: Embedder | None, mentions: TimeMentions) -> SearchReads:
         """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
         in :meth:`search_backends`)."""
         from .reads import SqliteSearchReads
 
         return SqliteSearchReads(self.search_tables(), embedder, mentions)
 
-    def reset_search_vectors(self, embedder: Any) -> None:
+    def reset_search_vectors(self, embedder: Embedder) -> None:
         """Drop every stored vector and the ANN files, and stamp ``embedder`` as the model the
         vectors to come are made with (kgmem.retrieve.reindex re-embeds everything)."""
         tables = self.search_tables()

@@ -36,6 +36,16 @@ def _episodes(store: Store, group: str, versions: Sequence[FactVersion]) -> dict
     return out
 
 
+def _common(old: SummaryHistory, new: SummaryHistory) -> int:
+    """How many leading versions the two histories share (stored already)."""
+    n = 0
+    for a, b in zip(old.versions, new.versions):
+        if a != b:
+            break
+        n += 1
+    return n
+
+
 def refresh(store: Store, group: str, entity_id: str, now: datetime) -> SummaryHistory:
     """The entity's summary history up to ``now``, stored when it changed."""
     new = SummaryHistory()
@@ -49,7 +59,7 @@ def refresh(store: Store, group: str, entity_id: str, now: datetime) -> SummaryH
         try:
             with store.write() as w:
                 if w.last_tx_time(group) == stamp:  # nothing written meanwhile
-                    w.put_summary_history(group, entity_id, new)
+                    w.put_summary_history(group, entity_id, new, _common(old, new))
                     return new
         except StoreBusyError:  # a read must not fail for it: stored by a later call
             log.info("summary of %s in %s not stored: the store is busy", entity_id, group)

@@ -22,7 +22,8 @@ instruction-like text (kgmem.trust) is never quoted; the facts it supports are l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 
 from . import timeline
@@ -73,39 +74,43 @@ def build(versions: Sequence[FactVersion], episodes: Mapping[str, Episode]
     and the ids of the episodes it quotes, drawn from ``episodes`` (those stored by K)."""
     if not versions:
         return "", ()
-    seen: set[tuple[str, str]] = set()
-    now: list[FactVersion] = []
+    seen: set[tuple[object, ...]] = set()
+    now: list[FactVersion] = []  # one per line shown
     before: list[FactVersion] = []
+    open_all: list[FactVersion] = []  # every version, for the episodes behind them
+    ended_all: list[FactVersion] = []
     for v in versions:
-        key = (v.fact, _fact(v))
-        if key in seen:
+        (open_all if v.invalid_at is None else ended_all).append(v)
+        key = (v.fact, v.valid_at, v.valid_precision, v.invalid_at, v.invalid_precision)
+        if key in seen:  # the same line twice (one text, two lineages)
             continue
         seen.add(key)
         (now if v.invalid_at is None else before).append(v)
-    now = _newest_first(now)
-    before = sorted(before, key=lambda v: (v.invalid_at.isoformat() if v.invalid_at else "",
-                                           v.fact), reverse=True)
+    now_shown = _newest_first(now, MAX_NOW)
+    before_shown = heapq.nlargest(MAX_BEFORE, before, key=lambda v: (v.invalid_at, v.fact))
     parts: list[str] = []
     if now:
-        parts.append("Now: " + "; ".join(_fact(v) for v in now[:MAX_NOW])
+        parts.append("Now: " + "; ".join(_fact(v) for v in now_shown)
                      + (f" (and {len(now) - MAX_NOW} more)" if len(now) > MAX_NOW else "") + ".")
     if before:
-        parts.append("Before: " + "; ".join(_fact(v) for v in before[:MAX_BEFORE])
+        parts.append("Before: " + "; ".join(_fact(v) for v in before_shown)
                      + (f" (and {len(before) - MAX_BEFORE} more)"
                         if len(before) > MAX_BEFORE else "") + ".")
-    quoted = _telling(now, episodes) or _telling(before, episodes)
+    quoted = _telling(open_all, episodes) or _telling(ended_all, episodes)
     for ep in quoted:
         who = f"{ep.speaker}, " if ep.speaker else ""
         parts.append(f"Said: “{_excerpt(ep.content)}” ({who}{_when(ep.reference_time, None)}).")
     return " ".join(parts), tuple(ep.id for ep in quoted)
 
 
-def _newest_first(vs: list[FactVersion]) -> list[FactVersion]:
-    known = [v for v in vs if v.valid_at is not None]
-    unknown = [v for v in vs if v.valid_at is None]
-    known.sort(key=lambda v: (v.valid_at, v.fact), reverse=True)
-    unknown.sort(key=lambda v: v.fact)
-    return known + unknown
+def _newest_first(vs: list[FactVersion], n: int) -> list[FactVersion]:
+    """The first ``n`` of ``vs`` by start, newest first, then those of unknown start by text."""
+    known = heapq.nlargest(n, (v for v in vs if v.valid_at is not None),
+                           key=lambda v: (v.valid_at, v.fact))
+    if len(known) == n:
+        return known
+    return known + heapq.nsmallest(n - len(known), (v for v in vs if v.valid_at is None),
+                                   key=lambda v: v.fact)
 
 
 def _telling(vs: Sequence[FactVersion], episodes: Mapping[str, Episode]) -> list[Episode]:
@@ -165,6 +170,32 @@ def _reopen_at(hist: list[SummaryVersion], t: datetime) -> list[SummaryVersion]:
     return out
 
 
+def _sweep(versions: Sequence[FactVersion], episodes: Mapping[str, Episode],
+           ts: Sequence[datetime]) -> Iterator[tuple[datetime, list[FactVersion],
+                                                     dict[str, Episode]]]:
+    """For each instant of ``ts`` (ascending): the versions known then and the episodes
+    stored by then (what :func:`known_at` and :func:`stored_by` give, kept up in one pass)."""
+    by_created = sorted(versions, key=lambda v: v.created_at)
+    eps = sorted(episodes.values(), key=lambda e: e.created_at)
+    active: dict[str, FactVersion] = {}
+    expiries: list[tuple[datetime, str]] = []
+    stored: dict[str, Episode] = {}
+    i = j = 0
+    for t in ts:
+        while i < len(by_created) and timeline.recorded_by(by_created[i].created_at, t):
+            v = by_created[i]
+            active[v.id] = v
+            if v.expired_at is not None:
+                heapq.heappush(expiries, (v.expired_at, v.id))
+            i += 1
+        while expiries and timeline.ended_by(t, expiries[0][0]):
+            active.pop(heapq.heappop(expiries)[1], None)
+        while j < len(eps) and timeline.recorded_by(eps[j].created_at, t):
+            stored[eps[j].id] = eps[j]
+            j += 1
+        yield t, list(active.values()), stored
+
+
 def advance(old: SummaryHistory, versions: Sequence[FactVersion],
             episodes: Mapping[str, Episode], now: datetime) -> SummaryHistory:
     """``old`` brought up to ``now``: a version for each instant from ``old.through`` on (that
@@ -173,12 +204,11 @@ def advance(old: SummaryHistory, versions: Sequence[FactVersion],
     n = links(versions)
     through = None if old.links != n else old.through
     hist = [] if through is None else _reopen_at(list(old.versions), through)
-    for t in instants(versions, episodes):
+    ts = [t for t in instants(versions, episodes) if timeline.recorded_by(t, now)]
+    for t, known, stored in _sweep(versions, episodes, ts):
         if through is not None and timeline.changed_after(through, None, t):
             continue  # before the mark: built already
-        if not timeline.recorded_by(t, now):
-            break  # after now: not known yet
-        text, quoted = summary_at(versions, episodes, t)
+        text, quoted = build(known, stored)
         through = t
         current = hist[-1] if hist and hist[-1].expired_at is None else None
         if (current.text if current else "") == text:

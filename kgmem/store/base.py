@@ -313,10 +313,11 @@ class WriteTx(Protocol):
     def insert_erasure(self, erasure: Erasure) -> None: ...
 
     # entity summaries (kgmem.consolidate)
-    def put_summary_history(self, group: str, entity_id: str, history: SummaryHistory
-                            ) -> None:
-        """Replace the entity's summary versions and build mark; the entity's ``summary``
-        becomes the current text (nothing is written for an entity that is gone)."""
+    def put_summary_history(self, group: str, entity_id: str, history: SummaryHistory,
+                            keep: int = 0) -> None:
+        """Replace the entity's summary versions from the ``keep``-th on (the first ``keep``
+        are stored already) and its build mark; the entity's ``summary`` becomes the current
+        text (nothing is written for an entity that is gone)."""
         ...
 
 

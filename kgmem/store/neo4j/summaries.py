@@ -53,22 +53,27 @@ class SummaryWrites:
     def _run(self, query: str, **params: Any) -> list[list[Any]]:
         raise NotImplementedError  # provided by the write transaction
 
-    def put_summary_history(self, group: str, entity_id: str, h: SummaryHistory) -> None:
-        """Replace the entity's summary versions and mark; ``Entity.summary`` becomes the
-        current text, unless it holds a summary kgmem did not write (graphiti-core's). Nothing
-        is written for an entity that is gone (erased meanwhile)."""
+    def put_summary_history(self, group: str, entity_id: str, h: SummaryHistory,
+                            keep: int = 0) -> None:
+        """Replace the entity's summary versions from the ``keep``-th on (those before are
+        stored as they are) and its mark; ``Entity.summary`` becomes the current text, unless
+        it holds a summary kgmem did not write (graphiti-core's). Nothing is written for an
+        entity that is gone (erased meanwhile)."""
         if not self._run("MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g RETURN 1",
                          id=entity_id, g=group):
             return
         before = _history(self._run(_READ, g=group, id=entity_id))
-        self.drop_summary_histories(group, [entity_id])
+        self._run("MATCH (s:KgmemSummary {group_id: $g, entity_id: $id}) WHERE s.seq >= $keep "
+                  "DELETE s", g=group, id=entity_id, keep=keep)
+        self._run("MATCH (m:KgmemSummaryMark {group_id: $g, entity_id: $id}) DELETE m",
+                  g=group, id=entity_id)
         self._run(
             "UNWIND $vs AS v CREATE (s:KgmemSummary) SET s = v, s.group_id = $g, "
             "s.entity_id = $id",
             g=group, id=entity_id,
             vs=[{"seq": i, "text": v.text, "created_at": v.created_at,
                  "expired_at": v.expired_at, "episodes": list(v.episodes)}
-                for i, v in enumerate(h.versions)])
+                for i, v in enumerate(h.versions) if i >= keep])
         if h.through is not None:
             self._run("CREATE (:KgmemSummaryMark {group_id: $g, entity_id: $id, "
                       "through: $through, links: $links})",

@@ -69,23 +69,30 @@ class SummaryWrites:
 
     c: sqlite3.Connection
 
-    def put_summary_history(self, group: str, entity_id: str, h: SummaryHistory) -> None:
-        """Replace the entity's summary versions and mark; ``entities.summary`` becomes the
-        current text, unless it holds a summary kgmem did not write (imported from
-        graphiti-core). Nothing is written for an entity that is gone (erased meanwhile)."""
+    def put_summary_history(self, group: str, entity_id: str, h: SummaryHistory,
+                            keep: int = 0) -> None:
+        """Replace the entity's summary versions from the ``keep``-th on (those before are
+        stored as they are) and its mark; ``entities.summary`` becomes the current text,
+        unless it holds a summary kgmem did not write (imported from graphiti-core). Nothing
+        is written for an entity that is gone (erased meanwhile)."""
         if self.c.execute("SELECT 1 FROM entities WHERE id=? AND group_id=?",
                           (entity_id, group)).fetchone() is None:
             return
         before = current_text(read_history(self.c, group, entity_id))
-        self.drop_summary_histories(group, [entity_id])
+        self.c.execute("DELETE FROM entity_summaries WHERE group_id=? AND entity_id=? AND "
+                       "seq >= ?", (group, entity_id, keep))
+        self.c.execute("DELETE FROM summary_marks WHERE group_id=? AND entity_id=?",
+                       (group, entity_id))
         self.c.executemany(
             "INSERT INTO entity_summaries(group_id, entity_id, seq, text, created_at, "
             "expired_at, episodes) VALUES(?,?,?,?,?,?,?)",
             [(group, entity_id, i, v.text, to_micros(v.created_at), opt_micros(v.expired_at),
-              json.dumps(list(v.episodes))) for i, v in enumerate(h.versions)])
+              json.dumps(list(v.episodes))) for i, v in enumerate(h.versions) if i >= keep])
+        # citations only grow until the history is dropped (an extra one costs a rebuild)
         self.c.executemany(
             "INSERT OR IGNORE INTO summary_cites(group_id, episode_id, entity_id) VALUES(?,?,?)",
-            [(group, e, entity_id) for e in sorted({e for v in h.versions for e in v.episodes})])
+            [(group, e, entity_id)
+             for e in sorted({e for v in h.versions[keep:] for e in v.episodes})])
         if h.through is not None:
             self.c.execute("INSERT INTO summary_marks(group_id, entity_id, through, links) "
                            "VALUES(?,?,?,?)", (group, entity_id, to_micros(h.through), h.links))

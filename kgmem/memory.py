@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import timeline
+from . import named_reads, timeline
 from .entity_types import check_entity_type, signature_types
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .merges import SplitResult
@@ -38,6 +38,7 @@ from .store.base import (
     WriteTx,
     refuse_orphans,
 )
+from .store.named_reads import NameKey
 from .supersede import recompute
 from .timeutil import (
     Precision,
@@ -238,6 +239,12 @@ class Memory:
                         mention: bool = False) -> Entity:
         return self.resolver.resolve(w, group, name_or_id, now, role, predicate,  # type: ignore[arg-type]
                                      mention=mention)
+
+    def _name_key(self, name_or_id: str) -> NameKey:
+        """How :meth:`_lookup_entity` looks ``name_or_id`` up, for a store that does it
+        inside the read it serves (kgmem.named_reads)."""
+        name = clean_name(name_or_id, "entity")
+        return NameKey(name, normalize_name(name), bool(_UUID_SHAPE.match(name)))
 
     def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
         name = clean_name(name_or_id, "entity")
@@ -735,12 +742,17 @@ class Memory:
         """
         group = check_group(group)
         when = self._when(valid_at, known_at, valid_to, known_to)
+        pred = normalize_predicate(predicate) if predicate is not None else None
+        store = named_reads.offered(self)
+        if store is not None and (subject is not None or object is not None):
+            got = named_reads.facts(self, store, group, when, subject, pred, object, limit)
+            if got is not None:  # one round trip (else the reads below, step by step)
+                return got
         try:
             s = self._lookup_entity(group, subject).id if subject is not None else None
             o = self._lookup_entity(group, object).id if object is not None else None
         except NotFoundError:
             return []
-        pred = normalize_predicate(predicate) if predicate is not None else None
         mirror: list[str] = []
         if s is not None or o is not None:  # symmetric relations answer from either side
             mirror = [p.name for p in self._predicates.specs(self.store, group).values()
@@ -783,10 +795,16 @@ class Memory:
         """The entity (its ``summary`` as known at K) and the facts about it (as subject or
         object) at (V, K)."""
         group = check_group(group)
-        ent = self._lookup_entity(group, name_or_id)
         when = self._when(valid_at, known_at)
-        outgoing = self.store.facts(group, when, subject_id=ent.id)
-        incoming = self.store.facts(group, when, object_id=ent.id)
+        store = named_reads.offered(self)
+        got = None if store is None else named_reads.entity(self, store, group, name_or_id,
+                                                             when)
+        if got is not None:  # one round trip
+            ent, outgoing, incoming = got
+        else:
+            ent = self._lookup_entity(group, name_or_id)
+            outgoing = self.store.facts(group, when, subject_id=ent.id)
+            incoming = self.store.facts(group, when, object_id=ent.id)
         return {
             "entity": ent.model_copy(update={"summary": self.summary(
                 ent.id, known_at=when.known_at, group=group)}),
@@ -831,6 +849,11 @@ class Memory:
     def history(self, entity_or_fact_id: str, group: str = DEFAULT_GROUP) -> list[FactVersion]:
         """Every version (both intervals, provenance) of a fact lineage or about an entity."""
         group = check_group(group)
+        store = named_reads.offered(self)
+        got = None if store is None else named_reads.history(self, store, group,
+                                                              entity_or_fact_id)
+        if got is not None:  # one round trip
+            return got
         versions = self.store.versions_of_fact(group, entity_or_fact_id)
         if versions:
             return versions
@@ -864,9 +887,14 @@ class Memory:
             raise InvalidInputError("mode must be 'slice' or 'sequenced'", field="mode")
         if not isinstance(max_hops, int) or not 1 <= max_hops <= 6:
             raise InvalidInputError("max_hops must be an integer from 1 to 6", field="max_hops")
+        when = self._when(valid_at, known_at, any_valid=(mode == "sequenced"))
+        store = named_reads.offered(self)
+        got = None if store is None else named_reads.paths(self, store, group, a, b, max_hops,
+                                                            when, mode, limit)
+        if got is not None:  # one round trip for the graph (+ one for the hops' sources)
+            return got
         ea = self._lookup_entity(group, a)
         eb = self._lookup_entity(group, b)
-        when = self._when(valid_at, known_at, any_valid=(mode == "sequenced"))
         found = find_paths(lambda ids: self.store.adjacent(group, ids, when), ea.id, eb.id,
                            max_hops, mode, limit)
         return with_sources(found, lambda fid: self.store.versions_of_fact(group, fid))
@@ -931,11 +959,12 @@ class Memory:
                        superseded=superseded, untrusted=untrusted, ranking=ranking,
                        half_life_days=half_life_days)
 
-    def index(self) -> int:
-        """Embed and index everything written since the last call (search does this lazily)."""
+    def index(self, group: str | None = None) -> int:
+        """Embed and index everything written since the last call (search does this lazily);
+        with ``group``, on Neo4j, only that group's items."""
         from .retrieve import index_pending
 
-        return index_pending(self)
+        return index_pending(self, groups=None if group is None else [check_group(group)])
 
     # ------------------------------------------------------------------ bulk
     def assert_facts(

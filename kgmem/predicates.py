@@ -67,6 +67,12 @@ class Predicates:
         self._cache[group] = (stamp, specs)
         return specs
 
+    def cached(self, group: str) -> tuple[str | None, dict[str, PredicateSpec]] | None:
+        """The group's specs as last read, with the stamp they were read at (None: not read
+        yet). A read that checks the stamp in the same round trip may use them
+        (kgmem.named_reads)."""
+        return self._cache.get(group)
+
     def spec(self, reader: _Reader, group: str, name: str) -> PredicateSpec:
         return self.specs(reader, group).get(name) or undeclared(name)
 

@@ -15,7 +15,7 @@ than a one-sided search; paths are then enumerated shortest first.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -70,8 +70,30 @@ def find_paths(
     if a == b or max_hops < 1 or limit < 1:
         return []
     edges: dict[str, FactVersion] = {}
-    _expand(adjacent, a, (max_hops + 1) // 2, edges)
-    _expand(adjacent, b, max_hops // 2, edges)
+    _expand(adjacent, a, depths(max_hops)[0], edges)
+    _expand(adjacent, b, depths(max_hops)[1], edges)
+    return paths_over(edges.values(), a, b, max_hops, mode, limit)
+
+
+def depths(max_hops: int) -> tuple[int, int]:
+    """Hops explored from ``a`` and from ``b``."""
+    return (max_hops + 1) // 2, max_hops // 2
+
+
+def paths_over(
+    versions: Iterable[FactVersion],
+    a: str,
+    b: str,
+    max_hops: int,
+    mode: Literal["slice", "sequenced"] = "slice",
+    limit: int = 50,
+) -> list[Path]:
+    """:func:`find_paths` over the versions its exploration collected (every version
+    ``adjacent`` returned within :func:`depths` hops of ``a`` and of ``b``; a store that
+    collects them in one query passes them here)."""
+    if a == b or max_hops < 1 or limit < 1:
+        return []
+    edges = {v.id: v for v in versions}
     adj: dict[str, list[tuple[str, FactVersion, bool]]] = defaultdict(list)
     names: dict[str, str] = {}
     for v in sorted(edges.values(), key=lambda v: (v.fact, v.id)):
@@ -142,6 +164,11 @@ def with_sources(paths: list[Path], versions_of_fact: Callable[[str], Sequence[F
     for fid in {h.fact.fact_id for p in paths for h in p.hops}:
         for v in versions_of_fact(fid):
             by_id[v.id] = v.episodes
+    return with_source_map(paths, by_id)
+
+
+def with_source_map(paths: list[Path], by_id: dict[str, list[str]]) -> list[Path]:
+    """The paths with each hop's fact carrying ``by_id[version id]`` as its source episodes."""
     return [p.model_copy(update={"hops": [
         h.model_copy(update={"fact": h.fact.model_copy(
             update={"episodes": by_id.get(h.fact.id, h.fact.episodes)})})

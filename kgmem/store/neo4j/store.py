@@ -85,6 +85,7 @@ from ..base import (
     TimeFilter,
 )
 from ..indexing import TimeMentions
+from ..named_reads import NamedRead, NameKey
 from ..search_reads import SearchReads
 from ..visibility import (
     EXPIRED_AFTER_CYPHER,
@@ -128,6 +129,7 @@ from .schema import (
     describe_schema,
     ensure_schema,
 )
+from . import named
 from .summaries import SummaryReads
 from .write import _WriteTx
 
@@ -605,6 +607,27 @@ class Neo4jStore(SummaryReads):
             limit=limit,
         )
         return [(r[0], float(r[1])) for r in rows]
+
+    # ------------------------------------------------------------------ one round trip
+    # kgmem.store.named_reads: Memory's reads with the name lookup inside the query
+    def facts_named(self, group: str, when: TimeFilter, subject: NameKey | None,
+                    predicate: str | None, object: NameKey | None, limit: int | None,
+                    mirror: Collection[str]) -> NamedRead:
+        return named.facts_named(self, group, when, subject, predicate, object, limit, mirror)
+
+    def entity_named(self, group: str, key: NameKey, when: TimeFilter) -> NamedRead:
+        return named.entity_named(self, group, key, when)
+
+    def history_named(self, group: str, fact_id: str, key: NameKey) -> NamedRead:
+        return named.history_named(self, group, fact_id, key)
+
+    def neighbourhood_named(self, group: str, a: NameKey, b: NameKey, depth_a: int,
+                            depth_b: int, when: TimeFilter) -> NamedRead:
+        return named.neighbourhood_named(self, group, a, b, depth_a, depth_b, when)
+
+    def sources_of_versions(self, group: str, version_ids: Sequence[str]
+                            ) -> dict[str, list[str]]:
+        return named.sources_of_versions(self, group, version_ids)
 
     # ------------------------------------------------------------------ extras
     def adopt_graphiti_entities(self, group: str | None = None) -> int:

@@ -1,0 +1,127 @@
+"""Memory's hot reads in one round trip on a store that offers
+:class:`kgmem.store.named_reads.NamedReads` (Neo4j): ``facts``, ``entity``, ``history`` and
+``paths`` (plus one query for the sources of the hops, when a path is found).
+
+The store resolves each name by guessing (the entity with that id, else the first with that
+name, in the key's order) and reads from its pick in the same query; it also returns the rows
+of the lookup. Here Memory's own rules (:func:`kgmem.resolve.first_visible`: no split-off
+alias; merges followed) are applied to those rows: when they pick the same entity, and it was
+not merged into another, the answer stands; otherwise each function returns None and Memory
+reads step by step as before. So the answers are the step-by-step answers, always; only the
+number of round trips differs. The vocabulary stamp (symmetric predicates) is checked the same
+way: ``facts`` answers with the group's cached declarations and the stamp read in the same
+query must be the one they were cached at.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from .errors import InvalidInputError, NotFoundError
+from .model import Entity, FactVersion, Path
+from .reason.paths import depths, paths_over, with_source_map
+from .resolve import first_visible
+from .store.base import TimeFilter
+from .store.named_reads import Candidates, NamedReads, NameKey
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+_MISSING = object()
+
+
+def offered(m: Memory) -> NamedReads | None:
+    return m.store if isinstance(m.store, NamedReads) else None
+
+
+def _choice(key: NameKey, found: Candidates) -> Entity | None | object:
+    """The entity Memory resolves ``key`` to from the store's rows: it, ``_MISSING`` (no
+    such entity: NotFoundError), or None (not the store's pick, or a merged entity: the
+    caller falls back to the step-by-step read)."""
+    if key.id_first:
+        ent = found.by_id or first_visible(found.by_name, key.norm)
+    else:
+        ent = first_visible(found.by_name, key.norm) or found.by_id
+    if ent is None:  # the rows are get_entity's and find_entities': nothing by that name
+        return _MISSING
+    if ent.id != found.used or ent.merged_into is not None:
+        return None
+    return ent
+
+
+def _not_found(name: str, group: str) -> NotFoundError:
+    return NotFoundError(f"no entity {name!r} in group {group!r}", entity=name, group=group)
+
+
+def facts(m: Memory, store: NamedReads, group: str, when: TimeFilter, subject: str | None,
+          predicate: str | None, obj: str | None, limit: int | None
+          ) -> list[FactVersion] | None:
+    hit = m._predicates.cached(group)
+    if hit is None:  # the group's first read: its declarations (once per process)
+        m._predicates.specs(m.store, group)
+        hit = m._predicates.cached(group)
+        assert hit is not None
+    stamp, specs = hit
+    mirror = [p.name for p in specs.values()
+              if p.symmetric and (predicate is None or p.name == predicate)]
+    sk = m._name_key(subject) if subject is not None else None
+    ok = m._name_key(obj) if obj is not None else None
+    got = store.facts_named(group, when, sk, predicate, ok, limit, mirror)
+    if got.stamp != stamp:
+        return None  # a declaration was written since: read them again
+    for role, key in (("subject", sk), ("object", ok)):
+        if key is not None:
+            ent = _choice(key, got.names[role])
+            if ent is _MISSING:
+                return []
+            if ent is None:
+                return None
+    return got.versions
+
+
+def entity(m: Memory, store: NamedReads, group: str, name_or_id: str, when: TimeFilter
+           ) -> tuple[Entity, list[FactVersion], list[FactVersion]] | None:
+    key = m._name_key(name_or_id)
+    got = store.entity_named(group, key, when)
+    ent = _choice(key, got.names["entity"])
+    if ent is _MISSING:
+        raise _not_found(name_or_id, group)
+    if not isinstance(ent, Entity):
+        return None
+    return ent, got.versions, got.incoming
+
+
+def history(m: Memory, store: NamedReads, group: str, entity_or_fact_id: str
+            ) -> list[FactVersion] | None:
+    try:
+        key = m._name_key(entity_or_fact_id)
+    except InvalidInputError:  # not a name: the step-by-step read says what it is
+        return None
+    got = store.history_named(group, entity_or_fact_id, key)
+    if got.versions:
+        return got.versions
+    ent = _choice(key, got.names["entity"])
+    if ent is _MISSING:
+        raise _not_found(entity_or_fact_id, group)
+    return got.incoming if isinstance(ent, Entity) else None
+
+
+def paths(m: Memory, store: NamedReads, group: str, a: str, b: str, max_hops: int,
+          when: TimeFilter, mode: Literal["slice", "sequenced"], limit: int
+          ) -> list[Path] | None:
+    ka, kb = m._name_key(a), m._name_key(b)
+    depth_a, depth_b = depths(max_hops)
+    got = store.neighbourhood_named(group, ka, kb, depth_a, depth_b, when)
+    ents = []
+    for name, key, role in ((a, ka, "a"), (b, kb, "b")):
+        ent = _choice(key, got.names[role])
+        if ent is _MISSING:
+            raise _not_found(name, group)
+        if not isinstance(ent, Entity):
+            return None
+        ents.append(ent)
+    found = paths_over(got.versions, ents[0].id, ents[1].id, max_hops, mode, limit)
+    if not found:
+        return found
+    hops = [h.fact.id for p in found for h in p.hops]
+    return with_source_map(found, store.sources_of_versions(group, hops))

@@ -222,7 +222,7 @@ def _build_index(m: Any, groups: list[str]) -> int | None:
     with Progress(console=err, disable=state.json, transient=True) as prog:
         task = prog.add_task("building the search index", total=total)
         if total is None:
-            done = _run(lambda: be.index_pending())
+            done = _run(lambda: be.index_pending(groups=groups))
         else:
             while n := _run(lambda: be.index_pending(256, 256)):
                 done += n

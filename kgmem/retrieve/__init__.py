@@ -29,6 +29,8 @@ from .search import Searchable, SearchOptions, SearchParams, search
 from .sessions import search_sessions
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ..embed.base import Embedder
     from ..store.search_reads import SearchableStore
 
@@ -53,16 +55,17 @@ __all__ = [
 
 
 def index_pending(memory: Searchable, *, embedder: Embedder | None = None, batch_size: int = 256,
-                  max_items: int | None = None) -> int:
+                  max_items: int | None = None, groups: Collection[str] | None = None) -> int:
     """Embed and index every stored item not indexed yet; returns how many were processed.
 
     On the embedded store every write is queued by SQLite triggers in its own transaction, so
     this catches up after anything (including a crash); it also scrubs persisted ANN files of
-    vectors deleted by an erase. Cheap when nothing is pending.
+    vectors deleted by an erase. Cheap when nothing is pending. On Neo4j (one server, many
+    tenants) ``groups`` limits the catch-up to those groups (None: every group of the server).
     """
     from .backend import get_backend
 
-    return get_backend(memory, embedder).index_pending(batch_size, max_items)
+    return get_backend(memory, embedder).index_pending(batch_size, max_items, groups=groups)
 
 
 def flush(memory: Searchable, *, embedder: Embedder | None = None) -> None:

@@ -367,7 +367,7 @@ def _plan(memory: Searchable, p: SearchParams) -> _Plan:
     ref_max = V if p.valid_at is not None else None
     backend: SearchReads = get_backend(memory, p.embedder)
     if p.auto_index:
-        backend.auto_index()
+        backend.auto_index(p.group)
     said = _WindowReads(backend, p.group, K, ref_max)
     pq = parse_query_time(p.query, asking)
     qt = event_reading(p.query, pq.time)

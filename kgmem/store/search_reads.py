@@ -5,7 +5,7 @@ limits and orders both stores' candidates share, so that they rank alike."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, MutableMapping, Sequence
+from collections.abc import Collection, Hashable, MutableMapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,8 +43,14 @@ class SearchReads(Protocol):
 
     embedder: Any
 
-    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
-    def auto_index(self) -> int: ...
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None,
+                      force: bool = True, groups: Collection[str] | None = None) -> int:
+        """Catch up with what was written or erased, in ``groups`` (None: all); a store
+        whose indexes are its own (the embedded store's queue) may catch up with all."""
+        ...
+    def auto_index(self, group: str | None = None) -> int:
+        """Search-time catch-up before searching ``group`` (throttled, best effort)."""
+        ...
     def flush(self) -> None:
         """Persist what the reads keep in memory (the embedded store's ANN files)."""
         ...

@@ -34,7 +34,7 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -128,7 +128,7 @@ class Neo4jBackend:
         self.embedder = embedder
         self.mentions = mentions
         self._lock = threading.Lock()
-        self._last_auto = 0.0
+        self._last_auto: dict[str, float] = {}  # groups (as _key) -> last catch-up
         self._skip: set[str] = set()  # items whose embedding could not be written
         self._schema()
 
@@ -185,6 +185,7 @@ class Neo4jBackend:
             f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, "
             "`vector.similarity_function`: 'cosine'}}",
             "CREATE INDEX kgmem_chunk_episode IF NOT EXISTS FOR (c:KgmemChunk) ON (c.episode_uuid)",
+            "CREATE INDEX kgmem_chunk_group IF NOT EXISTS FOR (c:KgmemChunk) ON (c.group_id)",
             "CREATE INDEX kgmem_episode_time IF NOT EXISTS "
             "FOR (t:KgmemEpisodeTime) ON (t.group_id, t.start)",
             "CREATE INDEX kgmem_episodic_valid_at IF NOT EXISTS FOR (e:Episodic) ON (e.valid_at)",
@@ -197,19 +198,27 @@ class Neo4jBackend:
         """Nothing: the server persists its indexes."""
 
     def warm(self, group: str) -> None:
-        """The server's vector indexes are loaded already: catch up only."""
-        self.index_pending()
+        """The server's vector indexes are loaded already: catch up (that group) only."""
+        self.index_pending(groups=[group])
 
-    def auto_index(self) -> int:
-        """Search-time catch-up, throttled (finding work scans the graph)."""
-        return self.index_pending(force=False)
+    def auto_index(self, group: str | None = None) -> int:
+        """Search-time catch-up of the searched group, throttled (finding work scans it)."""
+        return self.index_pending(force=False, groups=None if group is None else [group])
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
-                      force: bool = True) -> int:
+                      force: bool = True, groups: Collection[str] | None = None) -> int:
+        """Embed what ``groups`` (None: every group of the server) hold without vectors, and
+        delete their chunks and time mentions whose episode is gone. Scoped to groups, runs
+        on one server (other tenants, other test sessions, other embedders) never embed or
+        delete each other's items."""
         if self.embedder is None:  # keyword-only: what is not embedded waits for the model
             return 0
+        scope = {"e": "", "r": "", "c": "", "t": ""} if groups is None else {
+            v: f" AND {v}.group_id IN $gs" for v in ("e", "r", "c", "t")}
+        gs = None if groups is None else sorted(groups)
         with self._lock:
-            if not force and time.monotonic() - self._last_auto < AUTO_INDEX_EVERY_S:
+            if not force and (time.monotonic() - self._last_auto.get(_key(gs), 0.0)
+                              < AUTO_INDEX_EVERY_S):
                 return 0
             done = 0
             seen_eps: set[str] = set()
@@ -217,8 +226,8 @@ class Neo4jBackend:
             while max_items is None or done < max_items:
                 rows = self._q(
                     "MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
-                    "AND NOT e.uuid IN $skip RETURN e.uuid, e.name LIMIT $n",
-                    n=batch_size, skip=list(self._skip))
+                    f"AND NOT e.uuid IN $skip{scope['e']} RETURN e.uuid, e.name LIMIT $n",
+                    n=batch_size, skip=list(self._skip), gs=gs)
                 if not rows:
                     break
                 vecs = self.embedder.embed([r[1] for r in rows])
@@ -230,8 +239,8 @@ class Neo4jBackend:
             while max_items is None or done < max_items:
                 rows = self._q(
                     "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT "
-                    "NULL AND NOT r.uuid IN $skip RETURN r.uuid, r.fact LIMIT $n",
-                    n=batch_size, skip=list(self._skip))
+                    f"NULL AND NOT r.uuid IN $skip{scope['r']} RETURN r.uuid, r.fact LIMIT $n",
+                    n=batch_size, skip=list(self._skip), gs=gs)
                 if not rows:
                     break
                 vecs = self.embedder.embed([r[1] for r in rows])
@@ -242,9 +251,9 @@ class Neo4jBackend:
                 done += len(rows)
             while max_items is None or done < max_items:
                 rows = self._q(
-                    f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }} "
+                    f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }}{scope['e']} "
                     "RETURN e.uuid, e.group_id, e.content, e.speaker, e.valid_at LIMIT $n",
-                    n=batch_size, model=self.embedder.name)
+                    n=batch_size, model=self.embedder.name, gs=gs)
                 rows = [r for r in rows if r[0] not in seen_eps]
                 if not rows:  # nothing new (or only episodes whose chunks failed to write)
                     break
@@ -292,9 +301,11 @@ class Neo4jBackend:
                         "eps", list(by_ep.values()))
                 done += len(rows)
             # chunks / time mentions of erased episodes
-            self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c) DETACH DELETE c")
-            self._w("MATCH (t:KgmemEpisodeTime) WHERE NOT ()-[:KGMEM_TIME]->(t) DETACH DELETE t")
-            self._last_auto = time.monotonic()
+            self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c)"
+                    f"{scope['c']} DETACH DELETE c", gs=gs)
+            self._w("MATCH (t:KgmemEpisodeTime) WHERE NOT ()-[:KGMEM_TIME]->(t)"
+                    f"{scope['t']} DETACH DELETE t", gs=gs)
+            self._last_auto[_key(gs)] = time.monotonic()
             return done
 
     # ------------------------------------------------------------------ episodes
@@ -606,6 +617,10 @@ class Neo4jBackend:
         rows = self._q("UNWIND $ids AS id MATCH (e:Entity {uuid: id}) WHERE e.group_id = $g "
                        + n4._ENTITY_RETURN, ids=list(dict.fromkeys(ids)), g=group)
         return {r[0]: n4._entity(r) for r in rows}
+
+
+def _key(groups: list[str] | None) -> str:
+    return "\x1f".join(groups) if groups is not None else "\x1e"
 
 
 def _by_episode(chunks: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -84,8 +84,9 @@ class SqliteSearchReads:
             for kind in ("fact", "entity", "episode"):
                 self.vectors.sync(kind, group)
 
-    def auto_index(self) -> int:
-        """Search-time catch-up (cheap when nothing is queued). Best effort: while another
+    def auto_index(self, group: str | None = None) -> int:
+        """Search-time catch-up (cheap when nothing is queued; every group: one directory,
+        one queue). Best effort: while another
         writer holds the store, search goes on with what is already indexed instead of
         waiting for the lock (a read never waits for a writer)."""
         if self.vectors is None:
@@ -100,7 +101,10 @@ class SqliteSearchReads:
         except StoreBusyError:
             return 0
 
-    def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
+    def index_pending(self, batch_size: int = 256, max_items: int | None = None,
+                      force: bool = True, groups: Collection[str] | None = None) -> int:
+        """Drain the store's queue (every group: one directory, one queue, one writer at a
+        time; ``force`` and ``groups`` are for a server store's catch-up)."""
         if self.vectors is None or self.embedder is None:  # keyword-only: the queue waits
             return 0
         with self._index_lock:

@@ -15,17 +15,24 @@ query must be the one they were cached at.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Protocol
 
 from .errors import InvalidInputError, NotFoundError
 from .model import Entity, FactVersion, Path
+from .predicates import Predicates
 from .reason.paths import depths, paths_over, with_source_map
 from .resolve import first_visible
 from .store.base import TimeFilter
 from .store.named_reads import Candidates, NamedReads, NameKey
 
-if TYPE_CHECKING:
-    from .memory import Memory
+
+class Memory(Protocol):
+    """What these reads use of :class:`kgmem.memory.Memory`."""
+
+    store: Any
+    _predicates: Predicates
+
+    def _name_key(self, name_or_id: str) -> NameKey: ...
 
 _MISSING = object()
 

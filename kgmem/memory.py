@@ -8,7 +8,6 @@ happens completely or not at all.
 from __future__ import annotations
 
 import os
-import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -24,7 +23,7 @@ from .merges import merge_entities as _merge_entities
 from .merges import split_alias as _split_alias
 from .model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from .model import Path as GraphPath
-from .names import check_group, clean_name, normalize_name
+from .names import UUID_SHAPE, check_group, clean_name, normalize_name
 from .predicates import Predicates, declare
 from .resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
 from .resolve import resolutions as _resolutions
@@ -38,7 +37,6 @@ from .store.base import (
     WriteTx,
     refuse_orphans,
 )
-from .store.named_reads import NameKey
 from .supersede import recompute
 from .timeutil import (
     Precision,
@@ -68,8 +66,6 @@ def default_path() -> Path:
     return Path(os.environ.get("KGMEM_HOME", Path.home() / ".kgmem" / "default")).expanduser()
 
 
-_UUID_SHAPE = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
-                         r"[0-9a-fA-F]{12}$")
 
 
 def _new_id() -> str:
@@ -240,19 +236,13 @@ class Memory:
         return self.resolver.resolve(w, group, name_or_id, now, role, predicate,  # type: ignore[arg-type]
                                      mention=mention)
 
-    def _name_key(self, name_or_id: str) -> NameKey:
-        """How :meth:`_lookup_entity` looks ``name_or_id`` up, for a store that does it
-        inside the read it serves (kgmem.named_reads)."""
-        name = clean_name(name_or_id, "entity")
-        return NameKey(name, normalize_name(name), bool(_UUID_SHAPE.match(name)))
-
     def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
         name = clean_name(name_or_id, "entity")
         norm = normalize_name(name)
         # One round trip in the common case: ids (uuid-shaped) are tried as ids first, anything
         # else as a name first (an id that is not uuid-shaped, e.g. from an imported graph,
         # still resolves through the fallback).
-        if _UUID_SHAPE.match(name):
+        if UUID_SHAPE.match(name):
             ent = self.store.get_entity(group, name) or first_visible(
                 self.store.find_entities(group, norm), norm)
         else:
@@ -743,11 +733,9 @@ class Memory:
         group = check_group(group)
         when = self._when(valid_at, known_at, valid_to, known_to)
         pred = normalize_predicate(predicate) if predicate is not None else None
-        store = named_reads.offered(self)
-        if store is not None and (subject is not None or object is not None):
-            got = named_reads.facts(self, store, group, when, subject, pred, object, limit)
-            if got is not None:  # one round trip (else the reads below, step by step)
-                return got
+        got = named_reads.facts(self, group, when, subject, pred, object, limit)
+        if got is not None:  # one round trip (else the reads below, step by step)
+            return got
         try:
             s = self._lookup_entity(group, subject).id if subject is not None else None
             o = self._lookup_entity(group, object).id if object is not None else None
@@ -796,15 +784,12 @@ class Memory:
         object) at (V, K)."""
         group = check_group(group)
         when = self._when(valid_at, known_at)
-        store = named_reads.offered(self)
-        got = None if store is None else named_reads.entity(self, store, group, name_or_id,
-                                                             when)
-        if got is not None:  # one round trip
-            ent, outgoing, incoming = got
-        else:
+        got = named_reads.entity(self, group, name_or_id, when)  # one round trip, or None
+        if got is None:
             ent = self._lookup_entity(group, name_or_id)
-            outgoing = self.store.facts(group, when, subject_id=ent.id)
-            incoming = self.store.facts(group, when, object_id=ent.id)
+            got = (ent, self.store.facts(group, when, subject_id=ent.id),
+                   self.store.facts(group, when, object_id=ent.id))
+        ent, outgoing, incoming = got
         return {
             "entity": ent.model_copy(update={"summary": self.summary(
                 ent.id, known_at=when.known_at, group=group)}),
@@ -849,10 +834,8 @@ class Memory:
     def history(self, entity_or_fact_id: str, group: str = DEFAULT_GROUP) -> list[FactVersion]:
         """Every version (both intervals, provenance) of a fact lineage or about an entity."""
         group = check_group(group)
-        store = named_reads.offered(self)
-        got = None if store is None else named_reads.history(self, store, group,
-                                                              entity_or_fact_id)
-        if got is not None:  # one round trip
+        got = named_reads.history(self, group, entity_or_fact_id)  # one round trip, or None
+        if got is not None:
             return got
         versions = self.store.versions_of_fact(group, entity_or_fact_id)
         if versions:
@@ -888,9 +871,7 @@ class Memory:
         if not isinstance(max_hops, int) or not 1 <= max_hops <= 6:
             raise InvalidInputError("max_hops must be an integer from 1 to 6", field="max_hops")
         when = self._when(valid_at, known_at, any_valid=(mode == "sequenced"))
-        store = named_reads.offered(self)
-        got = None if store is None else named_reads.paths(self, store, group, a, b, max_hops,
-                                                            when, mode, limit)
+        got = named_reads.paths(self, group, a, b, max_hops, when, mode, limit)
         if got is not None:  # one round trip for the graph (+ one for the hops' sources)
             return got
         ea = self._lookup_entity(group, a)

@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from .errors import InvalidInputError, NotFoundError
 from .model import Entity, FactVersion, Path
+from .names import UUID_SHAPE, clean_name, normalize_name
 from .predicates import Predicates
 from .reason.paths import depths, paths_over, with_source_map
 from .resolve import first_visible
@@ -32,12 +33,19 @@ class Memory(Protocol):
     store: Any
     _predicates: Predicates
 
-    def _name_key(self, name_or_id: str) -> NameKey: ...
+
+def name_key(name_or_id: str) -> NameKey:
+    """How ``Memory._lookup_entity`` looks ``name_or_id`` up (the same cleaning, the same
+    id-or-name order), for a store that does it inside the read it serves."""
+    name = clean_name(name_or_id, "entity")
+    return NameKey(name, normalize_name(name), bool(UUID_SHAPE.match(name)))
 
 _MISSING = object()
 
 
 def offered(m: Memory) -> NamedReads | None:
+    """The store's named reads, if it offers them (else None: each function below returns
+    None and Memory reads step by step)."""
     return m.store if isinstance(m.store, NamedReads) else None
 
 
@@ -60,9 +68,12 @@ def _not_found(name: str, group: str) -> NotFoundError:
     return NotFoundError(f"no entity {name!r} in group {group!r}", entity=name, group=group)
 
 
-def facts(m: Memory, store: NamedReads, group: str, when: TimeFilter, subject: str | None,
+def facts(m: Memory, group: str, when: TimeFilter, subject: str | None,
           predicate: str | None, obj: str | None, limit: int | None
           ) -> list[FactVersion] | None:
+    store = offered(m)
+    if store is None or (subject is None and obj is None):
+        return None
     hit = m._predicates.cached(group)
     if hit is None:  # the group's first read: its declarations (once per process)
         m._predicates.specs(m.store, group)
@@ -71,8 +82,8 @@ def facts(m: Memory, store: NamedReads, group: str, when: TimeFilter, subject: s
     stamp, specs = hit
     mirror = [p.name for p in specs.values()
               if p.symmetric and (predicate is None or p.name == predicate)]
-    sk = m._name_key(subject) if subject is not None else None
-    ok = m._name_key(obj) if obj is not None else None
+    sk = name_key(subject) if subject is not None else None
+    ok = name_key(obj) if obj is not None else None
     got = store.facts_named(group, when, sk, predicate, ok, limit, mirror)
     if got.stamp != stamp:
         return None  # a declaration was written since: read them again
@@ -86,9 +97,12 @@ def facts(m: Memory, store: NamedReads, group: str, when: TimeFilter, subject: s
     return got.versions
 
 
-def entity(m: Memory, store: NamedReads, group: str, name_or_id: str, when: TimeFilter
+def entity(m: Memory, group: str, name_or_id: str, when: TimeFilter
            ) -> tuple[Entity, list[FactVersion], list[FactVersion]] | None:
-    key = m._name_key(name_or_id)
+    store = offered(m)
+    if store is None:
+        return None
+    key = name_key(name_or_id)
     got = store.entity_named(group, key, when)
     ent = _choice(key, got.names["entity"])
     if ent is _MISSING:
@@ -98,10 +112,12 @@ def entity(m: Memory, store: NamedReads, group: str, name_or_id: str, when: Time
     return ent, got.versions, got.incoming
 
 
-def history(m: Memory, store: NamedReads, group: str, entity_or_fact_id: str
-            ) -> list[FactVersion] | None:
+def history(m: Memory, group: str, entity_or_fact_id: str) -> list[FactVersion] | None:
+    store = offered(m)
+    if store is None:
+        return None
     try:
-        key = m._name_key(entity_or_fact_id)
+        key = name_key(entity_or_fact_id)
     except InvalidInputError:  # not a name: the step-by-step read says what it is
         return None
     got = store.history_named(group, entity_or_fact_id, key)
@@ -113,10 +129,12 @@ def history(m: Memory, store: NamedReads, group: str, entity_or_fact_id: str
     return got.incoming if isinstance(ent, Entity) else None
 
 
-def paths(m: Memory, store: NamedReads, group: str, a: str, b: str, max_hops: int,
-          when: TimeFilter, mode: Literal["slice", "sequenced"], limit: int
-          ) -> list[Path] | None:
-    ka, kb = m._name_key(a), m._name_key(b)
+def paths(m: Memory, group: str, a: str, b: str, max_hops: int, when: TimeFilter,
+          mode: Literal["slice", "sequenced"], limit: int) -> list[Path] | None:
+    store = offered(m)
+    if store is None:
+        return None
+    ka, kb = name_key(a), name_key(b)
     depth_a, depth_b = depths(max_hops)
     got = store.neighbourhood_named(group, ka, kb, depth_a, depth_b, when)
     ents = []

@@ -16,6 +16,9 @@ from .errors import InvalidInputError, InvalidNameError
 
 MAX_NAME = 512
 MAX_CONTENT = 1_000_000
+# an entity reference of this shape is tried as an id first, anything else as a name first
+UUID_SHAPE = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+                        r"[0-9a-fA-F]{12}$")
 _GROUP = re.compile(r"^[A-Za-z0-9_\-.:]{1,128}$")
 _ARTICLES = ("the ", "a ", "an ")
 _PUNCT = re.compile(r"[\"'`’.,;:!?()\[\]{}]")

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
+from kgmem.consolidate_schedule import ConsolidationScheduler
 from kgmem.memory import Memory
 from kgmem.retention_schedule import RetentionScheduler, parse_groups
 from kgmem.settings import Settings
@@ -60,11 +61,13 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.retention = _retention(app, settings)
-        if app.state.retention is not None:
-            app.state.retention.start()
+        app.state.consolidation = _consolidation(app, settings)
+        jobs = [j for j in (app.state.retention, app.state.consolidation) if j is not None]
+        for job in jobs:
+            job.start()
         yield
-        if app.state.retention is not None:  # before the Memory it writes to is closed
-            await asyncio.to_thread(app.state.retention.stop)
+        for job in jobs:  # before the Memory they write to is closed
+            await asyncio.to_thread(job.stop)
         if getattr(app.state, "owns_memory", False) and app.state.memory is not None:
             app.state.memory.close()
             app.state.memory = None
@@ -106,6 +109,14 @@ def _retention(app: FastAPI, settings: Settings) -> RetentionScheduler | None:
     return RetentionScheduler(lambda: app_memory(app.state), settings.retention_policy,
                               settings.retention_interval,
                               parse_groups(settings.retention_groups))
+
+
+def _consolidation(app: FastAPI, settings: Settings) -> ConsolidationScheduler | None:
+    """Entity summaries kept current every ``KGMEM_CONSOLIDATE_INTERVAL`` s (None when unset)."""
+    if settings.consolidate_interval is None:
+        return None
+    return ConsolidationScheduler(lambda: app_memory(app.state), settings.consolidate_interval,
+                                  parse_groups(settings.consolidate_groups))
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None,

@@ -14,7 +14,7 @@ quote what it erased (kgmem/erase.py), and they are rebuilt from what is left.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from . import summaries
@@ -68,12 +68,16 @@ def refresh(store: Store, group: str, entity_id: str, now: datetime) -> SummaryH
     return new
 
 
-def consolidate(store: Store, group: str, now: datetime) -> int:
-    """Bring every entity of ``group`` up to date; returns how many histories changed."""
+def consolidate(store: Store, group: str, now: datetime,
+                should_stop: Callable[[], bool] | None = None) -> int:
+    """Bring every entity of ``group`` up to date; returns how many histories changed.
+    ``should_stop`` is asked before each entity (each one its own transaction)."""
     changed, offset = 0, 0
     while True:
         page = store.list_entities(group, limit=PAGE, offset=offset)
         for ent in page:
+            if should_stop is not None and should_stop():
+                return changed
             before = store.summary_history(group, ent.id)
             if refresh(store, group, ent.id, now) != before:
                 changed += 1

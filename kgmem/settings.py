@@ -59,6 +59,15 @@ class Settings(BaseSettings):
         "long before the question lower (see docs; the default is decided by measuring)",
     )
 
+    # kgmem serve: entity summaries kept current on a schedule (kgmem.consolidate_schedule)
+    consolidate_interval: float | None = Field(
+        default=None, gt=0, description="seconds between runs that bring every entity "
+        "summary up to date (kgmem consolidate) inside `kgmem serve`; unset: summaries are "
+        "caught up when a profile is read")
+    consolidate_groups: str | None = Field(
+        default=None, description="comma-separated groups scheduled consolidation applies to; "
+        "unset: every group of the store")
+
     # API
     api_keys: str | None = Field(
         default=None,

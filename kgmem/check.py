@@ -21,6 +21,9 @@ The invariants:
   indexes hold exactly the rows' entries (embedded: FTS5 rows per episode, FTS5 integrity
   checks, no vector or time row of a vanished item; Neo4j: every kgmem episode tokenised,
   indexes online, no chunk or time node without its episode, 384-dim vectors).
+* ``summaries_rebuildable``: every entity's stored summary history (derived data,
+  :mod:`kgmem.summaries`) equals the one rebuilt from its facts up to the instant it was built
+  to.
 * ``extraction_states_consistent``: every extraction state is well formed (a known status, the
   indexed status equal to the stored state's, ``done``/``failed`` with at least one attempt,
   ``failed`` with its error).
@@ -197,6 +200,22 @@ def _extraction_problem(status: str | None, text: str | None) -> str | None:
     return None
 
 
+def check_summaries_rebuildable(store: Any, group: str | None) -> Finding:
+    from .consolidate import PAGE, rebuild_problem
+
+    problems: list[str] = []
+    for g in [group] if group is not None else store.groups():
+        offset = 0
+        while True:
+            page = store.list_entities(g, limit=PAGE, offset=offset)
+            problems += [p for e in page if (p := rebuild_problem(store, g, e.id))]
+            if len(page) < PAGE:
+                break
+            offset += PAGE
+    return _finding("summaries_rebuildable", "stored entity summaries equal the ones rebuilt "
+                    "from the facts", problems)
+
+
 # ------------------------------------------------------------------------- running them
 @dataclass
 class CheckReport:
@@ -241,7 +260,7 @@ def check_store(store: Any, group: str | None = None,
     base = vocabulary if isinstance(vocabulary, Vocabulary) else Vocabulary()
     findings = [CHECKS[0](r, group),
                 check_functional_intervals_disjoint(r, group, base, per_group),
-                *(c(r, group) for c in CHECKS[1:])]
+                *(c(r, group) for c in CHECKS[1:]), check_summaries_rebuildable(store, group)]
     counts: dict[str, int] = {}
     for _g, _ep, status, _t in r.extraction_rows(group):
         counts[status or "none"] = counts.get(status or "none", 0) + 1

@@ -84,3 +84,23 @@ def consolidate(store: Store, group: str, now: datetime,
         if len(page) < PAGE:
             return changed
         offset += PAGE
+
+
+def rebuild_problem(store: Store, group: str, entity_id: str) -> str | None:
+    """Whether the stored history of the entity differs from the one rebuilt from scratch
+    from its facts up to the same instant (None: it agrees, or there is none, or it is only
+    behind: provenance changed since, and the next read rebuilds it)."""
+    h = store.summary_history(group, entity_id)
+    if h.through is None:
+        return None
+    versions = store.versions_of_entity(group, entity_id)
+    if summaries.links(versions) != h.links:
+        return None
+    fresh = summaries.advance(SummaryHistory(), versions, _episodes(store, group, versions),
+                              h.through)
+    if fresh.versions == h.versions:
+        return None
+    at = next((i for i, (a, b) in enumerate(zip(h.versions, fresh.versions)) if a != b),
+              min(len(h.versions), len(fresh.versions)))
+    return (f"group {group} entity {entity_id}: {len(h.versions)} stored summary versions, "
+            f"{len(fresh.versions)} rebuilt from its facts; first difference at version {at}")

@@ -66,7 +66,7 @@ def built(make_memory, store_kind, clock) -> Built:  # type: ignore[no-untyped-d
 def test_a_store_written_through_kgmem_passes_every_check(built: Built) -> None:
     report = check_store(built.m.store, built.group, built.m.vocabulary)
     assert report.ok, report.to_dict()
-    assert len(report.findings) == 10
+    assert len(report.findings) == 11
     assert report.notes["extraction"] == {"skipped": 2}
     built.m.erase(episode=built.episode, group=built.group)
     assert built.failing() == set()
@@ -146,6 +146,19 @@ def test_check_names_exactly_what_each_damage_broke(built: Built, damage: str) -
     do, expected = DAMAGE[damage]
     do(built)
     assert built.failing() == expected.get(built.kind, expected.get("*"))
+
+
+def test_a_stored_summary_that_is_not_its_facts_is_found(built: Built) -> None:
+    """Summaries are derived data: the check rebuilds them from the facts."""
+    assert built.m.consolidate(group=built.group) > 0
+    assert built.failing() == set()
+    if built.kind == "embedded":
+        built.sql("UPDATE entity_summaries SET text = 'Alice lives on the Moon.' "
+                  "WHERE group_id = ? AND seq = 0", built.group)
+    else:
+        built.cypher("MATCH (s:KgmemSummary {seq: 0}) WHERE s.group_id = $g "
+                     "SET s.text = 'Alice lives on the Moon.'")
+    assert built.failing() == {"summaries_rebuildable"}
 
 
 def test_a_missing_entity_is_found(built: Built) -> None:

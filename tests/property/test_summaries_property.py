@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kgmem.check import check_summaries_rebuildable
 from kgmem.errors import KgmemError
 from kgmem.memory import Memory
 from tests.conftest import fresh_group
@@ -117,6 +118,7 @@ def replay(m: Memory, clock: Clock, ops: list) -> None:  # type: ignore[type-arg
     for (eid, k), text in snapshots.items():
         if m.store.get_entity(g, eid) is not None:
             assert m.summary(eid, known_at=k, group=g) == text, (eid, k, ops)
+    assert check_summaries_rebuildable(m.store, g).ok  # what kgmem check rebuilds agrees
     m.erase(whole_group=True, group=g)  # leaves nothing on a shared server
 
 

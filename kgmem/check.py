@@ -201,17 +201,10 @@ def _extraction_problem(status: str | None, text: str | None) -> str | None:
 
 
 def check_summaries_rebuildable(store: Any, group: str | None) -> Finding:
-    from .consolidate import PAGE, rebuild_problem
+    from .consolidate import rebuild_problem
 
-    problems: list[str] = []
-    for g in [group] if group is not None else store.groups():
-        offset = 0
-        while True:
-            page = store.list_entities(g, limit=PAGE, offset=offset)
-            problems += [p for e in page if (p := rebuild_problem(store, g, e.id))]
-            if len(page) < PAGE:
-                break
-            offset += PAGE
+    problems = [p for g in ([group] if group is not None else store.groups())
+                for eid in store.summarized_entities(g) if (p := rebuild_problem(store, g, eid))]
     return _finding("summaries_rebuildable", "stored entity summaries equal the ones rebuilt "
                     "from the facts", problems)
 

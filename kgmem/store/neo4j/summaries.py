@@ -46,6 +46,11 @@ class SummaryReads:
     def summary_history(self, group: str, entity_id: str) -> SummaryHistory:
         return _history(self._q(_READ, g=group, id=entity_id))
 
+    def summarized_entities(self, group: str) -> list[str]:
+        """The entities of ``group`` with a stored summary history."""
+        return [r[0] for r in self._q("MATCH (m:KgmemSummaryMark {group_id: $g}) "
+                                      "RETURN m.entity_id ORDER BY m.entity_id", g=group)]
+
 
 class SummaryWrites:
     """Mixed into the Neo4j write transaction (``self._run``: a parameterised query in it)."""

@@ -63,6 +63,13 @@ class SummaryReads:
         with self._db.read() as c:
             return read_history(c, group, entity_id)
 
+    def summarized_entities(self, group: str) -> list[str]:
+        """The entities of ``group`` with a stored summary history."""
+        with self._db.read() as c:
+            return [r[0] for r in c.execute(
+                "SELECT entity_id FROM summary_marks WHERE group_id=? ORDER BY entity_id",
+                (group,)).fetchall()]
+
 
 class SummaryWrites:
     """Mixed into the embedded store's write transaction (``self.c``)."""

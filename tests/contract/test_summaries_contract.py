@@ -208,3 +208,23 @@ def test_a_summary_kgmem_did_not_write_stays_on_the_entity(world, store_kind) ->
     assert "Alice likes tea" in m.entity("Alice", group=g)["entity"].summary
     stored = m.store.get_entity(g, ent.id)
     assert stored is not None and stored.summary == "written by graphiti"
+
+
+def test_merge_and_its_undo_move_the_summary(world) -> None:  # type: ignore[no-untyped-def]
+    m, g, clock = world
+    m.assert_fact("Alice", "LIVES_IN", "Oslo", valid_at="2020", group=g)
+    m.assert_fact("Ally", "WORKS_AT", "Acme", valid_at="2021", group=g)
+    clock.tick()
+    assert m.summary("Ally", group=g) == "Now: Ally works at Acme (since 2021)."
+    k_before = clock.t
+    clock.tick()
+    merge = m.merge_entities("Alice", "Ally", group=g)
+    clock.tick()
+    assert m.summary("Alice", group=g) == ("Now: Alice works at Acme (since 2021); Alice lives "
+                                           "in Oslo (since 2020).")
+    m.undo(merge.id, group=g)
+    clock.tick()
+    assert m.summary("Alice", group=g) == "Now: Alice lives in Oslo (since 2020)."
+    assert m.summary("Ally", group=g) == "Now: Ally works at Acme (since 2021)."
+    assert m.summary("Alice", known_at=k_before, group=g) == (
+        "Now: Alice lives in Oslo (since 2020).")  # as known before the merge

@@ -44,14 +44,11 @@ from pydantic import ValidationError
 
 from . import timeline
 from .model import ExtractionState
+from .store.base import FactInterval
 from .timeutil import opt_from_micros
 from .vocabulary import Vocabulary
 
 MAX_SAMPLES = 20
-
-# (group, fact_id, subject_id, object_id, predicate, valid_at, invalid_at) with times as epoch
-# microseconds (None = unbounded)
-Interval = tuple[str, str, str, str, str, "int | None", "int | None"]
 
 
 class IntegrityReads(Protocol):
@@ -60,7 +57,7 @@ class IntegrityReads(Protocol):
     def lineages_with_several_current_versions(
         self, group: str | None) -> list[tuple[str, str, int]]: ...  # group, fact_id, count
     def current_intervals(self, group: str | None, predicates: Sequence[str]
-                          ) -> Iterable[Interval]: ...
+                          ) -> Iterable[FactInterval]: ...
     def versions_without_lineage(self, group: str | None) -> list[tuple[str, str, str]]: ...
     def lineages_without_versions(self, group: str | None) -> list[tuple[str, str]]: ...
     def missing_entity_refs(self, group: str | None) -> list[tuple[str, str, str, str]]: ...

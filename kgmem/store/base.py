@@ -40,6 +40,11 @@ from ..model import (
 from ..timeutil import Precision, parse_optional
 from ..vocabulary import Cardinality, PredicateSource, PredicateSpec
 
+# one fact version's valid interval as the integrity checks read it (kgmem.check): (group,
+# fact_id, subject_id, object_id, predicate, valid_at, invalid_at), times as epoch
+# microseconds (None = unbounded)
+FactInterval = tuple[str, str, str, str, str, "int | None", "int | None"]
+
 
 @dataclass(frozen=True)
 class OrphanedLineage:

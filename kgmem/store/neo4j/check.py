@@ -10,13 +10,11 @@ nodes of episodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from ..base import FactInterval
 from .queries import _micros
 from .schema import EMBEDDING_DIM, EPISODE_TOKENS
-
-if TYPE_CHECKING:
-    from ...check import Interval
 
 SAMPLE = 1000
 
@@ -50,7 +48,7 @@ class Neo4jIntegrityReads:
         return [(r[0], r[1], int(r[2])) for r in rows]
 
     def current_intervals(self, group: str | None, predicates: Sequence[str]
-                          ) -> list[Interval]:
+                          ) -> list[FactInterval]:
         rows = self._q(
             "MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE r.fact_id IS NOT NULL "
             f"AND r.expired_at IS NULL AND r.name IN $preds AND {_in('r', group)} "

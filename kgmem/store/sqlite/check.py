@@ -10,13 +10,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from ..base import iter_chunks
+from ..base import FactInterval, iter_chunks
 from .conns import SqliteConnections
-
-if TYPE_CHECKING:
-    from ...check import Interval
 
 SAMPLE = 1000  # rows listed per read (counts are exact up to it)
 
@@ -63,8 +60,8 @@ class EmbeddedIntegrityReads:
             f"{g} GROUP BY v.group_id, v.fact_id HAVING count(*) > 1 LIMIT {SAMPLE}", p)]
 
     def current_intervals(self, group: str | None, predicates: Sequence[str]
-                          ) -> list[Interval]:
-        out: list[Interval] = []
+                          ) -> list[FactInterval]:
+        out: list[FactInterval] = []
         g, p = _group("v", group)
         for chunk in iter_chunks(list(predicates), 200):
             marks = ",".join("?" * len(chunk))

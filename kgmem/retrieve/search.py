@@ -77,7 +77,17 @@ SESSION_GAP = SITTING_GAP
 WINDOW_CAP = 5000  # episodes considered inside one time window
 MIN_VECTOR_SIM = 0.0  # a vector hit must be at least this similar to count as a candidate
 Key = tuple[str, str]  # (kind, id)
-DEFAULT_WEIGHTS = {"window": 0.25}
+# Extracted facts weigh 0.3 of a verbatim turn's list: there are ~10x fewer facts than turns,
+# so ranking first among facts says less than ranking first among turns, and a fact lifts the
+# turn that states it (_source_first); at 1.0 those lifts pushed evidence out of the top 10
+# (LoCoMo dev 0-4, extraction on: turn recall_any@10 80.4 at 1.0, 81.2 at 0.4, 81.5 at 0.3 =
+# extraction off; session any@5 95.3 / 94.9 / 94.7 vs 94.6 off): benchmarks/fact_weights.py,
+# results in benchmarks/results/2026-12-02/fact-weights/. Only the order of facts against
+# episodes and entities changes: among facts alone all four lists scale alike.
+FACT_LIST_WEIGHT = 0.3
+DEFAULT_WEIGHTS = {"window": 0.25, "keyword_facts": FACT_LIST_WEIGHT,
+                   "vector_facts": FACT_LIST_WEIGHT, "graph_facts": FACT_LIST_WEIGHT,
+                   "episode_facts": FACT_LIST_WEIGHT}
 # Chosen on LoCoMo conversation 0 (the dev set) only; see benchmarks/RESULTS.md.
 NEIGHBOUR_WEIGHT = 0.6  # see _lift_neighbours
 RRF_K = 5  # small: an item ranked first by one signal beats one ranked 30th by two

@@ -51,9 +51,10 @@ def test_the_episode_stating_the_answer_leads_and_name_only_facts_do_not_flood(s
     res = search(m, "What did Caroline research?", group=g, kinds=("episodes", "facts"),
                  limit=10)
     # the verbatim episode first; the fact extracted from it is found, points to it and
-    # ranks after it (never the other way round)
+    # ranks after it (never the other way round; facts weigh FACT_LIST_WEIGHT of a turn's
+    # list, so other turns may come between them)
     assert res[0].kind == "episode" and res[0].id == ids["answer"]
-    hit = [r for r in res[:5] if r.text == "Caroline does research on adoption agencies"]
+    hit = [r for r in res if r.text == "Caroline does research on adoption agencies"]
     assert hit and hit[0].episode_ids == [ids["answer"]]
     # facts that share only the (much-discussed) name "Caroline" with the query no longer
     # take the top: before, keyword + graph + vector all ranked them first by that name
@@ -92,3 +93,26 @@ def test_a_fact_points_first_to_its_source_that_matches_the_query(smem):
     episode_rank = [r.id for r in res if r.kind == "episode"]
     assert best == episode_rank[0]
     assert set(fact.episode_ids[1:]) >= set(episode_rank[1:5]) - {ids["helping people"]}
+
+
+def test_the_fact_weight_moves_facts_against_episodes_only(smem):
+    """The default weight of the fact lists (search.FACT_LIST_WEIGHT, chosen on LoCoMo dev)
+    scales all four alike: facts searched alone keep exactly the order and relative scores
+    they have at weight 1; with episodes, no fact ranks higher than at weight 1."""
+    from kgmem.retrieve.search import FACT_LIST_WEIGHT
+
+    m, g = smem
+    _chat(m, g)
+    ones = dict.fromkeys(("keyword_facts", "vector_facts", "graph_facts", "episode_facts"), 1.0)
+    q = "What does Caroline like doing on weekends?"
+    alone = search(m, q, group=g, kinds=("facts",), limit=20)
+    alone_w1 = search(m, q, group=g, kinds=("facts",), limit=20, weights=ones)
+    assert [r.id for r in alone] == [r.id for r in alone_w1]
+    assert [round(r.score / FACT_LIST_WEIGHT, 9) for r in alone] == [
+        round(r.score, 9) for r in alone_w1]
+    both = search(m, q, group=g, kinds=("episodes", "facts"), limit=20)
+    both_w1 = search(m, q, group=g, kinds=("episodes", "facts"), limit=20, weights=ones)
+    rank = {r.id: n for n, r in enumerate(both)}
+    rank_w1 = {r.id: n for n, r in enumerate(both_w1)}
+    facts = [i for i, n in rank_w1.items() if any(r.id == i and r.kind == "fact" for r in both_w1)]
+    assert facts and all(rank.get(i, 99) >= rank_w1[i] for i in facts)

@@ -39,6 +39,17 @@ def _context(block: ContextBlock) -> dict[str, Any]:
     }
 
 
+# the ranking options of Memory.search, taken by /search and /context alike
+RankingQ = Annotated[Literal["fused", "generative_agents"] | None, Query(
+    description="`fused` (rank fusion, times the recency prior) or `generative_agents` "
+                "(recency + importance + relevance, each normalised; Park et al. 2023); "
+                "default: the server's (KGMEM_RANKING).")]
+HalfLifeQ = Annotated[float | None, Query(
+    ge=0, le=MAX_HALF_LIFE_DAYS,
+    description="Recency's half-life in days, ages measured from the question's time "
+                "(known_at); 0 = off; default: the server's (KGMEM_RECENCY_HALF_LIFE_DAYS).")]
+
+
 @router.get("/search", response_model=SearchResponse, summary="Hybrid search")
 def search(
     q: Q,
@@ -48,15 +59,8 @@ def search(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     kinds: Annotated[list[Kind] | None, Query(
         max_length=6, description="Restrict to these result kinds (default: all).")] = None,
-    ranking: Annotated[Literal["fused", "generative_agents"] | None, Query(
-        description="`fused` (rank fusion, times the recency prior) or `generative_agents` "
-                    "(recency + importance + relevance, each normalised; Park et al. 2023); "
-                    "default: the server's (KGMEM_RANKING).")] = None,
-    half_life_days: Annotated[float | None, Query(
-        ge=0, le=MAX_HALF_LIFE_DAYS,
-        description="Recency's half-life in days, ages measured from the question's time "
-                    "(known_at); 0 = off; default: the server's "
-                    "(KGMEM_RECENCY_HALF_LIFE_DAYS).")] = None,
+    ranking: RankingQ = None,
+    half_life_days: HalfLifeQ = None,
 ) -> SearchResponse:
     """Keyword + embedding + graph-neighbourhood retrieval over facts, entities and episodes,
     evaluated at (valid_at, known_at), ranked as ``ranking`` says (a question naming a time
@@ -99,11 +103,14 @@ def context(
         description="Items from untrusted or instruction-like episodes: `flag` them outside "
                     "the quote, or `omit` them (a fact only when every episode behind it is "
                     "untrusted).")] = "flag",
+    ranking: RankingQ = None,
+    half_life_days: HalfLifeQ = None,
 ) -> ContextResponse:
     """Dated current facts, then supporting episode snippets, within ``budget_tokens``.
     Stored text is quoted as data, never as instructions; superseded snippets are labelled or
-    dropped, untrusted items flagged or omitted, as ``Memory.context`` does."""
+    dropped, untrusted items flagged or omitted, and the snippets ranked as ``ranking`` and
+    ``half_life_days`` say, as ``Memory.context`` does."""
     result = memory.context(q, budget_tokens=budget_tokens, valid_at=at.valid_at,
                             known_at=at.known_at, group=group, superseded=superseded,
-                            untrusted=untrusted)
+                            untrusted=untrusted, ranking=ranking, half_life_days=half_life_days)
     return ContextResponse(query=q, budget_tokens=budget_tokens, **_context(result))

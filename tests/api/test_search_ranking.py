@@ -68,3 +68,30 @@ def test_bad_ranking_options_are_422(world, params, field) -> None:  # type: ign
     r = c.get("/v1/search", params={"q": Q, **params})
     assert_error(r, 422, "invalid_input")
     assert field in r.text
+
+
+def _context(c, **params):  # type: ignore[no-untyped-def]
+    r = c.get("/v1/context", params={"q": Q, **params})
+    assert r.status_code == 200, r.text
+    return r.json()["context"]
+
+
+def test_context_takes_the_ranking_options(world) -> None:  # type: ignore[no-untyped-def]
+    """GET /v1/context ranks its snippets as Memory.context does: with recency the newer of two
+    equal matches is quoted first; the options are checked as on /v1/search."""
+    c, _, _ = world
+    text = _context(c, half_life_days=90)
+    assert text.index("Rockies") < text.index("Alps"), text
+    ga = _context(c, ranking="generative_agents", half_life_days=90)
+    assert "Rockies" in ga and "Alps" in ga
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"ranking": "newest"}, "ranking"),
+    ({"half_life_days": -1}, "half_life_days"),
+])
+def test_bad_context_ranking_options_are_422(world, params, field) -> None:  # type: ignore[no-untyped-def]
+    c, _, _ = world
+    r = c.get("/v1/context", params={"q": Q, **params})
+    assert_error(r, 422, "invalid_input")
+    assert field in r.text

@@ -5,8 +5,8 @@
 
 Times ``kgmem.retrieve.search(m, q, known_at=now, kinds=("facts", "entities"), limit=10,
 auto_index=False)`` (what ``benchmarks.neo4j_scale --search`` times) on a store whose entities
-and fact versions already carry vectors (``benchmarks.neo4j_bulk --embed hashing``, or
-``neo4j_scale --search``), with the questions of ``neo4j_scale.search_queries`` (five kinds:
+and fact versions already carry vectors (``benchmarks.neo4j_bulk``, which copies the embedded
+store's, or ``neo4j_scale --search``), with the questions of ``neo4j_scale.search_queries`` (five kinds:
 "where does personP live", "who works at orgO", "who does personP know", "personP and personQ",
 "personP employer").
 

@@ -789,6 +789,10 @@ def mcp(
     run_mcp(transport, host, port, _settings(), state.group)  # type: ignore[arg-type]
 
 
+from .cli_neo4j import neo4j_app  # noqa: E402 - kgmem neo4j import / finish-import
+
+app.add_typer(neo4j_app, name="neo4j")
+
 models_app = typer.Typer(help="The MiniLM weights semantic search uses (installed on request).",
                          no_args_is_help=True)
 app.add_typer(models_app, name="models")

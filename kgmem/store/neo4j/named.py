@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..base import TimeFilter
-from ..named_reads import Candidates, NameKey, NamedRead
+from ..named_reads import Candidates, NamedRead, NameKey
 from ..visibility import version_cypher
 from .queries import _V_PROV, _V_RETURN, _entity, _micros, _versions
 

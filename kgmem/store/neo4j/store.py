@@ -93,6 +93,7 @@ from ..visibility import (
     version_cypher,
     with_naive_twins,
 )
+from . import named
 from .predicates import (
     CURRENT,
     EVERY_GROUP,
@@ -129,7 +130,6 @@ from .schema import (
     describe_schema,
     ensure_schema,
 )
-from . import named
 from .summaries import SummaryReads
 from .write import _WriteTx
 

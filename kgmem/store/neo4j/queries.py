@@ -259,8 +259,11 @@ def _episode(r: Sequence[Any]) -> Episode:
     )
 
 
+# created_at as epoch microseconds (see _micros): 5,000 changes took 733 ms with driver-hydrated
+# DateTimes at 1M facts
 _CHANGE_RETURN = (
-    "RETURN c.id, c.group_id, c.kind, c.created_at, c.reason, c.undoes, c.undone_by, c.fact_ids"
+    f"RETURN c.id, c.group_id, c.kind, {_micros('c.created_at')}, c.reason, c.undoes, "
+    "c.undone_by, c.fact_ids"
 )
 
 

@@ -4,25 +4,11 @@ Sentences are written for these tests (not copied from the dataset)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 import pytest
 
-from kgmem.ingest.offline import OfflineExtractor
 from kgmem.ingest.temporal.find import find_time_expressions
 
-UTC = timezone.utc
-REF = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def ex() -> OfflineExtractor:
-    return OfflineExtractor()
-
-
-def facts(ex: OfflineExtractor, text: str) -> set[tuple[str, str, str, str]]:
-    return {(f.subject, f.predicate, f.object, f.kind)
-            for f in ex.extract(text, REF, speaker="Sam")}
+from .test_extract_chat import REF, facts
 
 
 @pytest.mark.parametrize("text", [

@@ -13,11 +13,6 @@ UTC = timezone.utc
 REF = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module")
-def ex() -> OfflineExtractor:
-    return OfflineExtractor()
-
-
 def facts(ex: OfflineExtractor, text: str) -> set[tuple[str, str, str, str]]:
     return {(f.subject, f.predicate, f.object, f.kind)
             for f in ex.extract(text, REF, speaker="Sam")}

@@ -15,20 +15,16 @@ import anyio
 import httpx
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import stdio_client
 
-from .test_mcp_stdio import REPO, _error_text, _free_port, _structured
+from .test_mcp_stdio import REPO, _error_text, _free_port, _structured, stdio_params
 
 LIFECYCLE = {"invalidate", "retract", "correct", "undo", "erase", "entity_profile",
              "changes_since", "list_groups"}
 
 
 async def _lifecycle(tmp_path: Path) -> dict[str, Any]:
-    env = {"KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
-           "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO),
-           "PATH": os.environ.get("PATH", "")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "kgmem.mcp_server"],
-                                   env=env, cwd=str(REPO))
+    params = stdio_params(tmp_path)
     out: dict[str, Any] = {}
     with open(tmp_path / "server.stderr", "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):

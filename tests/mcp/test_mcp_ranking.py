@@ -4,8 +4,6 @@ stable error type."""
 
 from __future__ import annotations
 
-import os
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -13,17 +11,13 @@ from typing import Any
 import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import stdio_client
 
-from .test_mcp_stdio import REPO, _error_text, _structured
+from .test_mcp_stdio import _error_text, _structured, stdio_params
 
 
 async def _run(tmp_path: Path) -> dict[str, Any]:
-    env = {"KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
-           "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO),
-           "PATH": os.environ.get("PATH", "")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "kgmem.mcp_server"],
-                                   env=env, cwd=str(REPO))
+    params = stdio_params(tmp_path)
     out: dict[str, Any] = {}
     with open(tmp_path / "server.stderr", "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):

@@ -43,7 +43,9 @@ def _error_text(result: Any) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
-async def _session_run(tmp_path: Path) -> dict[str, Any]:
+def stdio_params(tmp_path: Path) -> StdioServerParameters:
+    """`python -m kgmem.mcp_server` over stdio on an embedded store in ``tmp_path/home``, no
+    extraction (the set-up every stdio test of this folder uses)."""
     env = {
         "KGMEM_HOME": str(tmp_path / "home"),
         "KGMEM_EXTRACTOR": "none",
@@ -51,8 +53,12 @@ async def _session_run(tmp_path: Path) -> dict[str, Any]:
         "PYTHONPATH": str(REPO),
         "PATH": os.environ.get("PATH", ""),
     }
-    params = StdioServerParameters(command=sys.executable, args=["-m", "kgmem.mcp_server"],
-                                   env=env, cwd=str(REPO))
+    return StdioServerParameters(command=sys.executable, args=["-m", "kgmem.mcp_server"],
+                                 env=env, cwd=str(REPO))
+
+
+async def _session_run(tmp_path: Path) -> dict[str, Any]:
+    params = stdio_params(tmp_path)
     out: dict[str, Any] = {}
     with open(tmp_path / "server.stderr", "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):

@@ -43,10 +43,22 @@ def name_key(name_or_id: str) -> NameKey:
 _MISSING = object()
 
 
+_OFFERS: dict[type, bool] = {}
+
+
 def offered(m: Memory) -> NamedReads | None:
     """The store's named reads, if it offers them (else None: each function below returns
-    None and Memory reads step by step)."""
-    return m.store if isinstance(m.store, NamedReads) else None
+    None and Memory reads step by step).
+
+    Whether a store offers them is a property of its class (the reads are methods, and
+    :class:`kgmem.store.named_reads.StepByStep` hides them by class too), so the answer is
+    kept per class: an ``isinstance`` against a runtime-checkable protocol inspects every
+    member and cost more than a whole as-of read of the embedded store (0.1 of 0.4 ms)."""
+    cls = type(m.store)
+    offers = _OFFERS.get(cls)
+    if offers is None:
+        offers = _OFFERS[cls] = isinstance(m.store, NamedReads)
+    return m.store if offers else None
 
 
 def _choice(key: NameKey, found: Candidates) -> Entity | None | object:

@@ -1,6 +1,7 @@
 """CPU time per read on the embedded store, old code against new in one run (A B A B ...).
 
     python -m benchmarks.ops_cpu --old /path/to/old/checkout [--facts 100000] [--rounds 2]
+    python -m benchmarks.ops_cpu --old OLD --facts 1000000 --keep DIR   # load once per side
     python -m benchmarks.ops_cpu --side [--facts N]       # one side, this checkout (JSON)
 
 Each side is a fresh process of that checkout (its own ``kgmem`` first on ``sys.path``, this
@@ -34,7 +35,10 @@ OPS = ("as_of", "paths_3hop", "search")
 PER_ROUND = {"as_of": 300, "paths_3hop": 40, "search": 40}
 
 
-def side(facts: int) -> dict[str, Any]:
+def side(facts: int, keep: str | None = None) -> dict[str, Any]:
+    """Time the reads in this process's checkout. ``keep``: a directory for this side's store;
+    loaded there once (a ``loaded.json`` marker, written last, says so) and reopened by later
+    runs, so a million facts are written once per side rather than once per round."""
     from benchmarks.scale import BASE, generate
     from kgmem.embed import HashingEmbedder
     from kgmem.memory import Memory
@@ -43,12 +47,17 @@ def side(facts: int) -> dict[str, Any]:
     kw: dict[str, Any] = {"embedder": HashingEmbedder(384)}
     if "extractor" in inspect.signature(Memory).parameters:
         kw["extractor"] = None
-    m = Memory(Path(tempfile.mkdtemp()) / "s", **kw)
+    where = Path(keep) if keep else Path(tempfile.mkdtemp())
+    marker = where / "loaded.json"
+    reused = marker.is_file()
+    m = Memory(where / "s", **kw)
     g = f"scale{facts}"
     t0 = time.process_time()
-    for i in range(0, len(rows), 5000):
-        m.assert_facts(rows[i:i + 5000], group=g)
+    if not reused:
+        for i in range(0, len(rows), 5000):
+            m.assert_facts(rows[i:i + 5000], group=g)
     load_cpu = time.process_time() - t0
+    del rows
     now, rng = m.now(), random.Random(11)
 
     def as_of() -> None:
@@ -67,8 +76,10 @@ def side(facts: int) -> dict[str, Any]:
     t0 = time.process_time()
     search()  # the first search builds the vector indexes: not a read
     index_cpu = time.process_time() - t0
+    if keep and not reused:
+        marker.write_text(json.dumps({"facts": facts, "load_cpu_s": load_cpu}), encoding="utf-8")
     out: dict[str, Any] = {"facts": facts, "load_cpu_s": round(load_cpu, 2),
-                           "first_search_cpu_s": round(index_cpu, 2)}
+                           "first_search_cpu_s": round(index_cpu, 2), "reused_store": reused}
     for name in OPS:
         fn, n = fns[name], PER_ROUND[name]
         for _ in range(n // 4):  # warm caches
@@ -85,14 +96,14 @@ def side(facts: int) -> dict[str, Any]:
     return out
 
 
-def run_side(checkout: Path, facts: int) -> dict[str, Any]:
+def run_side(checkout: Path, facts: int, keep: Path | None = None) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     # this file is loaded by its path (the other checkout may have no ops_cpu); kgmem and
     # benchmarks.scale come from the checkout measured (its cwd and PYTHONPATH)
     script = ("import importlib.util, json, kgmem; "
               f"spec = importlib.util.spec_from_file_location('ops_cpu', {str(Path(__file__).resolve())!r}); "
               "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); "
-              f"r = mod.side({facts}); r['kgmem'] = kgmem.__file__; print(json.dumps(r))")
+              f"r = mod.side({facts}, {str(keep) if keep else None!r}); r['kgmem'] = kgmem.__file__; print(json.dumps(r))")
     res = subprocess.run([sys.executable, "-c", script], cwd=checkout, env=env, check=True,
                          capture_output=True, text=True)
     data: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
@@ -107,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--side", action="store_true", help="measure this checkout once (JSON)")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--keep", type=Path, help="keep each side's store under KEEP/old, KEEP/new "
+                    "and reuse it in later rounds and runs (written once per side)")
     args = ap.parse_args(argv)
     if args.side or args.old is None:
         print(json.dumps(side(args.facts)))
@@ -114,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
     for i in range(args.rounds):
         for name, checkout in (("old", args.old), ("new", NEW)):
-            r = run_side(checkout, args.facts)
+            r = run_side(checkout, args.facts, args.keep / name if args.keep else None)
             runs[name].append(r)
             print(f"round {i + 1} {name}: " + ", ".join(
                 f"{op} {r[op]['cpu_ms']:.3f} ms" for op in OPS) + f" (load {r['load_avg_1min']:.1f})",

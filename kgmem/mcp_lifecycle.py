@@ -117,21 +117,22 @@ def register_lifecycle(server: Any, memory: Callable[[], Memory], gate: GroupGat
                              valid_at=v, known_at=k)
 
     @server.tool()
-    def changes_since(ctx: Context, since: str, limit: int = 100,
+    def changes_since(ctx: Context, since: str, limit: int = 100, after: str | None = None,
                       group: str | None = None) -> ChangesResult:
         """What the memory learnt or revised after `since` (a transaction time), oldest
         first: the changes and the fact versions they wrote. When more than `limit`, pass
-        next_since to read on."""
+        next_after as `after` (same `since`) to read on: no change lost or repeated."""
         g = _call(gate.group, ctx, group)
         m = memory()
         limit = max(1, min(limit, MAX_CHANGES))
-        changes = _call(m.changes, since, group=g)
+        changes = _call(m.changes, since, group=g, limit=limit + 1, after=after)
         cut = len(changes) > limit
         changes = changes[:limit]
         ids = {c.id for c in changes}
         versions = [v for v in _call(m.changed_versions, since, group=g) if v.change_id in ids]
         return ChangesResult(changes=changes, versions=versions,
-                             next_since=changes[-1].created_at if cut else None)
+                             next_since=changes[-1].created_at if cut else None,
+                             next_after=changes[-1].id if cut else None)
 
     @server.tool()
     def list_groups(ctx: Context) -> GroupsResult:

@@ -60,7 +60,11 @@ class ChangesResult(BaseModel):
     versions: list[FactVersion] = Field(
         description="fact versions created or expired after `since`")
     next_since: datetime | None = Field(
-        description="pass as `since` to read on when the list was cut at `limit`")
+        description="the last change's time when the list was cut at `limit` (as `since` it "
+        "skips later changes of that same transaction time: prefer next_after)")
+    next_after: str | None = Field(
+        None, description="pass as `after` (with the same `since`) to read on when the list "
+        "was cut at `limit`")
 
 
 class HistoryResult(BaseModel):

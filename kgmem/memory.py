@@ -23,7 +23,7 @@ from .merges import merge_entities as _merge_entities
 from .merges import split_alias as _split_alias
 from .model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from .model import Path as GraphPath
-from .names import UUID_SHAPE, check_group, clean_name, normalize_name
+from .names import UUID_SHAPE, check_group, check_limit, clean_name, normalize_name
 from .predicates import Predicates, declare
 from .resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
 from .resolve import resolutions as _resolutions
@@ -843,9 +843,12 @@ class Memory:
         ent = self._lookup_entity(group, entity_or_fact_id)
         return self.store.versions_of_entity(group, ent.id)
 
-    def changes(self, since: TimeLike, group: str = DEFAULT_GROUP) -> list[Change]:
-        """Changes (what was learnt or revised) strictly after ``since``."""
-        return self.store.changes_since(check_group(group), parse_instant(since, "since"))
+    def changes(self, since: TimeLike, group: str = DEFAULT_GROUP, limit: int | None = None,
+                after: str | None = None) -> list[Change]:
+        """Changes strictly after ``since``, oldest first (ties: insertion order). A page: at
+        most ``limit``, after change id ``after`` (the previous page's last; same ``since``)."""
+        return self.store.changes_since(check_group(group), parse_instant(since, "since"),
+                                        limit=check_limit(limit), after=after)
 
     def changed_versions(self, since: TimeLike, group: str = DEFAULT_GROUP) -> list[FactVersion]:
         """Versions created or expired strictly after ``since``."""

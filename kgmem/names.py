@@ -109,3 +109,13 @@ def check_group(group: object) -> str:
             value=repr(group),
         )
     return group
+
+
+def check_limit(limit: object) -> int | None:
+    """A page size: None (no limit) or a positive integer."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError("limit must be a positive integer", field="limit",
+                                value=repr(limit))
+    return limit

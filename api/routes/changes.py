@@ -23,11 +23,16 @@ def list_changes(
     at: AsOfDep,
     since: Annotated[str, Query(max_length=64, description="Only changes strictly after "
                                 "this transaction time. " + _TIME_DOC)] = "1970-01-01",
+    after: Annotated[str | None, Query(max_length=128, description="Only changes after this "
+                                       "change id (the last item of the previous page, same "
+                                       "`since`): a cursor that neither skips nor repeats "
+                                       "changes sharing a transaction time.")] = None,
 ) -> dict:
-    """Changes recorded after ``since`` (oldest first); ``known_at`` caps them at what was
-    recorded by then."""
-    items = known_by(memory.changes(since, group=group), at)
-    window = items[page.offset: page.offset + page.limit + 1]
+    """Changes recorded after ``since`` (oldest first, ties in insertion order); ``known_at``
+    caps them at what was recorded by then. Read on with ``after`` (or ``offset``)."""
+    end = page.offset + page.limit + 1
+    items = known_by(memory.changes(since, group=group, limit=end, after=after), at)
+    window = items[page.offset: end]
     return page_of(window, page, len(window) > page.limit)
 
 

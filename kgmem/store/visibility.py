@@ -203,6 +203,18 @@ def created_after_sql(since: datetime) -> tuple[str, list[Any]]:
     return "created_at > ?", [to_micros(since)]
 
 
+def after_change_sql(after: str) -> tuple[str, list[Any]]:
+    """A change after change ``after`` in the feed's order (transaction time, then insertion):
+    the continuation of a page; ties in transaction time are broken by insertion order."""
+    return ("(created_at, rowid) > (SELECT a.created_at, a.rowid FROM changes a "
+            "WHERE a.id = ? AND a.group_id = changes.group_id)"), [after]
+
+
+# ``$after``'s change bound as ``a`` (OPTIONAL MATCH): the continuation of a page
+AFTER_CHANGE_CYPHER = ("(a IS NULL OR c.created_at > a.created_at OR "
+                       "(c.created_at = a.created_at AND c.ins_seq > a.ins_seq))")
+
+
 def created_after_cypher(alias: str, param: str = "t") -> str:
     """``alias.created_at`` after ``$param``: the first half of
     :func:`kgmem.timeline.changed_after` (``$t_l``, the naive twin, for graphiti's edges)."""

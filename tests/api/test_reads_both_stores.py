@@ -151,6 +151,13 @@ def test_changes_since(seeded: Seeded) -> None:
     capped = c.get("/v1/changes", params={"since": "2000",
                                           "known_at": seeded.t1.isoformat()}).json()["items"]
     assert len(capped) == 2
+    first = c.get("/v1/changes", params={"since": "2000", "limit": 3}).json()
+    rest = c.get("/v1/changes", params={"since": "2000", "limit": 3,
+                                        "after": first["items"][-1]["id"]}).json()
+    assert [ch["id"] for ch in first["items"] + rest["items"]] == [
+        ch["id"] for ch in all_changes]
+    assert first["next_offset"] == 3 and rest["next_offset"] is None
+    assert c.get("/v1/changes", params={"after": "no-such-change"}).status_code == 404
 
 
 def test_entity_profile_carries_the_summary_as_known_at(seeded: Seeded) -> None:

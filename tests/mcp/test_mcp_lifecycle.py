@@ -64,6 +64,8 @@ async def _lifecycle(tmp_path: Path) -> dict[str, Any]:
                                                      valid_at="2024", known_at=out["t0"])
                 out["changes"] = await call("changes_since", since=out["t0"])
                 out["changes_page"] = await call("changes_since", since=out["t0"], limit=2)
+                out["changes_page2"] = await call("changes_since", since=out["t0"], limit=2,
+                                                  after=out["changes_page"]["next_after"])
                 out["history"] = await call("history", entity_or_fact=denver["fact_id"])
                 ep = (await call("remember", content="Bob likes tea.", speaker="Bob",
                                  reference_time="2024-01-02"))["episode"]
@@ -120,6 +122,10 @@ def test_mcp_lifecycle_tools_over_stdio(tmp_path: Path) -> None:
     assert {v["object"] for v in out["changes"]["versions"]} >= {"Denver", "Acme", "Austin"}
     page = out["changes_page"]
     assert len(page["changes"]) == 2 and page["next_since"] == page["changes"][-1]["created_at"]
+    assert page["next_after"] == page["changes"][-1]["id"]
+    both = page["changes"] + out["changes_page2"]["changes"]
+    assert [c["id"] for c in both] == [c["id"] for c in out["changes"]["changes"][:4]]
+    assert out["changes"]["next_after"] is None
     assert {v["object"] for v in out["history"]["versions"]} >= {"Denver", "Austin"}
 
     assert set(out["groups"]["groups"]) == {"default", "scratch"}

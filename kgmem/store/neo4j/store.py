@@ -68,7 +68,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from ...errors import InvalidInputError, StoreBusyError, StoreUnavailableError
+from ...errors import InvalidInputError, NotFoundError, StoreBusyError, StoreUnavailableError
 from ...model import (
     Change,
     Entity,
@@ -88,6 +88,7 @@ from ..indexing import TimeMentions
 from ..named_reads import NamedRead, NameKey
 from ..search_reads import SearchReads
 from ..visibility import (
+    AFTER_CHANGE_CYPHER,
     EXPIRED_AFTER_CYPHER,
     created_after_cypher,
     version_cypher,
@@ -504,15 +505,28 @@ class Neo4jStore(SummaryReads):
         )
         return _versions(rows)
 
-    def changes_since(self, group: str, since: datetime) -> list[Change]:
+    def changes_since(self, group: str, since: datetime, limit: int | None = None,
+                      after: str | None = None) -> list[Change]:
         rows = self._q(
-            "MATCH (c:KgmemChange) WHERE c.group_id = $g AND "
+            ("" if after is None else "OPTIONAL MATCH (a:KgmemChange {id: $after}) "
+             "WHERE a.group_id = $g WITH a ")
+            + "MATCH (c:KgmemChange) WHERE c.group_id = $g AND "
             f"{created_after_cypher('c')} "
-            + _CHANGE_RETURN
-            + " ORDER BY c.created_at, c.ins_seq",
+            + ("" if after is None else f"AND a IS NOT NULL AND {AFTER_CHANGE_CYPHER} ")
+            + "WITH c ORDER BY c.created_at, c.ins_seq "
+            + ("" if limit is None else "LIMIT $limit ")
+            # one record holding a list of lists: 5,000 changes 2.2x faster than as 5,000
+            # records (benchmarks/results/2026-12-02/neo4j-changes)
+            + "RETURN collect([" + _CHANGE_RETURN.removeprefix("RETURN ") + "])",
             g=group,
             t=since,
-        )
+            after=after,
+            limit=limit,
+        )[0][0]
+        if not rows and after is not None and not self._q(
+                "MATCH (a:KgmemChange {id: $after}) WHERE a.group_id = $g RETURN 1",
+                after=after, g=group):
+            raise NotFoundError(f"no change {after!r} in group {group!r}", change=after)
         return [_change(r) for r in rows]
 
     def adjacent(

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...errors import StoreBusyError, StoreUnavailableError
+from ...errors import NotFoundError, StoreBusyError, StoreUnavailableError
 from ...model import (
     Change,
     Entity,
@@ -43,7 +43,13 @@ from ..base import (
     trust_json,
 )
 from ..indexing import TimeMentions
-from ..visibility import changed_sql, created_after_sql, known_sql, version_sql
+from ..visibility import (
+    after_change_sql,
+    changed_sql,
+    created_after_sql,
+    known_sql,
+    version_sql,
+)
 from .conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
 from .erase import EraseOps
 from .rows import (
@@ -454,12 +460,20 @@ class EmbeddedStore(SummaryReads):
         )
         return self._versions(rows)
 
-    def changes_since(self, group: str, since: datetime) -> list[Change]:
-        after, params = created_after_sql(since)
+    def changes_since(self, group: str, since: datetime, limit: int | None = None,
+                      after: str | None = None) -> list[Change]:
+        cond, params = created_after_sql(since)
+        if after is not None:
+            more, more_params = after_change_sql(after)
+            cond, params = f"{cond} AND {more}", [*params, *more_params]
         rows = self._q(
-            CHANGE_SELECT + f" WHERE group_id=? AND {after} ORDER BY created_at, rowid",
-            (group, *params),
+            CHANGE_SELECT + f" WHERE group_id=? AND {cond} ORDER BY created_at, rowid"
+            + ("" if limit is None else " LIMIT ?"),
+            (group, *params, *(() if limit is None else (limit,))),
         )
+        if not rows and after is not None and not self._q(
+                "SELECT 1 FROM changes WHERE id=? AND group_id=?", (after, group)):
+            raise NotFoundError(f"no change {after!r} in group {group!r}", change=after)
         return [change_row(r) for r in rows]
 
     def adjacent(

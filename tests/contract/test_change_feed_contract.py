@@ -1,0 +1,110 @@
+"""The change feed pages (``Memory.changes(since, limit=, after=)``) on every store, against a
+reference model: the list of changes in the order they were written, with the transaction
+time each write got. Pages concatenated are the feed, whatever the page size, even when many
+changes share one transaction time (a batch of ``assert_facts``) and when changes are written
+between pages; nothing is lost or repeated."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from kgmem.errors import InvalidInputError, NotFoundError
+from kgmem.model import Change
+from tests.conftest import ManualClock, fresh_group
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class Model:
+    """What was written: (transaction time, fact ids) per change, in write order."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[datetime, list[str]]] = []
+
+    def feed(self, since: datetime) -> list[tuple[datetime, list[str]]]:
+        return [c for c in self.log if c[0] > since]
+
+
+def write(m, g: str, clock: ManualClock, model: Model, rng: random.Random, step: int) -> None:  # type: ignore[no-untyped-def]
+    clock.advance(seconds=rng.choice([1, 1, 60]))
+    t = clock()
+    if rng.random() < 0.5:  # a batch: several changes with one transaction time
+        rows = [{"subject": f"p{step}_{i}", "predicate": "LIKES", "object": f"x{rng.randrange(5)}"}
+                for i in range(rng.randrange(2, 6))]
+        for fid in m.assert_facts(rows, group=g, batch_size=100):
+            model.log.append((t, [fid]))
+    else:
+        f = m.assert_fact(f"q{step}", "LIVES_IN", f"city{rng.randrange(4)}", group=g)
+        model.log.append((t, [f.fact_id]))
+
+
+def read_all(m, g: str, since: datetime, limit: int) -> list[Change]:  # type: ignore[no-untyped-def]
+    out: list[Change] = []
+    after = None
+    while True:
+        page = m.changes(since, group=g, limit=limit, after=after)
+        assert len(page) <= limit
+        out += page
+        if len(page) < limit:
+            return out
+        after = page[-1].id
+
+
+def as_model(changes: list[Change]) -> list[tuple[datetime, list[str]]]:
+    return [(c.created_at, c.fact_ids) for c in changes]
+
+
+def test_pages_concatenate_to_the_feed(make_memory) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(5)
+    clock = ManualClock(datetime(2025, 3, 1, tzinfo=timezone.utc))
+    m, g, model = make_memory(clock=clock), fresh_group(), Model()
+    for step in range(12):
+        write(m, g, clock, model, rng, step)
+    times = sorted({t for t, _ in model.log})
+    for since in [EPOCH, times[0], times[len(times) // 2], times[-1] - timedelta(microseconds=1),
+                  times[-1]]:
+        full = m.changes(since, group=g)  # the default: every change, unpaged
+        assert as_model(full) == model.feed(since)
+        for limit in (1, 2, 3, 7, 1000):
+            paged = read_all(m, g, since, limit)
+            assert [c.id for c in paged] == [c.id for c in full]
+            assert len({c.id for c in paged}) == len(paged)
+
+
+def test_changes_written_between_pages_come_later(make_memory) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(9)
+    clock = ManualClock(datetime(2025, 3, 1, tzinfo=timezone.utc))
+    m, g, model = make_memory(clock=clock), fresh_group(), Model()
+    for step in range(4):
+        write(m, g, clock, model, rng, step)
+    seen: list[Change] = []
+    after = None
+    for step in range(4, 10):
+        page = m.changes(EPOCH, group=g, limit=2, after=after)
+        seen += page
+        if page:
+            after = page[-1].id
+        write(m, g, clock, model, rng, step)
+    while page := m.changes(EPOCH, group=g, limit=2, after=after):
+        seen += page
+        after = page[-1].id
+    assert as_model(seen) == model.feed(EPOCH)
+
+
+def test_bad_page_arguments(make_memory) -> None:  # type: ignore[no-untyped-def]
+    m, g = make_memory(), fresh_group()
+    m.assert_fact("A", "LIKES", "B", group=g)
+    other = fresh_group()
+    c = m.changes(EPOCH, group=g)[0]
+    m.assert_fact("C", "LIKES", "D", group=other)
+    with pytest.raises(NotFoundError):
+        m.changes(EPOCH, group=g, limit=5, after="no-such-change")
+    with pytest.raises(NotFoundError):  # a change of another group is no cursor here
+        m.changes(EPOCH, group=other, after=c.id)
+    for bad in (0, -1, True, "3"):
+        with pytest.raises(InvalidInputError):
+            m.changes(EPOCH, group=g, limit=bad)
+    assert m.changes(EPOCH, group=g, after=c.id) == []

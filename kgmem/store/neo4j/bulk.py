@@ -21,12 +21,13 @@ refused here (their mention and provenance rows need the Bolt path).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..sqlite import EmbeddedStore
-from .importer import ExportState, export_rows, finish_import, label_entity_types
+from .importer import PARTS, ExportState, export_rows, finish_import, label_entity_types
 from .schema import EMBEDDING_DIM, ensure_schema
 from .store import Neo4jStore
 
@@ -92,6 +93,34 @@ def field(v: Any) -> str:
             raise ValueError(f"array item contains {ARRAY_DELIMITER!r}: {items}")
         v = ARRAY_DELIMITER.join(items)
     return '"' + str(v).replace('"', '""') + '"'
+
+
+def _quoted(v: Any) -> str:
+    if type(v) is not str:
+        return field(v)
+    return '"' + (v.replace('"', '""') if '"' in v else v) + '"'
+
+
+def _instant(v: Any) -> str:
+    return v.isoformat() if type(v) is datetime else field(v)
+
+
+def _long(v: Any) -> str:
+    return str(v) if type(v) is int else field(v)
+
+
+# per declared column type, what :func:`field` writes, without its chain of type tests
+_BY_TYPE: dict[str, Callable[[Any], str]] = {_S: _quoted, _DT: _instant, _L: _long}
+
+
+def _converters(cols: list[tuple[str, str]]) -> list[tuple[str, Callable[[Any], str]]]:
+    return [(p, _BY_TYPE.get(t, field)) for p, t in cols]
+
+
+def _lines(rows: list[dict[str, Any]], cols: list[tuple[str, Callable[[Any], str]]]
+           ) -> list[str]:
+    return [",".join(["" if (v := r.get(p)) is None else conv(v) for p, conv in cols])
+            for r in rows]
 
 
 def vector_field(blob: bytes) -> str:
@@ -162,14 +191,20 @@ def _vec(blob: bytes | None) -> str:
     return text
 
 
+_VERSION_CONV = _converters(VERSION_PROPS)
+_NODE_CONV = {kind: _converters(cols) for kind, (_label, cols) in NODES.items()}
+
+
 def _header(cols: list[tuple[str, str]]) -> str:
     return ",".join(f"{p}:{t}" if t else p for p, t in cols)
 
 
 def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportState,
               vectors: EmbeddedVectors | None, batch: int = 20000,
-              progress: Progress | None = None) -> dict[str, int]:
-    """The groups' rows as neo4j-admin CSV files in ``out``; returns counts per kind."""
+              progress: Progress | None = None, parts: Collection[str] = PARTS
+              ) -> dict[str, int]:
+    """The groups' rows (``parts`` of them) as neo4j-admin CSV files in ``out``; returns
+    counts per kind."""
     files: dict[str, Any] = {}
     counts: dict[str, int] = {}
 
@@ -187,17 +222,16 @@ def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportSta
         return files[kind]
 
     try:
-        for kind, rows in export_rows(src, groups, state, batch):
+        for kind, rows in export_rows(src, groups, state, batch, parts):
             if kind in UNSUPPORTED:
                 raise ValueError(f"the bulk path copies fact-only groups; {kind} found "
                                  "(use kgmem.store.neo4j.importer.import_embedded)")
             f = sink(kind)
             if kind == "versions":
-                lines = [",".join([field(r["s"]), field(r["o"]),
-                                   *(field(r["p"].get(p)) for p, _ in VERSION_PROPS)])
-                         for r in rows]
+                lines = [f"{_quoted(r['s'])},{_quoted(r['o'])},{line}" for r, line in
+                         zip(rows, _lines([r["p"] for r in rows], _VERSION_CONV), strict=True)]
             else:
-                lines = [",".join(field(r.get(p)) for p, _ in NODES[kind][1]) for r in rows]
+                lines = _lines(rows, _NODE_CONV[kind])
             if vectors is not None and kind in VECTOR_COLUMN:
                 vecs = vectors.entities(rows) if kind == "entities" else vectors.versions(rows)
                 lines = [f"{line},{v}" for line, v in zip(lines, vecs, strict=True)]
@@ -211,6 +245,67 @@ def write_csv(src: EmbeddedStore, groups: list[str], out: Path, state: ExportSta
     return counts
 
 
+# what each worker process writes: the fact part (lineages, versions with their vectors) is
+# about as big as the rest
+WORKER_PARTS = (("facts",), ("entities", "episodes", "changes"))
+
+
+def _csv_worker(path: str, groups: list[str], out: str, parts: tuple[str, ...],
+                with_vectors: bool, queue: Any) -> None:
+    """One worker process of :func:`write_csv_parallel`: its own connection to the store."""
+    try:
+        src = EmbeddedStore(path)
+        state = ExportState()
+        vectors = EmbeddedVectors(src) if with_vectors else None
+        counts = write_csv(src, groups, Path(out), state, vectors, parts=parts,
+                           progress=lambda kind, n: queue.put(("progress", kind, n)))
+        queue.put(("done", counts, state.max_ins,
+                   {g: t.isoformat() for g, t in state.last_tx.items()}))
+    except BaseException as exc:  # reported by the parent
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def write_csv_parallel(src: EmbeddedStore, groups: list[str], out: Path, state: ExportState,
+                       with_vectors: bool, progress: Progress | None = None
+                       ) -> dict[str, int]:
+    """:func:`write_csv` split over ``WORKER_PARTS`` in as many processes (each file is
+    written by one of them); ``state`` gets what they saw."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_csv_worker, args=(str(src.path), groups, str(out), parts,
+                                                   with_vectors, queue), daemon=True)
+             for parts in WORKER_PARTS]
+    for p in procs:
+        p.start()
+    counts: dict[str, int] = {}
+    done, errors = 0, []
+    try:
+        while done < len(procs):
+            msg = queue.get()
+            if msg[0] == "progress":
+                if progress is not None:
+                    progress(msg[1], msg[2])
+                continue
+            done += 1
+            if msg[0] == "error":
+                errors.append(msg[1])
+                continue
+            counts.update(msg[1])
+            state.max_ins = max(state.max_ins, msg[2])
+            for g, t in msg[3].items():
+                at = datetime.fromisoformat(t)
+                if g not in state.last_tx or at > state.last_tx[g]:
+                    state.last_tx[g] = at
+    finally:
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+    if errors:
+        raise RuntimeError("CSV worker failed: " + "; ".join(errors))
+    return counts
+
+
 def _java() -> str:
     jh = os.environ.get("KGMEM_NEO4J_JAVA_HOME") or os.environ.get("JAVA_HOME")
     if jh and Path(jh, "bin", "java").exists():
@@ -221,13 +316,15 @@ def _java() -> str:
     return found
 
 
-def admin_import(home: Path, out: Path, kinds: list[str]) -> float:
+def admin_import(home: Path, out: Path, kinds: list[str],
+                 options: list[str] | None = None) -> float:
     """``neo4j-admin database import full neo4j --overwrite-destination`` (server stopped);
     returns its seconds."""
     args = [_java(), "-cp", f"{home}/lib/*", f"-Dbasedir={home}",
             "org.neo4j.server.startup.Neo4jAdminCommand", "database", "import", "full", "neo4j",
             "--overwrite-destination=true", "--multiline-fields=true",
-            f"--array-delimiter={ARRAY_DELIMITER}", f"--report-file={out / 'import.report'}"]
+            f"--array-delimiter={ARRAY_DELIMITER}", f"--report-file={out / 'import.report'}",
+            *(options or [])]
     for kind in kinds:
         if kind == "versions":
             args.append(f"--relationships=RELATES_TO={out / 'versions.csv'}")
@@ -250,7 +347,8 @@ def dedicated_home(home: Path) -> Path:
 
 def write_and_import(src: EmbeddedStore, groups: list[str], home: Path,
                      csv_dir: Path | None = None, with_vectors: bool = True,
-                     progress: Progress | None = None) -> dict[str, Any]:
+                     progress: Progress | None = None, workers: int = 1,
+                     admin_options: list[str] | None = None) -> dict[str, Any]:
     """Step 1 (the server at ``home`` stopped): CSV + ``neo4j-admin database import``. The
     figures and what :func:`finish` needs are kept in ``csv_dir/kgmem-import.json``."""
     home = dedicated_home(home)
@@ -259,12 +357,16 @@ def write_and_import(src: EmbeddedStore, groups: list[str], home: Path,
     vectors = EmbeddedVectors(src) if with_vectors else None
     state = ExportState()
     t0 = time.perf_counter()
-    counts = write_csv(src, groups, out, state, vectors, progress=progress)
-    res: dict[str, Any] = {"groups": groups, "counts": counts,
+    if workers > 1:
+        counts = write_csv_parallel(src, groups, out, state, with_vectors, progress)
+    else:
+        counts = write_csv(src, groups, out, state, vectors, progress=progress)
+    res: dict[str, Any] = {"groups": groups, "counts": counts, "csv_workers": workers,
                            "vectors": None if vectors is None else vectors.model,
                            "csv_seconds": time.perf_counter() - t0,
                            "csv_bytes": sum(p.stat().st_size for p in out.glob("*.csv"))}
-    res["admin_import_seconds"] = admin_import(home, out, list(counts))
+    res["admin_options"] = admin_options or []
+    res["admin_import_seconds"] = admin_import(home, out, list(counts), admin_options)
     res["max_ins"] = state.max_ins
     res["last_tx"] = {g: t.isoformat() for g, t in state.last_tx.items()}
     (out / STATE_FILE).write_text(json.dumps(res, indent=2))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -86,18 +86,27 @@ def embedded_groups(src: EmbeddedStore) -> list[str]:
         ]
 
 
+PARTS = ("entities", "episodes", "facts", "changes")
+
+
 def export_rows(
-    src: EmbeddedStore, groups: list[str], state: ExportState, batch: int = BATCH
+    src: EmbeddedStore, groups: list[str], state: ExportState, batch: int = BATCH,
+    parts: Collection[str] = PARTS,
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Batches ``(kind, rows)`` of ``groups`` in the Neo4j vocabulary (kinds as in ``_CREATE``;
     parents before children). ``state`` gives the counter offsets and collects what is needed
-    for :func:`finish_import`."""
+    for :func:`finish_import`. ``parts`` (of ``PARTS``) selects what is exported (the bulk
+    path writes them in parallel processes)."""
     copy = _Copy(src, batch)
     for g in groups:
-        yield from _entity_rows(copy, g)
-        yield from _episode_rows(copy, g)
-        yield from _fact_rows(copy, g, state)
-        yield from _change_rows(copy, g, state)
+        if "entities" in parts:
+            yield from _entity_rows(copy, g)
+        if "episodes" in parts:
+            yield from _episode_rows(copy, g)
+        if "facts" in parts:
+            yield from _fact_rows(copy, g, state)
+        if "changes" in parts:
+            yield from _change_rows(copy, g, state)
 
 
 Rows = Iterator[tuple[str, list[dict[str, Any]]]]

@@ -153,11 +153,26 @@ class ExtractionPipeline:
     """Wraps an :class:`~kgmem.ingest.extractor.Extractor`."""
 
     def __init__(self, extractor: Extractor, min_confidence: float = 0.0,
-                 chunk_chars: int | None = CHUNK_CHARS, batch_chars: int = BATCH_CHARS) -> None:
+                 chunk_chars: int | None = CHUNK_CHARS, batch_chars: int = BATCH_CHARS,
+                 workers: int = 1) -> None:
         self.extractor = extractor
         self.min_confidence = min_confidence
         self.chunk_chars = chunk_chars  # None: every episode whole (the measured baseline)
         self.batch_chars = batch_chars
+        # workers > 1: runs are extracted in that many worker processes (kgmem.ingest.parallel;
+        # the extractor must pickle and must not offer extract_outcomes); same facts, in order
+        self.workers = workers
+        self._pool: Any = None
+
+    def close(self) -> None:
+        """Stop the worker processes, if any were started."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def worker_pids(self) -> list[int]:
+        """The extraction worker processes' ids (empty when extraction runs in-process)."""
+        return self._pool.worker_pids() if self._pool is not None else []
 
     @property
     def name(self) -> str:
@@ -181,22 +196,47 @@ class ExtractionPipeline:
             parts = [text] if self.chunk_chars is None else split_text(text, self.chunk_chars)
             pieces += [(p, ref, speaker) for p in parts]
             owner += [i] * len(parts)
-        outcomes: list[Outcome] = []
-        run: list[Item] = []
+        runs: list[list[Item]] = [[]]
         size = 0
         for piece in pieces:
-            if run and size + len(piece[0]) > self.batch_chars:
-                outcomes += self._extract_run(run)
-                run, size = [], 0
-            run.append(piece)
+            if runs[-1] and size + len(piece[0]) > self.batch_chars:
+                runs.append([])
+                size = 0
+            runs[-1].append(piece)
             size += len(piece[0])
-        outcomes += self._extract_run(run)
+        outcomes = self._extract_runs(runs)
         if len(pieces) == len(items):
             return outcomes
         merged: list[list[Outcome]] = [[] for _ in items]
         for i, o in zip(owner, outcomes, strict=True):
             merged[i].append(o)
         return [_merge(os) for os in merged]
+
+    def _extract_runs(self, runs: list[list[Item]]) -> list[Outcome]:
+        """The runs' outcomes in order: in worker processes when ``workers > 1`` (a run whose
+        worker failed is extracted again in-process, episode by episode if need be)."""
+        if (self.workers <= 1 or len(runs) < 2
+                or getattr(self.extractor, "extract_outcomes", None) is not None):
+            return [o for run in runs for o in self._extract_run(run)]
+        if self._pool is None:
+            from .parallel import ExtractorPool
+
+            self._pool = ExtractorPool(self.extractor, self.workers)
+        futures = [self._pool.submit(run) for run in runs]
+        out: list[Outcome] = []
+        for run, fut in zip(runs, futures, strict=True):
+            try:
+                results = fut.result()
+            except Exception:  # noqa: BLE001 - redone in-process, failures recorded there
+                log.warning("an extraction worker failed; extracting its run in-process",
+                            exc_info=True)
+                out += self._extract_run(run)
+                continue
+            if len(results) != len(run):
+                raise RuntimeError(f"{self.name}.extract_many returned {len(results)} "
+                                   f"results for {len(run)} episodes")
+            out += [Outcome(facts=list(r)) for r in results]
+        return out
 
     def _extract_run(self, items: Sequence[Item]) -> list[Outcome]:
         if not items:

@@ -75,6 +75,7 @@ class OfflineExtractor:
     def __init__(self, nlp: Any = None, model: str | None = None, batch_size: int = 256) -> None:
         self._nlp = nlp
         self._model = model
+        self._shared = nlp is None  # the process-wide pipeline (get_nlp), loaded lazily
         self.batch_size = batch_size
 
     @property
@@ -84,6 +85,14 @@ class OfflineExtractor:
 
             self._nlp = get_nlp(self._model)
         return self._nlp
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy sent to a worker process (kgmem.ingest.parallel) loads the shared pipeline
+        # there itself instead of pickling it; a pipeline given by the caller goes along
+        state = dict(self.__dict__)
+        if self._shared:
+            state["_nlp"] = None
+        return state
 
     def extract(
         self,

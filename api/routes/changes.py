@@ -15,7 +15,8 @@ from ..schemas import _TIME_DOC, ChangePage
 router = APIRouter(prefix="/changes", tags=["changes"])
 
 
-@router.get("", response_model=ChangePage, summary="Changes since a time")
+@router.get("", response_model=ChangePage, summary="Changes since a time",
+            responses=errors(404))
 def list_changes(
     memory: MemoryDep,
     group: GroupDep,
@@ -23,10 +24,12 @@ def list_changes(
     at: AsOfDep,
     since: Annotated[str, Query(max_length=64, description="Only changes strictly after "
                                 "this transaction time. " + _TIME_DOC)] = "1970-01-01",
-    after: Annotated[str | None, Query(max_length=128, description="Only changes after this "
+    after: Annotated[str | None, Query(min_length=1, max_length=128,
+                                       description="Only changes after this "
                                        "change id (the last item of the previous page, same "
                                        "`since`): a cursor that neither skips nor repeats "
-                                       "changes sharing a transaction time.")] = None,
+                                       "changes sharing a transaction time. An id that is "
+                                       "not a change of the group: 404 not_found.")] = None,
 ) -> dict:
     """Changes recorded after ``since`` (oldest first, ties in insertion order); ``known_at``
     caps them at what was recorded by then. Read on with ``after`` (or ``offset``)."""

@@ -212,6 +212,32 @@ def test_records_stored_by_and_written_after_match_the_timeline_rule(
         assert _cypher_ids("d", maps, vis.known_cypher("d"), k=at) == known_then
 
 
+@given(rows=st.lists(st.tuples(near, st.sampled_from(["g", "h"])), min_size=1, max_size=12),
+       pick=st.integers(0, 11))
+@SETTINGS
+def test_changes_after_a_change_follow_the_feed_order(rows: list[tuple[datetime, str]],
+                                                      pick: int) -> None:
+    """The change feed's cursor (``after_change_sql``): the changes of the cursor's group after
+    it in (transaction time, insertion) order; none of another group, none when it is unknown."""
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE changes(id TEXT, group_id TEXT, created_at INT)")
+    ids = [f"c{i}" for i in range(len(rows))]
+    for i, (at, g) in zip(ids, rows):
+        con.execute("INSERT INTO changes(id, group_id, created_at) VALUES (?, ?, ?)",
+                    (i, g, to_micros(at)))
+    cursor = ids[pick % len(ids)]
+    at_c, g_c = rows[pick % len(ids)]
+    n_c = pick % len(ids)
+    want = {i for n, (i, (at, g)) in enumerate(zip(ids, rows))
+            if g == g_c and (at > at_c or (at == at_c and n > n_c))}
+    cond, params = vis.after_change_sql(cursor)
+    got = {i for (i,) in con.execute(
+        f"SELECT id FROM changes WHERE group_id = ? AND {cond}", [g_c, *params])}
+    assert got == want
+    cond, params = vis.after_change_sql("no-such-change")
+    assert con.execute(f"SELECT count(*) FROM changes WHERE {cond}", params).fetchone()[0] == 0
+
+
 # ------------------------------------------------------------------ sittings
 stamp = st.tuples(near, near, st.sampled_from(["a", "b", "c"]))
 
@@ -281,7 +307,7 @@ def test_every_predicate_of_the_seam_is_pinned_here() -> None:
         vis.version_sql, vis.version_cypher, vis.changed_sql, vis.created_after_sql,
         vis.created_after_cypher, vis.known_sql, vis.known_cypher, vis.recorded_sql, vis.recorded_cypher, vis.recorded_mask,
         vis.episode_sql, vis.episode_cypher, vis.episode_stamps_visible, vis.sitting_sql,
-        vis.sitting_cypher]
+        vis.sitting_cypher, vis.after_change_sql]
     public = {n for n in dir(vis) if not n.startswith("_") and callable(getattr(vis, n))
               and getattr(getattr(vis, n), "__module__", "") == vis.__name__}
     assert public - {f.__name__ for f in forms if callable(f)} == {"with_naive_twins"}

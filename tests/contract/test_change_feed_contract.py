@@ -53,16 +53,22 @@ def read_all(m, g: str, since: datetime, limit: int) -> list[Change]:  # type: i
         after = page[-1].id
 
 
+def written(make_memory, seed: int, steps: int):  # type: ignore[no-untyped-def]
+    """A memory with ``steps`` random writes in a fresh group, and the model of them."""
+    rng = random.Random(seed)
+    clock = ManualClock(datetime(2025, 3, 1, tzinfo=timezone.utc))
+    m, g, model = make_memory(clock=clock), fresh_group(), Model()
+    for step in range(steps):
+        write(m, g, clock, model, rng, step)
+    return m, g, clock, model, rng
+
+
 def as_model(changes: list[Change]) -> list[tuple[datetime, list[str]]]:
     return [(c.created_at, c.fact_ids) for c in changes]
 
 
 def test_pages_concatenate_to_the_feed(make_memory) -> None:  # type: ignore[no-untyped-def]
-    rng = random.Random(5)
-    clock = ManualClock(datetime(2025, 3, 1, tzinfo=timezone.utc))
-    m, g, model = make_memory(clock=clock), fresh_group(), Model()
-    for step in range(12):
-        write(m, g, clock, model, rng, step)
+    m, g, clock, model, rng = written(make_memory, 5, 12)
     times = sorted({t for t, _ in model.log})
     for since in [EPOCH, times[0], times[len(times) // 2], times[-1] - timedelta(microseconds=1),
                   times[-1]]:
@@ -75,11 +81,7 @@ def test_pages_concatenate_to_the_feed(make_memory) -> None:  # type: ignore[no-
 
 
 def test_changes_written_between_pages_come_later(make_memory) -> None:  # type: ignore[no-untyped-def]
-    rng = random.Random(9)
-    clock = ManualClock(datetime(2025, 3, 1, tzinfo=timezone.utc))
-    m, g, model = make_memory(clock=clock), fresh_group(), Model()
-    for step in range(4):
-        write(m, g, clock, model, rng, step)
+    m, g, clock, model, rng = written(make_memory, 9, 4)
     seen: list[Change] = []
     after = None
     for step in range(4, 10):

@@ -730,6 +730,7 @@ def _results(
     """Stage 5b: one :class:`SearchResult` per ranked key (entities erased meanwhile drop)."""
     tw = plan.time.tw
     ents = plan.backend.entities_by_ids(plan.p.group, [i for k, i in top if k == "entity"])
+    arrival = {k: n for n, k in enumerate(fused)}  # _rank's tie order (a stable sort)
     results: list[SearchResult] = []
     for key in top:
         p = ScoreParts(**found.parts.get(key, {}))
@@ -749,7 +750,7 @@ def _results(
             results.append(
                 SearchResult(
                     kind="fact", id=ident, text=v.fact, score=fused[key], parts=p,
-                    episode_ids=_best_sources(v.episodes, fused), fact_ids=[v.fact_id],
+                    episode_ids=_best_sources(v.episodes, fused, arrival), fact_ids=[v.fact_id],
                     entity_ids=list(dict.fromkeys([v.subject_id, v.object_id])),
                     valid_at=v.valid_at, invalid_at=v.invalid_at, created_at=v.created_at,
                     expired_at=v.expired_at, version_id=v.id, fact=v, time_window=tw,
@@ -822,10 +823,11 @@ def _source_first(
     place. An extracted fact is a
     lossy paraphrase of its episode; the episode keeps the wording, speaker and time."""
     lift: dict[str, float] = {}
+    arrival = {k: n for n, k in enumerate(fused)}
     for key, s in fused.items():
         if key[0] != "fact" or key[1] not in facts:
             continue
-        src = _best_sources(facts[key[1]].episodes, fused)
+        src = _best_sources(facts[key[1]].episodes, fused, arrival)
         if src:
             lift[src[0]] = max(lift.get(src[0], 0.0), s)
     for e, s in lift.items():
@@ -835,13 +837,21 @@ def _source_first(
             parts.setdefault(key, {})["fact"] = s
 
 
-def _best_sources(episode_ids: Sequence[str], fused: Mapping[Key, float]) -> list[str]:
-    """A fact's source episodes, the one that best matches this query first (by its fused
-    score; episodes the search did not reach keep their stored order, after those it did)."""
+def _best_sources(
+    episode_ids: Sequence[str], fused: Mapping[Key, float], arrival: Mapping[Key, int]
+) -> list[str]:
+    """A fact's source episodes, the one that best matches this query first: by fused score,
+    equal scores in the order the episode list ranks them (``arrival``), so the first source
+    of a fact is never an episode ranked below another of its sources with the same score;
+    episodes the search did not reach keep their stored order, after those it did."""
     order = {e: n for n, e in enumerate(episode_ids)}
-    return sorted(
-        dict.fromkeys(episode_ids), key=lambda e: (-fused.get(("episode", e), 0.0), order[e])
-    )
+    unseen = len(arrival)
+
+    def key(e: str) -> tuple[float, int, int]:
+        k = ("episode", e)
+        return -fused.get(k, 0.0), arrival.get(k, unseen), order[e]
+
+    return sorted(dict.fromkeys(episode_ids), key=key)
 
 
 def _text_of(

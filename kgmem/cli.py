@@ -38,6 +38,7 @@ class _State:
     json: bool = False
     store: str | None = None
     extractor: str | None = None
+    extract_workers: int | None = None  # ingest --workers
 
 
 state = _State()
@@ -56,12 +57,14 @@ def main(
 ) -> None:
     state.home, state.group, state.json = home, group, as_json
     state.store, state.extractor = store, extractor
+    state.extract_workers = None  # set by ingest --workers only
     if extractor == "graphiti" and ctx.invoked_subcommand != "ingest":
         err.print("[red]error:[/red] --extractor graphiti applies to `kgmem ingest` only")
         raise typer.Exit(2)
 
 
-_OPTION_OF = {"home": "--home", "store": "--store", "extractor": "--extractor"}
+_OPTION_OF = {"home": "--home", "store": "--store", "extractor": "--extractor",
+              "extract_workers": "--workers"}
 
 
 def _settings() -> Settings:
@@ -72,6 +75,8 @@ def _settings() -> Settings:
         kw["store"] = state.store
     if state.extractor and state.extractor != "graphiti":  # graphiti: only `ingest`, below
         kw["extractor"] = state.extractor
+    if state.extract_workers is not None:
+        kw["extract_workers"] = state.extract_workers
     try:
         return Settings(**kw)
     except ValidationError as exc:  # a bad option or KGMEM_* variable: one line, no traceback
@@ -176,6 +181,9 @@ def ingest(
         "--record-time", help="now: recorded as learnt now (known_at before today sees none of "
         "it) | reference: replaying history, each episode recorded as learnt when it was said, "
         "so --known-at T shows what had been told by T")] = "now",
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="offline extraction in N worker processes (same facts, same order; "
+        "default KGMEM_EXTRACT_WORKERS or 1)")] = None,
 ) -> None:
     """Ingest a file of episodes (batched, idempotent: re-ingesting adds nothing), then build
     the search index so that the first search is as fast as the next."""
@@ -185,6 +193,7 @@ def ingest(
 
     if extractor is not None:
         state.extractor = extractor
+    state.extract_workers = workers
     if record_time not in ("now", "reference"):
         _fail(f"--record-time: 'now' or 'reference' (got {record_time!r})")
     items = _run(lambda: list(read_episodes(file, fmt, time, speaker)))  # type: ignore[arg-type]
@@ -201,7 +210,10 @@ def ingest(
                                        on_batch=lambda n: prog.advance(task, n),
                                        record_time=record_time))  # type: ignore[arg-type]
     _build_index(m, sorted(report.summary()["groups"]))
-    _report(m, report)
+    try:
+        _report(m, report)
+    finally:
+        m.close()  # stops the extraction workers (--workers) now, not at interpreter exit
 
 
 def _build_index(m: Any, groups: list[str]) -> int | None:

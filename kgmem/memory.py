@@ -134,7 +134,17 @@ class Memory:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        self.store.close()
+        """Close the store and stop the extraction worker processes, if any were started
+        (a pipeline shared with another Memory starts them again when next used)."""
+        pipeline = self._extractor
+        try:
+            if pipeline is not None and not isinstance(pipeline, str):
+                from .ingest.pipeline import ExtractionPipeline
+
+                if isinstance(pipeline, ExtractionPipeline):  # not a caller's own object
+                    pipeline.close()
+        finally:
+            self.store.close()
 
     def __enter__(self) -> Memory:
         return self

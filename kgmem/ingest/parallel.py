@@ -13,6 +13,7 @@ or index threads running) on first use and kept for the life of the pool.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -28,8 +29,9 @@ def _init(extractor: Any) -> None:
     _WORKER = extractor
 
 
-def _extract(run: Sequence[Item]) -> list[list[Any]]:
-    return [list(r) for r in _WORKER.extract_many(list(run))]
+def _extract(run: Sequence[Item]) -> tuple[int, list[list[Any]]]:
+    """The run's facts, with the id of the worker process that extracted them."""
+    return os.getpid(), [list(r) for r in _WORKER.extract_many(list(run))]
 
 
 class ExtractorPool:
@@ -40,23 +42,44 @@ class ExtractorPool:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        # the workers that have extracted a run; a lock of its own, as the executor's thread
+        # adds to it while close() may hold _lock waiting for that thread
+        self._pids: set[int] = set()
+        self._pids_lock = threading.Lock()
 
     def submit(self, run: Sequence[Item]) -> Future[list[list[Any]]]:
+        """The run's facts, one list per item, extracted in a worker process."""
         with self._lock:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     self.workers, mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init, initargs=(self.extractor,))
-            return self._pool.submit(_extract, list(run))
+            done = self._pool.submit(_extract, list(run))
+        facts: Future[list[list[Any]]] = Future()
+
+        def settle(f: Future[tuple[int, list[list[Any]]]]) -> None:
+            try:
+                pid, results = f.result()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's future
+                facts.set_exception(exc)
+                return
+            with self._pids_lock:
+                self._pids.add(pid)
+            facts.set_result(results)
+
+        done.add_done_callback(settle)
+        return facts
 
     def worker_pids(self) -> list[int]:
-        """The worker processes' ids (for CPU accounting)."""
-        pool = self._pool
-        procs = getattr(pool, "_processes", None) or {}
-        return sorted(procs)
+        """The ids of the worker processes that have extracted a run (for CPU accounting;
+        empty once the pool is closed)."""
+        with self._pids_lock:
+            return sorted(self._pids)
 
     def close(self) -> None:
         with self._lock:
             if self._pool is not None:
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
+        with self._pids_lock:
+            self._pids.clear()

@@ -353,4 +353,5 @@ def make_extractor(settings: Any = None) -> ExtractionPipeline | None:
         return ExtractionPipeline(LLMExtractor.from_settings(settings))
     from .offline import OfflineExtractor
 
-    return ExtractionPipeline(OfflineExtractor())
+    workers = getattr(settings, "extract_workers", 1) if settings is not None else 1
+    return ExtractionPipeline(OfflineExtractor(), workers=workers)

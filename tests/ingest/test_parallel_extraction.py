@@ -4,11 +4,15 @@ fails is extracted again in-process."""
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
+from pathlib import Path
 
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.offline import OfflineExtractor
-from kgmem.ingest.pipeline import ExtractionPipeline
+from kgmem.ingest.pipeline import ExtractionPipeline, make_extractor
+from kgmem.memory import Memory
+from kgmem.settings import Settings
 
 REF = datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
 TURNS = [
@@ -66,3 +70,28 @@ def test_a_failed_worker_run_is_redone_in_process() -> None:
         p.close()
     assert [len(o.facts) for o in out] == [1, 0, 1]
     assert all(o.error is None for o in out)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_memory_close_stops_the_workers(tmp_path: Path) -> None:
+    """KGMEM_EXTRACT_WORKERS reaches the offline pipeline, and Memory.close stops the worker
+    processes it started (they are reaped, not left for interpreter exit)."""
+    pipeline = make_extractor(Settings(extract_workers=2, home=tmp_path / "s"))
+    assert pipeline is not None and pipeline.workers == 2
+    pipeline.batch_chars = 120  # several runs, so the workers are used
+    m = Memory(tmp_path / "store", extractor=pipeline)
+    report = m.ingest([{"content": t, "reference_time": REF, "speaker": who}
+                       for t, who in TURNS], group="g")
+    assert report.summary()["groups"]["g"]["facts"] >= 5
+    pids = pipeline.worker_pids()
+    assert pids and all(_alive(p) for p in pids)
+    m.close()
+    assert pipeline.worker_pids() == []
+    assert not any(_alive(p) for p in pids)

@@ -27,6 +27,10 @@ def cli(home: Path, *args: str, env: dict[str, str | None] | None = None) -> tup
     (["--extractor", "foo", "facts"], None, "error: --extractor or KGMEM_EXTRACTOR:"),
     (["--extractor", "llm", "add", "hi", "--time", "2023-01-01"],
      {"KGMEM_LLM_API_KEY": None, "KGMEM_LLM_BASE_URL": None}, "error: the LLM extractor needs"),
+    (["ingest", str(DEMO), "--workers", "0"], None,
+     "error: --workers or KGMEM_EXTRACT_WORKERS: Input should be greater than or equal to 1"),
+    (["facts"], {"KGMEM_EXTRACT_WORKERS": "many"},
+     "error: --workers or KGMEM_EXTRACT_WORKERS: Input should be a valid integer"),
 ])
 def test_settings_errors_are_one_error_line_and_a_non_zero_exit(
         tmp_path: Path, args: list[str], env: dict[str, str | None] | None, says: str) -> None:

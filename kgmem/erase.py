@@ -37,6 +37,7 @@ from .model import INTERNAL_ALIAS, Change, Entity, Episode, Erasure
 from .names import check_group
 from .resolve import merged_into_entity
 from .store.base import ErasedContent, LineageState, Store, WriteTx
+from .supersede import listing
 
 if TYPE_CHECKING:
     from .vocabulary import PredicateSpec
@@ -110,8 +111,8 @@ def erase(
         change = Change(
             id=_new_id(), group=group, kind="erase", created_at=now, reason=f"erase {kind}"
         )
-        _recompute_neighbours(memory, w, group, gone.lineages, change,
-                              ent.id if ent is not None else None)
+        change = listing(change, _recompute_neighbours(
+            memory, w, group, gone.lineages, change, ent.id if ent is not None else None))
         w.insert_change(change, [])
         orphans = _delete_orphans(w, group, gone.candidates, gone.content)
         gone.counts["entities"] = gone.counts.get("entities", 0) + orphans
@@ -158,21 +159,24 @@ def _delete_items(
 def _recompute_neighbours(
     memory: EraseFacade, w: WriteTx, group: str, lineages: list[LineageState], change: Change,
     entity_id: str | None,
-) -> None:
+) -> list[str]:
+    """Recompute the timelines the erased lineages were part of; the lineages touched."""
     why = "neighbour of erased fact"
+    touched: list[str] = []
     for subject_id, pred in sorted({(x.subject_id, x.predicate) for x in lineages}):
         if subject_id == entity_id:
             continue
         others = {x.object_id for x in lineages if x.subject_id == subject_id
                   and x.predicate == pred and x.object_id != entity_id}
-        memory._recompute(w, group, subject_id, pred, change, why, parties=others)
+        touched += memory._recompute(w, group, subject_id, pred, change, why, parties=others)
     if entity_id is not None:  # the other side of the erased entity's symmetric relations
         for party, pred in sorted({
             (x.object_id, x.predicate) for x in lineages
             if x.subject_id == entity_id and x.object_id != entity_id
             and (spec := memory.predicate(x.predicate, group)).symmetric and spec.functional
         }):
-            memory._recompute(w, group, party, pred, change, why)
+            touched += memory._recompute(w, group, party, pred, change, why)
+    return touched
 
 
 def _delete_merged(w: WriteTx, group: str, entity_id: str, content: ErasedContent) -> int:

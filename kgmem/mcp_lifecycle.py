@@ -128,8 +128,7 @@ def register_lifecycle(server: Any, memory: Callable[[], Memory], gate: GroupGat
         changes = _call(m.changes, since, group=g, limit=limit + 1, after=after)
         cut = len(changes) > limit
         changes = changes[:limit]
-        ids = {c.id for c in changes}
-        versions = [v for v in _call(m.changed_versions, since, group=g) if v.change_id in ids]
+        versions = _call(m.versions_written_by, changes, group=g)
         return ChangesResult(changes=changes, versions=versions,
                              next_since=changes[-1].created_at if cut else None,
                              next_after=changes[-1].id if cut else None)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from . import lineage_edits as edits
 from . import named_reads, timeline
 from .entity_types import check_entity_type, signature_types
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
@@ -37,7 +37,7 @@ from .store.base import (
     WriteTx,
     refuse_orphans,
 )
-from .supersede import recompute
+from .supersede import listing, recompute
 from .timeutil import (
     Precision,
     parse_instant,
@@ -543,9 +543,9 @@ class Memory:
         if ep is not None:
             w.add_provenance(lin.fact_id, ep.id)
             w.add_mentions(ep.id, [s.id, o.id])
-        recompute(w, group, s.id, spec, change, a["reason"] or "asserted", [*lins, lin],
-                  parties=(o.id,))
-        w.insert_change(change, [ChangeEffect(lin.fact_id, None, lin)])
+        touched = recompute(w, group, s.id, spec, change, a["reason"] or "asserted",
+                            [*lins, lin], parties=(o.id,))
+        w.insert_change(listing(change, touched), [ChangeEffect(lin.fact_id, None, lin)])
         return lin.fact_id
 
     def invalidate(
@@ -553,29 +553,15 @@ class Memory:
     ) -> Change:
         """ "This stopped being true at ``at``": end the fact's valid interval there."""
         group = check_group(group)
-        return self._change_lineage(group, fact_id, "invalidate", self._invalidation(at),
+        return self._change_lineage(group, fact_id, "invalidate", edits.invalidation(at),
                                     reason or "invalidated")
-
-    @staticmethod
-    def _invalidation(at: TimeLike) -> Callable[[LineageState], LineageState]:
-        end, eprec = parse_instant_with_precision(at, "at")
-
-        def edit(lin: LineageState) -> LineageState:
-            timeline.check_interval(lin.valid_at, end)
-            return replace(lin, stated_invalid_at=end, invalid_precision=eprec)
-
-        return edit
-
-    @staticmethod
-    def _retraction(lin: LineageState) -> LineageState:
-        return replace(lin, believed=False)
 
     def retract(
         self, fact_id: str, reason: str | None = None, group: str = DEFAULT_GROUP
     ) -> Change:
         """ "This was never true": the fact stops being believed now (past beliefs kept)."""
         group = check_group(group)
-        return self._change_lineage(group, fact_id, "retract", self._retraction,
+        return self._change_lineage(group, fact_id, "retract", edits.retraction,
                                     reason or "retracted")
 
     def correct(
@@ -592,39 +578,10 @@ class Memory:
         if object is None and valid_at is None and invalid_at is None:
             raise InvalidInputError("correct needs at least one of object, valid_at, invalid_at")
         return self._change_lineage(
-            group, fact_id, "correct", self._correction(object, valid_at, invalid_at),
+            group, fact_id, "correct",
+            edits.correction(self._resolve_entity, object, valid_at, invalid_at),
             reason or "corrected", needs_tx=True
         )
-
-    def _correction(
-        self, object: str | None, valid_at: TimeLike | None, invalid_at: TimeLike | None
-    ) -> Callable[[LineageState, WriteTx, datetime], LineageState]:
-        o_name = clean_name(object, "object") if object is not None else None
-        start = end = None
-        if valid_at is not None:
-            start = parse_instant_with_precision(valid_at, "valid_at")
-        if invalid_at is not None:
-            end = parse_instant_with_precision(invalid_at, "invalid_at")
-
-        def edit(lin: LineageState, w: WriteTx, now: datetime) -> LineageState:
-            new = lin
-            if o_name is not None:
-                o = self._resolve_entity(w, lin.group, o_name, now)
-                new = replace(new, object_id=o.id)
-                subj = w.get_entity(lin.group, lin.subject_id)
-                new = replace(
-                    new,
-                    fact_text=f"{subj.name if subj else '?'} "
-                    f"{lin.predicate.lower().replace('_', ' ')} {o.name}",
-                )
-            if start is not None:
-                new = replace(new, valid_at=start[0], valid_precision=start[1])
-            if end is not None:
-                new = replace(new, stated_invalid_at=end[0], invalid_precision=end[1])
-            timeline.check_interval(new.valid_at, new.stated_invalid_at)
-            return new
-
-        return edit
 
     def _change_lineage(
         self,
@@ -663,8 +620,9 @@ class Memory:
             reason=reason,
         )
         w.put_lineage(new)
-        self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
-                        parties=(lin.object_id, new.object_id))
+        touched = self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
+                                  parties=(lin.object_id, new.object_id))
+        change = listing(change, touched)
         w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
         return change
 
@@ -863,6 +821,12 @@ class Memory:
     def changed_versions(self, since: TimeLike, group: str = DEFAULT_GROUP) -> list[FactVersion]:
         """Versions created or expired strictly after ``since``."""
         return self.store.versions_changed_since(check_group(group), parse_instant(since, "since"))
+
+    def versions_written_by(self, changes: Sequence[Change],
+                            group: str = DEFAULT_GROUP) -> list[FactVersion]:
+        """The fact versions ``changes`` (a page of :meth:`changes`) wrote, oldest first: in
+        time proportional to the page, however much the memory changed after it."""
+        return self.store.versions_written_by(check_group(group), list(changes))
 
     def paths(
         self,

@@ -28,6 +28,7 @@ from .resolve import (
     start_split,
 )
 from .store.base import ChangeEffect, LineageState, Store, WriteTx
+from .supersede import listing
 from .timeutil import Precision
 
 
@@ -74,9 +75,11 @@ def merge_entities(memory: Facade, a: str, b: str, group: str, reason: str | Non
             for lin in (e.before, e.after):
                 if lin is not None:
                     pairs.setdefault((lin.subject_id, lin.predicate), set()).add(lin.object_id)
+        touched: list[str] = []
         for (subject_id, predicate), objects in sorted(pairs.items()):
-            memory._recompute(w, group, subject_id, predicate, change, change.reason,
-                              parties=objects)
+            touched += memory._recompute(w, group, subject_id, predicate, change,
+                                         change.reason, parties=objects)
+        change = listing(change, touched)
         mark_merged(w, group, gone.id, keep.id, change.id)
         w.insert_change(change, effects)
     return change

@@ -18,6 +18,14 @@ from .timeutil import Precision
 from .vocabulary import PredicateSpec
 
 
+def listing(change: Change, touched: Iterable[str]) -> Change:
+    """``change`` with the lineages its recomputation touched added to ``fact_ids`` (after
+    its own, once each): the change feed then names every lineage a change wrote, e.g. the
+    earlier fact of a functional predicate that a new assert ended."""
+    ids = list(dict.fromkeys([*change.fact_ids, *touched]))
+    return change if ids == change.fact_ids else change.model_copy(update={"fact_ids": ids})
+
+
 def recompute(
     w: WriteTx,
     group: str,

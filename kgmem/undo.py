@@ -16,6 +16,7 @@ from .merges import undo_merge_mark
 from .model import Change
 from .predicates import undo_declarations
 from .store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
+from .supersede import listing
 
 
 class UndoFacade(Protocol):
@@ -89,9 +90,11 @@ def undo_change(facade: UndoFacade, change_id: str, group: str) -> Change:
                     groups.add((lin.subject_id, lin.predicate))
                     objects.setdefault((lin.subject_id, lin.predicate), set()).add(
                         lin.object_id)
+        touched: list[str] = []
         for subject_id, pred in sorted(groups):
-            facade._recompute(w, group, subject_id, pred, undo, undo.reason,
-                          parties=objects.get((subject_id, pred), ()))
+            touched += facade._recompute(w, group, subject_id, pred, undo, undo.reason,
+                                         parties=objects.get((subject_id, pred), ()))
+        undo = listing(undo, touched)
         recomputed = undo_declarations(w, group, change, undo)  # a "declare" change
         undo_merge_mark(w, group, change, undo)  # a "merge" change (or its undo)
         if recomputed:

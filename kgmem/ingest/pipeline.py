@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .. import lineage_edits as edits
 from ..entity_types import ENTITY_TYPES
 from ..errors import InvalidInputError, KgmemError
 from ..model import Episode, FactVersion
@@ -304,7 +305,7 @@ class ExtractionPipeline:
                 # no start yet; give it this one instead of opening a second interval.
                 if (cur.valid_at is None and cur.stated_invalid_at is not None
                         and is_interval(start, cur.stated_invalid_at) and f.invalid_at is None):
-                    return change("correct", [cur.fact_id], m._correction(None, start, None),
+                    return change("correct", [cur.fact_id], edits.correction(m._resolve_entity, None, start, None),
                                   f"start learnt from episode {ep.id}", needs_tx=True)
             parsed = m._parse_assertion(
                 f.subject, f.predicate, f.object, start, f.invalid_at, g, ep, None,
@@ -327,7 +328,7 @@ class ExtractionPipeline:
                     continue
                 ends.append(cur.fact_id)
             if ends:
-                return change("invalidate", ends, m._invalidation(at),
+                return change("invalidate", ends, edits.invalidation(at),
                               f"ended per episode {ep.id}")
             if not f.object or any_object:
                 return lambda now: []
@@ -338,7 +339,7 @@ class ExtractionPipeline:
             return lambda now: [m._assert_in_tx(w, now, parsed)]
         if f.kind == "retract" and not any_object:  # never retract every value on a vague one
             gone = [c.fact_id for c in _matching_in(m, w, g, f.subject, f.predicate, f.object)]
-            return change("retract", gone, m._retraction, f"corrected by episode {ep.id}")
+            return change("retract", gone, edits.retraction, f"corrected by episode {ep.id}")
         return lambda now: []
 
 

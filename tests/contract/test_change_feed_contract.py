@@ -110,3 +110,52 @@ def test_bad_page_arguments(make_memory) -> None:  # type: ignore[no-untyped-def
         with pytest.raises(InvalidInputError):
             m.changes(EPOCH, group=g, limit=bad)
     assert m.changes(EPOCH, group=g, after=c.id) == []
+
+
+def test_a_page_reads_the_versions_its_changes_wrote(make_memory) -> None:  # type: ignore[no-untyped-def]
+    """versions_written_by(page) is the page's share of changed_versions(since), exactly (the
+    MCP changes_since tool reads a page's versions so, in time proportional to the page):
+    through supersession of a functional predicate, invalidate, correct, retract, undo, merge
+    and its undo, and batches sharing one transaction time."""
+    m, g, clock, model, rng = written(make_memory, 11, 6)
+    m.declare_predicate("LIVES_IN", functional=True, group=g)
+    clock.advance(seconds=1)
+    a = m.assert_fact("Ann", "LIVES_IN", "Paris", valid_at="2020-01-01", group=g)
+    clock.advance(seconds=1)
+    m.assert_fact("Ann", "LIVES_IN", "Rome", valid_at="2022-01-01", group=g)  # supersedes
+    clock.advance(seconds=1)
+    b = m.assert_fact("Bob", "LIKES", "tea", group=g)
+    clock.advance(seconds=1)
+    m.invalidate(b.fact_id, at="2024-01-01", group=g)
+    clock.advance(seconds=1)
+    m.correct(a.fact_id, object="Lyon", group=g)
+    clock.advance(seconds=1)
+    gone = m.retract(m.assert_fact("Cy", "LIKES", "jazz", group=g).fact_id, group=g)
+    clock.advance(seconds=1)
+    m.undo(gone.id, group=g)
+    clock.advance(seconds=1)
+    m.assert_fact("Robert", "LIKES", "coffee", group=g)
+    clock.advance(seconds=1)
+    merge = m.merge_entities("Bob", "Robert", group=g)
+    clock.advance(seconds=1)
+    m.undo(merge.id, group=g)
+    since = EPOCH
+    changed = m.changed_versions(since, group=g)
+    assert {c.kind for c in m.changes(since, group=g)} >= {
+        "assert", "invalidate", "correct", "retract", "undo", "merge", "declare"}
+    for limit in (1, 3, 8, 1000):
+        after, pages = None, 0
+        while True:
+            page = m.changes(since, group=g, limit=limit, after=after)
+            ids = {c.id for c in page}
+            want = [v.id for v in changed if v.change_id in ids]
+            assert [v.id for v in m.versions_written_by(page, group=g)] == want
+            pages += 1
+            if len(page) < limit:
+                break
+            after = page[-1].id
+        assert pages >= 1
+    assert m.versions_written_by([], group=g) == []
+    # the group is part of the question: another group's page reads nothing here
+    other = fresh_group()
+    assert m.versions_written_by(m.changes(since, group=g), group=other) == []

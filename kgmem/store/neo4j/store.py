@@ -505,6 +505,24 @@ class Neo4jStore(SummaryReads):
         )
         return _versions(rows)
 
+    def versions_written_by(self, group: str, changes: Sequence[Change]) -> list[FactVersion]:
+        fact_ids = sorted({f for c in changes for f in c.fact_ids})
+        if not fact_ids:
+            return []
+        rows = self._q(  # as versions_of_fact, one seek per lineage the page names
+            "UNWIND $fs AS f CALL (f) { "
+            "MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) RETURN s, r, o "
+            "UNION MATCH (s:Entity)-[r:RELATES_TO {uuid: f}]->(o:Entity) WHERE r.fact_id IS NULL "
+            "RETURN s, r, o } WITH s, r, o WHERE r.group_id = $g AND r.change_id IN $cs "
+            + _V_RETURN
+            + _V_PROV
+            + " ORDER BY r.created_at, r.ins_seq, r.uuid",
+            fs=fact_ids,
+            cs=[c.id for c in changes],
+            g=group,
+        )
+        return _versions(rows)
+
     def changes_since(self, group: str, since: datetime, limit: int | None = None,
                       after: str | None = None) -> list[Change]:
         rows = self._q(

@@ -460,6 +460,18 @@ class EmbeddedStore(SummaryReads):
         )
         return self._versions(rows)
 
+    def versions_written_by(self, group: str, changes: Sequence[Change]) -> list[FactVersion]:
+        fact_ids = sorted({f for c in changes for f in c.fact_ids})
+        if not fact_ids:
+            return []
+        rows = self._q(  # one JSON parameter each, whatever the page's size (no 999 limit)
+            f"SELECT {VERSION_COLS} FROM {VERSION_FROM} "
+            "WHERE v.fact_id IN (SELECT value FROM json_each(?)) AND +v.group_id=? "
+            "AND +v.change_id IN (SELECT value FROM json_each(?)) ORDER BY v.created_at, v.rowid",
+            (json.dumps(fact_ids), group, json.dumps([c.id for c in changes])),
+        )
+        return self._versions(rows)
+
     def changes_since(self, group: str, since: datetime, limit: int | None = None,
                       after: str | None = None) -> list[Change]:
         cond, params = created_after_sql(since)

@@ -65,8 +65,14 @@ from .backend import get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
 from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
-from .recency import (Ranking, check_half_life, check_ranking, defaults_of, generative_agents,
-                      weigh_recency)
+from .recency import (
+    Ranking,
+    check_half_life,
+    check_ranking,
+    defaults_of,
+    generative_agents,
+    weigh_recency,
+)
 from .timefilter import QueryTime, event_reading, parse_query_time, session_window
 
 if TYPE_CHECKING:

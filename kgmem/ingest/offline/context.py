@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgmem.entity_types import signature_types
 from kgmem.timeutil import Precision
@@ -22,6 +22,9 @@ from .objects import generic_object
 from .sitting import Sitting
 from .tree import governor, verb_group
 
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
 # a negated clause of these states nothing ("I've never been to Boston" corrects nothing)
 UNNEGATABLE = L.EVENT_PREDICATES | {"PLANS"}
 
@@ -30,7 +33,7 @@ class Context(Mentions):
     """Per-utterance state: the mentions, the reference time and the time mentions, clause
     flags, and the facts emitted so far."""
 
-    def __init__(self, doc: Any, ref: datetime, speaker: str, speaker_is_assistant: bool,
+    def __init__(self, doc: Doc, ref: datetime, speaker: str, speaker_is_assistant: bool,
                  user: str | None, sitting: Sitting | None = None) -> None:
         super().__init__(doc, speaker, speaker_is_assistant, user, sitting)
         self.ref = ref
@@ -54,14 +57,14 @@ class Context(Mentions):
             self.times.append((rt, toks, gov.i if gov is not None else None, text))
             self.time_tokens |= toks
 
-    def flags(self, verb: Any) -> Flags:
+    def flags(self, verb: Token) -> Flags:
         """The clause flags of ``verb`` (computed once per verb)."""
         f = self.flag_cache.get(verb.i)
         if f is None:
             f = self.flag_cache[verb.i] = clause_flags(verb)
         return f
 
-    def time_for(self, verb: Any, flags: Flags, extra: Iterable[Any] = ()) -> tuple[
+    def time_for(self, verb: Token, flags: Flags, extra: Iterable[Any] = ()) -> tuple[
         ResolvedTime, str
     ] | None:
         """The time expression dating ``verb``'s clause (a since/range one first), resolved
@@ -90,7 +93,7 @@ class Context(Mentions):
                 rt = fut
         return rt, text
 
-    def _nearby_time(self, verb: Any) -> list[tuple[ResolvedTime, str]]:
+    def _nearby_time(self, verb: Token) -> list[tuple[ResolvedTime, str]]:
         """A time the parser hung next to the clause: on a participle of it ("sprained my ankle
         playing tennis yesterday"), or, for a clause that opens the sentence, on the main verb
         between the two ("Just got back from a trip yesterday, it was fun")."""
@@ -101,7 +104,7 @@ class Context(Mentions):
                    if gov == verb.head.i and all(verb.i < i < verb.head.i for i in toks)]
         return out
 
-    def _story_time(self, verb: Any) -> tuple[ResolvedTime, str] | None:
+    def _story_time(self, verb: Token) -> tuple[ResolvedTime, str] | None:
         """An undated event told right after a dated sentence happened then ("Last weekend I
         did something new. I participated in a 5K charity run."): the past time of the
         sentence just before, if it has exactly one."""
@@ -120,7 +123,7 @@ class Context(Mentions):
         subj: Mention | None,
         predicate: str,
         obj: str | None,
-        anchor: Any,
+        anchor: Token | None,
         *,
         kind: str = "assert",
         confidence: float = 0.8,
@@ -128,7 +131,7 @@ class Context(Mentions):
         negatable: bool = True,
         timed: bool = True,
         flip: str | None = None,
-        tokens: Iterable[Any] = (),
+        tokens: Iterable[Token | None] = (),
         allow_in_plan: bool = False,
         time_extra: Iterable[Any] = (),
         attributes: dict[str, Any] | None = None,
@@ -170,7 +173,8 @@ class Context(Mentions):
         self.facts.append(fact)
         return fact
 
-    def _emit_flags(self, anchor: Any, tokens: list[Any], allow_in_plan: bool) -> Flags | None:
+    def _emit_flags(self, anchor: Token | None, tokens: list[Token | None],
+                    allow_in_plan: bool) -> Flags | None:
         """The flags of the stating clause, or None when it states no fact."""
         if anchor is not None:
             f = self.flags(anchor)
@@ -185,7 +189,8 @@ class Context(Mentions):
             return None
         return f
 
-    def _evidence(self, subj: Mention, anchor: Any, tokens: list[Any]) -> tuple[int, int]:
+    def _evidence(self, subj: Mention, anchor: Token | None, tokens: list[Token | None]
+                  ) -> tuple[int, int]:
         """The character span from the first to the last supporting token (else the
         sentence)."""
         toks = [t for t in tokens if t is not None]
@@ -284,7 +289,7 @@ _NER_TYPES = {"PERSON": "person", "ORG": "organisation", "GPE": "place", "LOC": 
               "NORP": "other", "LANGUAGE": "other"}
 
 
-def _types(fact: ExtractedFact, subj: Mention, tokens: list[Any]
+def _types(fact: ExtractedFact, subj: Mention, tokens: list[Token | None]
            ) -> tuple[str | None, str | None]:
     """The entity types of a fact: the predicate's signature (``HAS_PET``'s object is a pet
     whatever the tagger says), else an event for an event fact, else the named-entity label,

@@ -4,9 +4,12 @@ capitalised words that look like names, pet nouns, and stripping determiners off
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import lexicon as L
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 # entity labels whose span is taken whole as a name
 ENT_KEEP = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "NORP",
@@ -32,7 +35,7 @@ def strip_det(text: str) -> str:
 _GAZETTEER = [True]
 
 
-def ent_type(tok: Any) -> str:
+def ent_type(tok: Token) -> str:
     """Entity label of a token, corrected by the small gazetteers (unless switched off with
     :func:`set_gazetteer`)."""
     label = tok.ent_type_
@@ -49,11 +52,11 @@ def ent_type(tok: Any) -> str:
         if m is None:
             m = {}
             for ent in doc.ents:
-                txt = ent.text.lower()
-                if txt.startswith("the "):
-                    txt = txt[4:]
+                name = ent.text.lower()
+                if name.startswith("the "):
+                    name = name[4:]
                 for t in ent:
-                    m[t.i] = txt
+                    m[t.i] = name
             doc.user_data["kgmem_ent_text"] = m
         txt = m.get(tok.i)
         if txt in L.KNOWN_ORGS:
@@ -71,7 +74,7 @@ def set_gazetteer(enabled: bool) -> None:
     _GAZETTEER[0] = bool(enabled)
 
 
-def looks_like_name(tok: Any) -> bool:
+def looks_like_name(tok: Token) -> bool:
     """A capitalised word the tagger took for a common noun/adverb ("Alice lives ...",
     "Raj joined ..."): title case, no determiner or possessive, not a common word."""
     if not tok.is_title or tok.lower_ in L.NOT_NAMES or tok.lower_ in L.UNRESOLVABLE_PRONOUNS:
@@ -87,7 +90,7 @@ def looks_like_name(tok: Any) -> bool:
     return tok.dep_ in ("nsubj", "nsubjpass", "advmod", "npadvmod", "compound")
 
 
-def named(tok: Any) -> Any | None:
+def named(tok: Token) -> Any | None:
     """"a startup called Loomly" -> the token Loomly."""
     for ch in tok.children:
         if ch.dep_ == "acl" and ch.lemma_ in ("name", "call"):
@@ -109,7 +112,7 @@ def clean_ent(ent: Any) -> bool:
     return True
 
 
-def is_pet_noun(tok: Any) -> bool:
+def is_pet_noun(tok: Token) -> bool:
     """A pet noun ("dog", "golden retriever"), not a toy or a wild animal ("stuffed dog")."""
     lemma = tok.lemma_.lower()
     if any(c.lower_ in L.NOT_PET_MODIFIERS or c.lemma_.lower() in ("animal",)

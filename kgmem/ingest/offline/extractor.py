@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgmem.entity_types import signature_types
 from kgmem.timeutil import to_utc
@@ -16,6 +16,9 @@ from ..facts import ANY_OBJECT, ASSISTANT_SPEAKERS, ExtractedFact, normalize_ite
 from .context import Context
 from .rules import run
 from .sitting import Sitting, Sittings
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
 
 def _dedupe(facts: list[ExtractedFact]) -> list[ExtractedFact]:
@@ -115,7 +118,7 @@ class OfflineExtractor:
 
     def extract_doc(
         self,
-        doc: Any,
+        doc: Doc,
         reference_time: datetime,
         speaker: str | None = None,
         user: str | None = None,

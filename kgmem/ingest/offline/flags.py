@@ -4,10 +4,13 @@ asserts, ends or retracts a fact, or states none (questions, conditionals, plans
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import lexicon as L
 from .tree import child, governor, verb_group
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
 
 
 @dataclass
@@ -26,7 +29,7 @@ class Flags:
     modal: bool = False
 
 
-def clause_flags(verb: Any) -> Flags:
+def clause_flags(verb: Token) -> Flags:
     """Polarity, tense and mood of the clause headed by ``verb`` (with its xcomp chain)."""
     f = Flags()
     group = verb_group(verb)
@@ -40,7 +43,7 @@ def clause_flags(verb: Any) -> Flags:
     return f
 
 
-def _mark_own_words(f: Flags, v: Any) -> None:
+def _mark_own_words(f: Flags, v: Token) -> None:
     """Hedges, negation, auxiliaries (tense, modality) and conditional marks on ``v``."""
     for c in v.children:
         low = c.lower_
@@ -68,7 +71,7 @@ def _mark_own_words(f: Flags, v: Any) -> None:
         f.past = True
 
 
-def _mark_ending(f: Flags, group: list[Any], sent: Any) -> None:
+def _mark_ending(f: Flags, group: list[Token], sent: Span) -> None:
     """An ending marker whose nearest verb is in the group ends the fact."""
     gi = {v.i for v in group}
     for t in sent:
@@ -81,7 +84,7 @@ def _mark_ending(f: Flags, group: list[Any], sent: Any) -> None:
                 f.neg = True
 
 
-def _mark_governing_clauses(f: Flags, verb: Any) -> None:
+def _mark_governing_clauses(f: Flags, verb: Token) -> None:
     """Look up the tree: plans, modals, conditionals and negated reports above the clause."""
     cur = verb
     hops = 0
@@ -130,7 +133,7 @@ def _mark_governing_clauses(f: Flags, verb: Any) -> None:
             f.future = True  # "I'm gonna take a shot at ...", "I'm going to sell my car"
 
 
-def is_question(sent: Any) -> bool:
+def is_question(sent: Span) -> bool:
     """A sentence that asks (wh-word first, or an inverted auxiliary before its subject)."""
     first = next((t for t in sent if not t.is_punct and t.dep_ != "intj"), None)
     if first is None:
@@ -144,7 +147,7 @@ def is_question(sent: Any) -> bool:
     return False
 
 
-def future_progressive(verb: Any, flags: Flags) -> bool:
+def future_progressive(verb: Token, flags: Flags) -> bool:
     """"I'm moving to Chicago", "I start at Google": present forms that talk about the future."""
     if flags.past or flags.perfect:
         return False

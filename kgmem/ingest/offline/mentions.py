@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import lexicon as L
 from .entities import ENT_KEEP, clean_ent, ent_type, looks_like_name, strip_det
 from .sitting import Sitting
 from .tree import child, join_tokens
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
 
 
 @dataclass
@@ -22,14 +25,14 @@ class Mention:
     text: str
     speaker: bool = False
     label: str | None = None
-    token: Any = None
+    token: Token | None = None
 
 
 class Mentions:
     """Who the people of one utterance are: the speaker, named people (for he/she),
     entity spans; resolves subject and owner tokens to :class:`Mention`s."""
 
-    def __init__(self, doc: Any, speaker: str, speaker_is_assistant: bool,
+    def __init__(self, doc: Doc, speaker: str, speaker_is_assistant: bool,
                  user: str | None, sitting: Sitting | None = None) -> None:
         self.doc = doc
         self.sitting = sitting
@@ -45,7 +48,7 @@ class Mentions:
         self.time_tokens: set[int] = set()  # tokens inside a time expression
         self.persons: list[tuple[int, str]] = []  # (token index, name) for he/she
 
-    def name_of(self, tok: Any) -> str:
+    def name_of(self, tok: Token) -> str:
         """The name a token is part of: its entity span (with a title), else the token and its
         compound/flat modifiers."""
         ent = self.ent_of.get(tok.i)
@@ -68,7 +71,7 @@ class Mentions:
                     stack.append(c)
         return join_tokens(toks)
 
-    def speaker_mention(self, tok: Any = None) -> Mention:
+    def speaker_mention(self, tok: Token | None = None) -> Mention:
         """The one talking ("I", "my", a dropped subject)."""
         return Mention(self.speaker, speaker=True, token=tok)
 
@@ -82,7 +85,7 @@ class Mentions:
             best = self.sitting.people[-1]  # named earlier in the sitting
         return Mention(best, label="PERSON") if best else None
 
-    def known_relative(self, noun: Any, owner: Mention | None) -> str | None:
+    def known_relative(self, noun: Token, owner: Mention | None) -> str | None:
         """"my partner" when the speaker named their partner earlier in the sitting."""
         lemma = noun.lemma_.lower()
         if owner is None or not owner.speaker or self.sitting is None or (
@@ -90,13 +93,13 @@ class Mentions:
             return None
         return self.sitting.relatives.get((self.speaker, lemma))
 
-    def note_person(self, tok: Any, name: str) -> None:
+    def note_person(self, tok: Token, name: str) -> None:
         """Remember a named person at ``tok`` (for a later he/she)."""
         if name and not any(j == tok.i for j, _ in self.persons):
             self.persons.append((tok.i, name))
             self.persons.sort()
 
-    def rel_name(self, noun: Any) -> Any | None:
+    def rel_name(self, noun: Token) -> Any | None:
         """The name token of a relation/pet noun: appos, "named X", compound head, attr."""
         for c in noun.children:
             if c.dep_ == "appos" and c.pos_ in ("PROPN", "NOUN") and c.i not in self.time_tokens:
@@ -121,7 +124,7 @@ class Mentions:
             return nxt
         return None
 
-    def owner_of(self, noun: Any) -> Mention | None:
+    def owner_of(self, noun: Token) -> Mention | None:
         """Whose noun it is: "my dog" -> the speaker, "Anna's brother" -> Anna."""
         orig = noun
         if noun.dep_ == "compound" and noun.head.pos_ == "PROPN" and not any(
@@ -155,7 +158,7 @@ class Mentions:
             return Mention(self.name_of(c), label=ent_type(c) or "PERSON", token=c)
         return None
 
-    def resolve(self, tok: Any, collective: bool = False) -> list[Mention]:
+    def resolve(self, tok: Token, collective: bool = False) -> list[Mention]:
         """Resolve a subject (or person-object) token to mentions (conjuncts included)."""
         out: list[Mention] = []
         for t in [tok] + [c for c in tok.children if c.dep_ == "conj"]:
@@ -164,7 +167,7 @@ class Mentions:
                 out.append(m)
         return out
 
-    def _resolve_one(self, tok: Any, collective: bool) -> Mention | None:
+    def _resolve_one(self, tok: Token, collective: bool) -> Mention | None:
         """One token: a pronoun, a name, or a relation noun with its name ("my sister Kate");
         ``collective``: "my team" speaks for the speaker."""
         low = tok.lower_
@@ -216,7 +219,7 @@ _GREETINGS = frozenset({"hey", "hi", "hello", "thanks", "thank", "oh", "wow", "y
                         "morning", "congrats", "sorry", "yes", "yeah", "no", "ok", "okay"})
 
 
-def vocative(tok: Any, subjects_of_verb: Sequence[Any] = ()) -> bool:
+def vocative(tok: Token, subjects_of_verb: Sequence[Any] = ()) -> bool:
     """A name addressed, not the subject: "Hey Maria, since we last spoke I went ...", "Maria,
     I joined ..." (the parser often makes the name a second subject of the verb)."""
     doc = tok.doc
@@ -229,7 +232,7 @@ def vocative(tok: Any, subjects_of_verb: Sequence[Any] = ()) -> bool:
     return prev is None and bool(others)
 
 
-def subjects(c: Mentions, verb: Any, collective: bool = False) -> tuple[list[Mention], bool]:
+def subjects(c: Mentions, verb: Token, collective: bool = False) -> tuple[list[Mention], bool]:
     """Subjects of a verb (inherited through xcomp/conj); bool = subject was dropped."""
     cur = verb
     for _ in range(6):

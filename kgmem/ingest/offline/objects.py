@@ -3,12 +3,15 @@ teams, employers, liked things; and objects too generic to carry a fact."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import lexicon as L
 from .entities import ent_type
 from .mentions import Mentions
 from .tree import children, preps
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 _NAME_PREDICATES = frozenset({"AGE", "HAS_PET", "KNOWS", "FRIEND_OF", "DATING", "MARRIED_TO",
                               "SIBLING_OF", "PARENT_OF", "CHILD_OF"})
@@ -27,7 +30,7 @@ def generic_object(obj: str, predicate: str) -> bool:
             and words[0] in L.GENERIC_GERUNDS)
 
 
-def entity_ok(c: Mentions, tok: Any, kind: str) -> bool:
+def entity_ok(c: Mentions, tok: Token, kind: str) -> bool:
     """Is tok plausible as an object of the given kind (org/place/person/any)?"""
     if tok is None or tok.i in c.time_tokens:
         return False
@@ -60,7 +63,7 @@ def entity_ok(c: Mentions, tok: Any, kind: str) -> bool:
     return True
 
 
-def is_school(c: Mentions, tok: Any) -> bool:
+def is_school(c: Mentions, tok: Token) -> bool:
     """A school, college or university by its name's words or a known name."""
     name = c.name_of(tok).lower()
     words = set(name.replace(".", "").split())
@@ -69,7 +72,7 @@ def is_school(c: Mentions, tok: Any) -> bool:
     )
 
 
-def is_role(tok: Any) -> bool:
+def is_role(tok: Token) -> bool:
     """A job title's head noun ("engineer", "nurse", "CTO", "pharmacist")."""
     lemma = tok.lemma_.lower()
     low = tok.lower_
@@ -84,7 +87,7 @@ def is_role(tok: Any) -> bool:
     return tok.pos_ == "NOUN" and low.endswith(L.ROLE_SUFFIXES) and len(low) > 5
 
 
-def past_role(tok: Any) -> bool:
+def past_role(tok: Token) -> bool:
     """"former manager", "ex-CEO": a role no longer held."""
     return any(ch.dep_ == "amod" and ch.lower_ in L.PAST_ROLE_MODIFIERS
                for ch in tok.children) or (
@@ -92,7 +95,7 @@ def past_role(tok: Any) -> bool:
     )
 
 
-def teamish(tok: Any) -> bool:
+def teamish(tok: Token) -> bool:
     """A team or a named organisation (what one leads)."""
     return tok.lemma_.lower() in L.TEAM_NOUNS or (
         ent_type(tok) == "ORG" and tok.pos_ == "PROPN"
@@ -118,7 +121,7 @@ def employer_of(c: Mentions, *heads: Any) -> list[tuple[Any, Any]]:
     return out
 
 
-def pref_object_ok(tok: Any) -> bool:
+def pref_object_ok(tok: Token) -> bool:
     """A liked thing should be a kind of thing, not "your icecream" or "this photo"."""
     modified = any((ch.dep_ == "amod" and ch.lower_ not in L.UNINFORMATIVE_ADJ
                     and ch.lower_ not in L.EVALUATIVE_ADJ)

@@ -4,19 +4,22 @@ phrase, and ages in digits."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import lexicon as L
 from .entities import ENT_KEEP, clean_ent, strip_det
 from .mentions import Mentions
 from .tree import join_tokens, pobj
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
 _NP_DROP = {"det", "punct", "cc", "conj", "appos", "relcl", "acl", "advcl", "prep", "nummod",
             "quantmod", "predet", "preconj", "neg", "aux", "auxpass", "mark", "dep", "advmod",
             "npadvmod", "parataxis", "ccomp", "xcomp", "nsubj", "nsubjpass", "case_"}
 
 
-def noun_phrase(c: Mentions, tok: Any, keep_preps: Iterable[str] = (), drop_amod: bool = False,
+def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_amod: bool = False,
                 keep_num: bool = False) -> str:
     """The text of the noun phrase headed by ``tok``, as an object is stored: a kept entity
     whole, "a startup called Loomly" -> "Loomly", without determiners, possessives, clauses or
@@ -32,7 +35,7 @@ def noun_phrase(c: Mentions, tok: Any, keep_preps: Iterable[str] = (), drop_amod
     if ent is not None and not (ent.label_ in ENT_KEEP and clean_ent(ent)):
         ent = None  # only a kept entity is taken whole
     keep = set(keep_preps)
-    toks: list[Any] = []
+    toks: list[Token] = []
 
     def collect(t: Any, top: bool) -> None:
         if t.i in c.time_tokens and not top:
@@ -75,9 +78,9 @@ def noun_phrase(c: Mentions, tok: Any, keep_preps: Iterable[str] = (), drop_amod
     return strip_det(join_tokens(toks))
 
 
-def verb_phrase(c: Mentions, verb: Any) -> str:
+def verb_phrase(c: Mentions, verb: Token) -> str:
     """A plan's verb phrase: "learn Spanish", "run the Boston Marathon"."""
-    toks: list[Any] = []
+    toks: list[Token] = []
 
     def collect(t: Any, top: bool) -> None:
         if t.i in c.time_tokens:
@@ -105,7 +108,7 @@ def verb_phrase(c: Mentions, verb: Any) -> str:
     return strip_det(join_tokens(toks))
 
 
-def role_text(c: Mentions, tok: Any) -> str:
+def role_text(c: Mentions, tok: Token) -> str:
     """A job title as stored: "a really great senior engineer" -> "senior engineer"."""
     text = noun_phrase(c, tok, keep_preps=("of",))
     words = text.split()
@@ -114,7 +117,7 @@ def role_text(c: Mentions, tok: Any) -> str:
     return " ".join(words)
 
 
-def num_text(tok: Any) -> str | None:
+def num_text(tok: Token) -> str | None:
     """Digits for an age ("34", "five" -> "5"); None unless a plausible age (2..120)."""
     low = tok.lower_
     if low in L.NUMBER_WORDS:

@@ -4,10 +4,13 @@ coordination, the governing verb of a token, and token spans as text."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 
-def governor(tok: Any) -> Any | None:
+def governor(tok: Token) -> Token | None:
     """The nearest verb at or above ``tok`` (not an auxiliary, not "named"/"called")."""
     cur = tok
     for _ in range(12):
@@ -21,7 +24,7 @@ def governor(tok: Any) -> Any | None:
     return None
 
 
-def verb_group(verb: Any) -> list[Any]:
+def verb_group(verb: Token) -> list[Token]:
     """The verb plus its xcomp chain up and down ("started working", "stopped using")."""
     group = [verb]
     cur = verb
@@ -38,7 +41,7 @@ def verb_group(verb: Any) -> list[Any]:
     return group
 
 
-def join_tokens(tokens: Iterable[Any]) -> str:
+def join_tokens(tokens: Iterable[Token]) -> str:
     """The tokens in text order, with their own spacing where adjacent (one space otherwise)."""
     toks = sorted({t.i: t for t in tokens}.values(), key=lambda t: t.i)
     if not toks:
@@ -51,14 +54,14 @@ def join_tokens(tokens: Iterable[Any]) -> str:
     return "".join(parts).strip()
 
 
-def children(tok: Any, dep: str | tuple[str, ...]) -> list[Any]:
+def children(tok: Token, dep: str | tuple[str, ...]) -> list[Token]:
     """The children of ``tok`` attached by one of the relations ``dep``."""
     deps = (dep,) if isinstance(dep, str) else dep
     return [c for c in tok.children if c.dep_ in deps]
 
 
-def child(tok: Any, dep: str | tuple[str, ...], lower: str | tuple[str, ...] | None = None
-          ) -> Any | None:
+def child(tok: Token, dep: str | tuple[str, ...], lower: str | tuple[str, ...] | None = None
+          ) -> Token | None:
     """The first child attached by ``dep`` (and, if given, whose lower-cased text is in
     ``lower``)."""
     lowers = (lower,) if isinstance(lower, str) else lower
@@ -70,7 +73,7 @@ def child(tok: Any, dep: str | tuple[str, ...], lower: str | tuple[str, ...] | N
     return None
 
 
-def pobj(prep: Any) -> Any | None:
+def pobj(prep: Token) -> Token | None:
     """The object of a preposition."""
     for c in prep.children:
         if c.dep_ in ("pobj", "pcomp"):
@@ -82,7 +85,7 @@ def pobj(prep: Any) -> Any | None:
     return None
 
 
-def preps(tok: Any, words: Iterable[str]) -> list[tuple[Any, Any]]:
+def preps(tok: Token, words: Iterable[str]) -> list[tuple[Token, Token]]:
     """``(preposition, object)`` pairs under ``tok`` for the prepositions ``words``."""
     ws = set(words)
     out = []
@@ -94,7 +97,7 @@ def preps(tok: Any, words: Iterable[str]) -> list[tuple[Any, Any]]:
     return out
 
 
-def coord(tok: Any) -> Iterator[tuple[Any, bool]]:
+def coord(tok: Token) -> Iterator[tuple[Token, bool]]:
     """tok and its conjuncts; an appos/conj introduced by "not" is yielded as negated.
 
     A plain apposition ("Portland, Oregon") is not a second object, but a negated one further
@@ -103,7 +106,7 @@ def coord(tok: Any) -> Iterator[tuple[Any, bool]]:
     yield from _coord_children(tok, False, 0)
 
 
-def _coord_children(tok: Any, negated_parent: bool, depth: int) -> Iterator[tuple[Any, bool]]:
+def _coord_children(tok: Token, negated_parent: bool, depth: int) -> Iterator[tuple[Token, bool]]:
     """The conjuncts and appositions under ``tok``, each with whether "not" negates it."""
     if depth > 4:
         return
@@ -121,9 +124,9 @@ def _coord_children(tok: Any, negated_parent: bool, depth: int) -> Iterator[tupl
         yield from _coord_children(c, negated, depth + 1)
 
 
-def subtrees(toks: list[Any]) -> list[Any]:
+def subtrees(toks: list[Token]) -> list[Token]:
     """Every token under any of ``toks`` (themselves included)."""
-    out: list[Any] = []
+    out: list[Token] = []
     for t in toks:
         out.extend(t.subtree)
     return out

@@ -4,7 +4,7 @@ banker" (HAS_ROLE ends)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -14,6 +14,9 @@ from ..phrases import noun_phrase, role_text
 from ..tree import child, preps
 from .work import get, land
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
 # what one is accepted for and then holds as a role ("a fashion internship")
 ROLE_PLACES = frozenset({"internship", "apprenticeship", "residency", "fellowship",
                          "placement", "traineeship", "scholarship"})
@@ -21,7 +24,7 @@ ROLE_PLACES = frozenset({"internship", "apprenticeship", "residency", "fellowshi
 _JOB_WORDS = L.JOB_NOUNS | {"9", "9-5", "nine-to-five", "desk"}
 
 
-def accepted(c: Context, v: Any) -> None:
+def accepted(c: Context, v: Token) -> None:
     """accept: "accepted an offer at X" (WORKS_AT, the land rule) and the passive "I got
     accepted for/into X": a role for an internship-like X, a membership for a program or club."""
     land(c, v)
@@ -42,7 +45,7 @@ def accepted(c: Context, v: Any) -> None:
                        confidence=0.75, rule="accepted_into", tokens=[o])
 
 
-def find_new(c: Context, v: Any) -> None:
+def find_new(c: Context, v: Token) -> None:
     """find: "I found a new gym" (a place one now belongs to: MEMBER_OF), past only."""
     if not c.flags(v).past or c.flags(v).future:
         return
@@ -57,14 +60,14 @@ def find_new(c: Context, v: Any) -> None:
                confidence=0.65 - 0.1 * dropped, rule="found_new", tokens=[obj])
 
 
-def get_or_out(c: Context, v: Any) -> None:
+def get_or_out(c: Context, v: Token) -> None:
     """get: the work rule's readings (a job, a pet, back from a trip...) and "it got me out of
     my secure 9-5 as a banker" (the speaker's role ends)."""
     get(c, v)
     got_out_of(c, v)
 
 
-def got_out_of(c: Context, v: Any) -> None:
+def got_out_of(c: Context, v: Token) -> None:
     """"it got me out of my secure 9-5 as a banker": the speaker's role ends."""
     me = child(v, "dobj")
     if me is None or me.lower_ != "me" or not (c.flags(v).past or c.flags(v).perfect):

@@ -4,7 +4,7 @@ Prius", "donated my old car", "shut down my bank account")."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -14,12 +14,15 @@ from ..phrases import noun_phrase
 from ..tree import child, governor, preps
 from .events import event_token
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def _modifiers(noun: Any) -> set[str]:
+
+def _modifiers(noun: Token) -> set[str]:
     return {ch.lower_ for ch in noun.children if ch.dep_ in ("amod", "compound", "nmod")}
 
 
-def is_business(noun: Any) -> bool:
+def is_business(noun: Token) -> bool:
     """A business noun that can be the speaker's own ("my dance studio", "my own store"; not
     "my favorite cafe")."""
     lemma = noun.lemma_.lower()
@@ -36,7 +39,7 @@ def is_business(noun: Any) -> bool:
     return True
 
 
-def is_possession(noun: Any) -> bool:
+def is_possession(noun: Token) -> bool:
     lemma = noun.lemma_.lower()
     if noun.pos_ == "PROPN" and ent_type(noun) == "PRODUCT":
         return True
@@ -47,12 +50,12 @@ def is_possession(noun: Any) -> bool:
     return not (_modifiers(noun) & {"dream", "future", "ideal", "favorite", "favourite"})
 
 
-def _gov_lemma(noun: Any) -> tuple[Any | None, str]:
+def _gov_lemma(noun: Token) -> tuple[Any | None, str]:
     gov = governor(noun)
     return gov, (gov.lemma_.lower() if gov is not None else "")
 
 
-def _ends(gov: Any, noun: Any, verbs: frozenset[str]) -> bool:
+def _ends(gov: Token | None, noun: Token, verbs: frozenset[str]) -> bool:
     """The governing verb gives up the noun ("sold my car", "shut down my account")."""
     if gov is None or noun.dep_ != "dobj" or noun.head != gov:
         return False
@@ -64,7 +67,7 @@ def _ends(gov: Any, noun: Any, verbs: frozenset[str]) -> bool:
     return True
 
 
-def own_noun(c: Context, noun: Any) -> None:
+def own_noun(c: Context, noun: Token) -> None:
     """A possessed business or belonging ("my clothing store", "my old car") is the owner's;
     a verb that gives it up ends it."""
     business, thing = is_business(noun), is_possession(noun)
@@ -90,7 +93,7 @@ def own_noun(c: Context, noun: Any) -> None:
            confidence=0.75)
 
 
-def open_business(c: Context, v: Any) -> None:
+def open_business(c: Context, v: Token) -> None:
     """"I opened a bakery in 2021", "started my own business", "launched an online store"."""
     dobj = child(v, "dobj")
     if dobj is None or not is_business(dobj) or c.owner_of(dobj) is not None:
@@ -105,13 +108,13 @@ def open_business(c: Context, v: Any) -> None:
     _emit_runs(c, v, dobj, subs, dropped)
 
 
-def _emit_runs(c: Context, v: Any, dobj: Any, subs: list[Mention], dropped: bool) -> None:
+def _emit_runs(c: Context, v: Token, dobj: Token, subs: list[Mention], dropped: bool) -> None:
     for s in subs:
         c.emit(s, "RUNS", noun_phrase(c, dobj), v, rule=f"{v.lemma_.lower()}_business",
                tokens=[dobj], confidence=0.8 - 0.1 * dropped)
 
 
-def acquire(c: Context, v: Any) -> None:
+def acquire(c: Context, v: Token) -> None:
     """"I bought a new Prius last month", "we got a boat": OWNS from then."""
     dobj = child(v, "dobj")
     if dobj is None or not is_possession(dobj) or c.owner_of(dobj) is not None:
@@ -125,7 +128,7 @@ def acquire(c: Context, v: Any) -> None:
                tokens=[dobj], confidence=0.75 - 0.1 * dropped)
 
 
-def volunteer(c: Context, v: Any) -> None:
+def volunteer(c: Context, v: Token) -> None:
     """"I volunteer at the animal shelter", "a homeless shelter I volunteer at": VOLUNTEERS_AT
     (a state; volunteering at an event is ATTENDED, through ``events.at_event``)."""
     subs, dropped = subjects(c, v)

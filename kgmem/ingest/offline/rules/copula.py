@@ -4,7 +4,7 @@ Japan", "I'm based in Berlin"."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -17,10 +17,13 @@ from .life import allergic
 from .relationships import divorce, marry, pair_relation
 from .roles import role_or_lead
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
 _FAVORITE = ("favorite", "favourite", "fave")
 
 
-def copula(c: Context, v: Any) -> None:
+def copula(c: Context, v: Token) -> None:
     """A linking verb: the pattern of its subject, attribute (``attr``), complement
     (``acomp``) or prepositions; the first one that applies wins."""
     subj_tok = child(v, ("nsubj", "nsubjpass"))
@@ -44,7 +47,7 @@ def copula(c: Context, v: Any) -> None:
     _prepositions(c, v, subs, subj_tok)
 
 
-def _owned_subject(c: Context, v: Any, subj_tok: Any, attr: Any | None, acomp: Any | None
+def _owned_subject(c: Context, v: Token, subj_tok: Token, attr: Token | None, acomp: Token | None
                    ) -> bool:
     """"My favorite food is ramen", "My job title is product manager", "My manager is Tom",
     "my sister's name is Kate"; True when the clause is settled (a fact or nothing)."""
@@ -76,7 +79,7 @@ def _owned_subject(c: Context, v: Any, subj_tok: Any, attr: Any | None, acomp: A
     return slem == "name" or slem in L.HOME_NOUNS
 
 
-def _name_is(c: Context, v: Any, subj_tok: Any, attr: Any | None) -> bool:
+def _name_is(c: Context, v: Token, subj_tok: Token, attr: Token | None) -> bool:
     """"my sister's name is Kate" / "my dog's name is Max"."""
     rel = child(subj_tok, "poss")
     if rel is None or attr is None or attr.pos_ not in ("PROPN", "NOUN"):
@@ -93,7 +96,7 @@ def _name_is(c: Context, v: Any, subj_tok: Any, attr: Any | None) -> bool:
     return True
 
 
-def _owned_attribute(c: Context, v: Any, subj_tok: Any, attr: Any) -> bool:
+def _owned_attribute(c: Context, v: Token, subj_tok: Token, attr: Token) -> bool:
     """"Sarah is my sister" / "Tom is my manager" / "Jazz is my favorite genre"."""
     owner = c.owner_of(attr)
     if owner is None:
@@ -112,7 +115,7 @@ def _owned_attribute(c: Context, v: Any, subj_tok: Any, attr: Any) -> bool:
     return False
 
 
-def _attribute(c: Context, v: Any, subs: list[Mention], attr: Any) -> bool:
+def _attribute(c: Context, v: Token, subs: list[Mention], attr: Token) -> bool:
     """"I'm a big fan of X", "a member of", "I'm 34", "lead for the X team", "part of the
     club", "I'm a nurse" (a role)."""
     alem = attr.lemma_.lower()
@@ -144,7 +147,7 @@ def _attribute(c: Context, v: Any, subs: list[Mention], attr: Any) -> bool:
     return role_or_lead(c, subs, attr, v, rule="is_role")
 
 
-def _fan(c: Context, v: Any, subs: list[Mention], attr: Any) -> None:
+def _fan(c: Context, v: Token, subs: list[Mention], attr: Token) -> None:
     """"a fan of jazz and blues", "a big Arsenal fan"."""
     for prep, o in preps(attr, ("of",)):
         for obj, negated in coord(o):
@@ -160,7 +163,7 @@ def _fan(c: Context, v: Any, subs: list[Mention], attr: Any) -> None:
                    tokens=comp, timed=False)
 
 
-def _member(c: Context, v: Any, subs: list[Mention], attr: Any, part: bool) -> None:
+def _member(c: Context, v: Token, subs: list[Mention], attr: Token, part: bool) -> None:
     """"a member of the chess club"; "part of" only for a club, team or organisation (not
     "part of my life", "part of something bigger")."""
     for prep, o in preps(attr, ("of",)):
@@ -173,7 +176,7 @@ def _member(c: Context, v: Any, subs: list[Mention], attr: Any, part: bool) -> N
                    tokens=[o])
 
 
-def _complement(c: Context, v: Any, subs: list[Mention], acomp: Any) -> bool:
+def _complement(c: Context, v: Token, subs: list[Mention], acomp: Token) -> bool:
     """An adjective complement: "34 years old", "married to Tom", "divorced", "fluent in
     Spanish", "obsessed with X", "based in Berlin", "single"."""
     low = acomp.lower_
@@ -213,7 +216,7 @@ def _complement(c: Context, v: Any, subs: list[Mention], acomp: Any) -> bool:
     return True
 
 
-def _complement_objects(c: Context, v: Any, subs: list[Mention], acomp: Any,
+def _complement_objects(c: Context, v: Token, subs: list[Mention], acomp: Token,
                         words: tuple[str, ...], predicate: str, rule: str) -> None:
     """The objects of the complement's prepositions ``words``: "fluent in Spanish and
     French", "obsessed with anime"."""
@@ -225,7 +228,7 @@ def _complement_objects(c: Context, v: Any, subs: list[Mention], acomp: Any,
                        tokens=[obj], timed=False)
 
 
-def _prepositions(c: Context, v: Any, subs: list[Mention], subj_tok: Any | None) -> None:
+def _prepositions(c: Context, v: Token, subs: list[Mention], subj_tok: Token | None) -> None:
     """"I'm into X", "in charge of", "I was in Japan", "I've been to Japan", "I've been with
     Acme since 2019", "on the X team", "we are together"."""
     # ("I'm based in Berlin" is often parsed with VBN 'based' as ROOT; see homes.based)
@@ -271,7 +274,7 @@ def _prepositions(c: Context, v: Any, subs: list[Mention], subj_tok: Any | None)
         pair_relation(c, v, subj_tok, "DATING", "assert", rule="together")
 
 
-def age_clause_ok(c: Context, v: Any) -> bool:
+def age_clause_ok(c: Context, v: Token) -> bool:
     """"I'm 34" states an age; "when I was 10" / "since I was ten" does not."""
     if c.flags(v).past:
         return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -13,8 +13,11 @@ from ..phrases import noun_phrase
 from ..tree import child, preps
 from .events import event_object, is_event
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def study(c: Context, v: Any) -> None:
+
+def study(c: Context, v: Token) -> None:
     """"I study at MIT", "studying law in Oxford University": STUDIES_AT."""
     subs, _ = subjects(c, v)
     dobj = child(v, "dobj")
@@ -30,7 +33,7 @@ def study(c: Context, v: Any) -> None:
                 return
 
 
-def do(c: Context, v: Any) -> None:
+def do(c: Context, v: Token) -> None:
     """"doing a PhD at Stanford" (STUDIES_AT; a residency or internship: WORKS_AT), "I do
     everything in Figma" (USES), "I do yoga" (HAS_HOBBY)."""
     subs, _ = subjects(c, v)
@@ -64,7 +67,7 @@ def do(c: Context, v: Any) -> None:
                    tokens=[dobj])
 
 
-def graduate(c: Context, v: Any) -> None:
+def graduate(c: Context, v: Token) -> None:
     """"I graduated from Yale": ATTENDED."""
     subs, _ = subjects(c, v)
     for prep, o in preps(v, ("from",)):
@@ -74,7 +77,7 @@ def graduate(c: Context, v: Any) -> None:
                        rule="graduated_from", tokens=[o])
 
 
-def attend(c: Context, v: Any) -> None:
+def attend(c: Context, v: Token) -> None:
     """"I attend NYU" (STUDIES_AT), "I attended Stanford" / "attended the Web Summit" (ATTENDED)."""
     subs, _ = subjects(c, v)
     dobj = child(v, "dobj")
@@ -91,7 +94,7 @@ def attend(c: Context, v: Any) -> None:
                    tokens=[dobj])
 
 
-def finish(c: Context, v: Any) -> None:
+def finish(c: Context, v: Token) -> None:
     """"finished my degree at MIT": ATTENDED."""
     dobj = child(v, "dobj")
     if dobj is None or dobj.lemma_.lower() not in L.DEGREE_WORDS:

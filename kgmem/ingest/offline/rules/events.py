@@ -8,7 +8,7 @@ plan (``travel.go``), a negated one nothing ("I missed the parade", "didn't make
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -17,10 +17,13 @@ from ..mentions import Mention, subjects
 from ..phrases import noun_phrase
 from ..tree import child, coord, join_tokens, preps
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
 _KEEP = ("for", "of", "on")
 
 
-def is_event(tok: Any) -> bool:
+def is_event(tok: Token) -> bool:
     """An event noun ("concert", "road trip", "support group", a named EVENT entity)."""
     lemma = tok.lemma_.lower()
     if tok.pos_ not in ("NOUN", "PROPN", "ADJ"):
@@ -42,7 +45,7 @@ def is_event(tok: Any) -> bool:
     return False
 
 
-def event_token(tok: Any) -> Any | None:
+def event_token(tok: Token) -> Any | None:
     """The event noun a prepositional object stands for: itself, or the noun the parser split
     off it ("the Pride fest": Pride + fest; "a 5K charity run": charity + run as a verb)."""
     if is_event(tok):
@@ -57,7 +60,7 @@ def event_token(tok: Any) -> Any | None:
     return None
 
 
-def _event_text(c: Context, tok: Any, ev: Any) -> str:
+def _event_text(c: Context, tok: Token, ev: Any) -> str:
     """The event's name without evaluative words ("an intense trivia contest" -> "trivia
     contest"); a split name joined back ("Pride" + "fest")."""
     if ev is tok:
@@ -72,18 +75,18 @@ def _event_text(c: Context, tok: Any, ev: Any) -> str:
     return " ".join(words)
 
 
-def is_visit_place(tok: Any) -> bool:
+def is_visit_place(tok: Token) -> bool:
     """A place one goes to and comes back from ("the beach", "a community center")."""
     return tok.lemma_.lower() in L.VISIT_PLACE_NOUNS and tok.pos_ == "NOUN"
 
 
-def took_place(c: Context, v: Any) -> bool:
+def took_place(c: Context, v: Token) -> bool:
     """The clause tells something that happened (past or perfect, not a plan or a habit)."""
     f = c.flags(v)
     return (f.past or f.perfect) and not f.future
 
 
-def attended(c: Context, v: Any, tok: Any, subs: list[Mention], rule: str,
+def attended(c: Context, v: Token, tok: Token, subs: list[Mention], rule: str,
              confidence: float = 0.8) -> None:
     """ATTENDED each event in ``tok``'s coordination (VISITED for places)."""
     for obj, negated in coord(tok):
@@ -102,7 +105,7 @@ def attended(c: Context, v: Any, tok: Any, subs: list[Mention], rule: str,
             c.emit(s, pred, text, v, rule=rule, tokens=[obj], confidence=confidence)
 
 
-def go_event(c: Context, v: Any, subs: list[Mention], dropped: bool) -> bool:
+def go_event(c: Context, v: Token, subs: list[Mention], dropped: bool) -> bool:
     """go to/on an event or a place, go camping: ATTENDED/VISITED (past). True when it
     applied."""
     if not took_place(c, v):
@@ -124,7 +127,7 @@ def go_event(c: Context, v: Any, subs: list[Mention], dropped: bool) -> bool:
     return done
 
 
-def went_gerund_aux(c: Context, v: Any) -> None:
+def went_gerund_aux(c: Context, v: Token) -> None:
     """"Last weekend we went fishing at the lake" parsed with "went" as the auxiliary of
     "fishing": the same as ``go_event``'s "went camping"."""
     aux = next((a for a in v.children if a.dep_ == "aux" and a.lower_ in ("went", "gone")), None)
@@ -139,7 +142,7 @@ def went_gerund_aux(c: Context, v: Any) -> None:
                confidence=0.75 - 0.1 * dropped)
 
 
-def visited_in(c: Context, v: Any, o: Any, subs: list[Mention], conf: float) -> None:
+def visited_in(c: Context, v: Token, o: Token, subs: list[Mention], conf: float) -> None:
     """"went to Woodhaven, a small town in the Midwest" (a name the tagger took for a person,
     told a place by its apposition), "went to a place in London"."""
     if o.pos_ == "PROPN" and any(ap.dep_ == "appos" and ap.lemma_.lower() in L.PLACE_NOUNS
@@ -156,7 +159,7 @@ def visited_in(c: Context, v: Any, o: Any, subs: list[Mention], conf: float) -> 
                            tokens=[place], confidence=conf)
 
 
-def partake(c: Context, v: Any) -> None:
+def partake(c: Context, v: Token) -> None:
     """"participated in / competed in / performed at / took part in an event"."""
     if not took_place(c, v):
         return
@@ -169,7 +172,7 @@ def partake(c: Context, v: Any) -> None:
             attended(c, v, o, subs, f"{v.lemma_.lower()}_in_event", 0.8 - 0.1 * dropped)
 
 
-def event_object(c: Context, v: Any) -> None:
+def event_object(c: Context, v: Token) -> None:
     """"ran a charity race", "won my first tournament", "hosted a fundraiser"."""
     if not took_place(c, v):
         return
@@ -180,7 +183,7 @@ def event_object(c: Context, v: Any) -> None:
     attended(c, v, dobj, subs, f"{v.lemma_.lower()}_event", 0.8 - 0.1 * dropped)
 
 
-def at_event(c: Context, v: Any) -> None:
+def at_event(c: Context, v: Token) -> None:
     """Any past clause that happened at or in an event: "Last Friday at dance class I felt
     it", "my crew took home first in a local comp last year", "volunteered at a career fair"."""
     if v.pos_ != "VERB" or v.lemma_.lower() in ("go", "be", "have") or not took_place(c, v):
@@ -194,7 +197,7 @@ def at_event(c: Context, v: Any) -> None:
         attended(c, v, o, subs, "at_event", 0.7 - 0.1 * dropped)
 
 
-def own_event(c: Context, noun: Any) -> None:
+def own_event(c: Context, noun: Token) -> None:
     """"my school event last week", "our camping trip last year": an event of the speaker's,
     told with a past time."""
     if not is_event(noun):
@@ -219,7 +222,7 @@ def own_event(c: Context, noun: Any) -> None:
         fact.time_text = hit[1]
 
 
-def good_time_at(c: Context, v: Any) -> None:
+def good_time_at(c: Context, v: Token) -> None:
     """"we had a great time at the pride event", "had a blast at the fair"."""
     dobj = child(v, "dobj")
     if dobj is None or dobj.lemma_.lower() not in L.GOOD_TIME_NOUNS or not took_place(c, v):
@@ -229,7 +232,7 @@ def good_time_at(c: Context, v: Any) -> None:
         attended(c, v, o, subs, "good_time_at", 0.75 - 0.1 * dropped)
 
 
-def be_at(c: Context, v: Any) -> None:
+def be_at(c: Context, v: Token) -> None:
     """"I was at a concert last night" (not "I was at work")."""
     if not took_place(c, v) or child(v, ("attr", "acomp")) is not None:
         return
@@ -239,7 +242,7 @@ def be_at(c: Context, v: Any) -> None:
             attended(c, v, o, subs, "was_at_event", 0.7 - 0.1 * dropped)
 
 
-def took_trip(c: Context, v: Any, subs: list[Mention], dropped: bool) -> None:
+def took_trip(c: Context, v: Token, subs: list[Mention], dropped: bool) -> None:
     """"took a road trip for research", "took a trip to Peru" (ATTENDED; VISITED Peru)."""
     dobj = child(v, "dobj")
     if dobj is None or not took_place(c, v) or not is_event(dobj):
@@ -251,7 +254,7 @@ def took_trip(c: Context, v: Any, subs: list[Mention], dropped: bool) -> None:
                 c.emit(s, "VISITED", noun_phrase(c, o), v, rule="trip_to", tokens=[o])
 
 
-def back_from(c: Context, v: Any, subs: list[Mention]) -> None:
+def back_from(c: Context, v: Token, subs: list[Mention]) -> None:
     """"just got back from a family road trip": ATTENDED (it ended by now)."""
     back = child(v, ("advmod", "prt"), "back")
     targets = preps(v, ("from",)) + (preps(back, ("from",)) if back is not None else [])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -12,8 +12,11 @@ from ..objects import entity_ok
 from ..phrases import noun_phrase
 from ..tree import child, children, coord, governor, preps
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def live(c: Context, v: Any) -> None:
+
+def live(c: Context, v: Token) -> None:
     """"I live in Chicago", "we live near Boston", "I live with Sam in Denver": LIVES_IN."""
     subs, dropped = subjects(c, v)
     places = preps(v, ("in", "at", "near", "outside", "on"))
@@ -34,14 +37,14 @@ def live(c: Context, v: Any) -> None:
         break
 
 
-def settle(c: Context, v: Any) -> None:
+def settle(c: Context, v: Token) -> None:
     """"we settled in Lisbon" (a plain "settle" is not a home)."""
     if v.lemma_.lower() == "settle" and not preps(v, ("in",)):
         return
     live(c, v)
 
 
-def move(c: Context, v: Any) -> None:
+def move(c: Context, v: Token) -> None:
     """"moved to Denver" (LIVES_IN), "moved out of Boston" (its end), "moved from Jira to Linear"
     (USES switched)."""
     subs, dropped = subjects(c, v)
@@ -72,7 +75,7 @@ def move(c: Context, v: Any) -> None:
             ent_type(d) in ("GPE", "LOC") for d in dests))
         tools = not place_like and (ent_type(src) in ("ORG", "PRODUCT", "") and all(
             ent_type(d) in ("ORG", "PRODUCT", "", "PERSON", "WORK_OF_ART") for d in dests))
-    if tools:
+    if tools and src is not None:  # tools: src is set
         for s in subs:
             c.emit(s, "USES", noun_phrase(c, src), v, kind="end", rule="switch_from", tokens=[src])
             for d in dests:
@@ -92,7 +95,7 @@ def move(c: Context, v: Any) -> None:
                        confidence=0.85 - 0.15 * dropped, rule="move_to", tokens=[obj])
 
 
-def based(c: Context, v: Any) -> None:
+def based(c: Context, v: Token) -> None:
     """"based in Berlin" parsed as a verb: LIVES_IN."""
     if v.lower_ not in ("based", "located"):
         return
@@ -103,7 +106,7 @@ def based(c: Context, v: Any) -> None:
                 c.emit(s, "LIVES_IN", noun_phrase(c, o), v, rule="based_in", tokens=[o])
 
 
-def home_noun(c: Context, noun: Any) -> None:
+def home_noun(c: Context, noun: Token) -> None:
     """"My apartment in Brooklyn is tiny", "my home is in Oakland"."""
     owner = c.owner_of(noun)
     if owner is None or not owner.speaker:

@@ -5,7 +5,7 @@ vacation we had to California": VISITED)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -14,8 +14,11 @@ from ..mentions import Mention, subjects
 from ..phrases import noun_phrase
 from ..tree import child, governor, preps
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def allergic(c: Context, acomp: Any, subs: list[Mention], v: Any) -> None:
+
+def allergic(c: Context, acomp: Token, subs: list[Mention], v: Token) -> None:
     """"I'm allergic to most reptiles and animals with fur": one fact per allergen."""
     stray = [x for x in v.children if x.dep_ == "conj" and x.pos_ in ("VERB", "NOUN")
              and not any(ch.dep_ in ("nsubj", "dobj", "prep") for ch in x.children)]
@@ -36,7 +39,7 @@ def allergic(c: Context, acomp: Any, subs: list[Mention], v: Any) -> None:
                 c.emit(s, "ALLERGIC_TO", text, v, rule="allergic_to", tokens=[obj], timed=False)
 
 
-def life_event_noun(c: Context, noun: Any) -> None:
+def life_event_noun(c: Context, noun: Token) -> None:
     """"I had knee surgery last month", "after my divorce", "after that tough breakup", "I was
     in a car accident": the speaker EXPERIENCED it (told in the first person)."""
     lemma = noun.lemma_.lower()
@@ -73,7 +76,7 @@ def life_event_noun(c: Context, noun: Any) -> None:
         c.emit(s, "EXPERIENCED", text, gov, rule=f"{lemma}_event", tokens=[noun])
 
 
-def injury(c: Context, v: Any) -> None:
+def injury(c: Context, v: Token) -> None:
     """"I broke my arm yesterday", "sprained my ankle": EXPERIENCED broken arm."""
     part = child(v, "dobj")
     lemma = v.lemma_.lower()
@@ -92,7 +95,7 @@ def injury(c: Context, v: Any) -> None:
                    rule="injury", tokens=[part])
 
 
-def relative_died(c: Context, v: Any) -> None:
+def relative_died(c: Context, v: Token) -> None:
     """"My grandma passed away last week": the speaker EXPERIENCED the death of grandma."""
     lemma = v.lemma_.lower()
     if lemma not in L.DEATH_VERBS or (
@@ -109,7 +112,7 @@ def relative_died(c: Context, v: Any) -> None:
     c.emit(owner, "EXPERIENCED", f"death of {who}", v, rule="relative_died", tokens=[subj])
 
 
-def spouse_noun(c: Context, noun: Any) -> None:
+def spouse_noun(c: Context, noun: Token) -> None:
     """"my wife and I", "my husband and kids" (no name): HAS_STATUS married; "my fiance":
     engaged."""
     lemma = noun.lemma_.lower()
@@ -133,7 +136,7 @@ _PAIR_VERBS = frozenset({"break", "split", "date", "marry", "divorce", "see", "s
                          "engage", "married", "divorced", "engaged", "wed", "part"})
 
 
-def companions(c: Context, v: Any) -> None:
+def companions(c: Context, v: Token) -> None:
     """"Anthony and I went to a charity thing", "me and Sam": the speaker KNOWS the named
     person who did it with them."""
     subj = child(v, "nsubj")
@@ -152,7 +155,7 @@ def companions(c: Context, v: Any) -> None:
                    tokens=[t], confidence=0.7)
 
 
-def trip_noun(c: Context, noun: Any) -> None:
+def trip_noun(c: Context, noun: Token) -> None:
     """"a special vacation we had to California", "our trip to Peru last year": VISITED (the
     trip is told as past)."""
     if noun.lemma_.lower() not in L.TRIP_NOUNS or noun.pos_ != "NOUN":
@@ -184,7 +187,7 @@ def trip_noun(c: Context, noun: Any) -> None:
 _PHOTO_NOUNS = frozenset({"picture", "photo", "pic", "snapshot", "snap", "shot"})
 
 
-def _photo_from(noun: Any) -> Any:
+def _photo_from(noun: Token) -> Any:
     """The photo a trip noun is told as the source of ("a pic from my trip to Peru"), or None."""
     head = noun.head
     if noun.dep_ != "pobj" or head.lower_ != "from":
@@ -204,7 +207,7 @@ def _first_person(c: Context) -> bool:
 _VALUE_VERBS = frozenset({"appreciate", "value", "love", "cherish", "treasure", "enjoy"})
 
 
-def friendship(c: Context, noun: Any) -> None:
+def friendship(c: Context, noun: Token) -> None:
     """"I appreciate our friendship", "you're my best friend": the speaker is a friend of the
     one they are talking to (known from the sitting)."""
     lemma = noun.lemma_.lower()

@@ -3,7 +3,7 @@ to)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -12,8 +12,11 @@ from ..mentions import subjects
 from ..phrases import noun_phrase, num_text
 from ..tree import child, children, coord, preps
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def speak(c: Context, v: Any) -> None:
+
+def speak(c: Context, v: Token) -> None:
     """"I speak Spanish and a bit of French": SPEAKS."""
     subs, _ = subjects(c, v)
     dobj = child(v, "dobj")
@@ -31,7 +34,7 @@ def speak(c: Context, v: Any) -> None:
                        timed=False, tokens=[obj])
 
 
-def play(c: Context, v: Any) -> None:
+def play(c: Context, v: Token) -> None:
     """"I play guitar": HAS_HOBBY (not a past occasion, not a person or team)."""
     if v.dep_ in ("xcomp", "ccomp", "pcomp") and v.head.lemma_.lower() in (
         L.LIKE_VERBS | L.DISLIKE_VERBS | L.PLAN_VERBS
@@ -52,7 +55,7 @@ def play(c: Context, v: Any) -> None:
                    timed=False, tokens=[obj], confidence=0.7)
 
 
-def turn(c: Context, v: Any) -> None:
+def turn(c: Context, v: Token) -> None:
     """"I just turned 30": AGE."""
     subs, _ = subjects(c, v)
     for o in children(v, ("dobj", "attr", "oprd", "npadvmod")):
@@ -62,7 +65,7 @@ def turn(c: Context, v: Any) -> None:
                        tokens=[o])
 
 
-def belong(c: Context, v: Any) -> None:
+def belong(c: Context, v: Token) -> None:
     """"I belong to a book club": MEMBER_OF."""
     subs, _ = subjects(c, v)
     for prep, o in preps(v, ("to",)):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -13,8 +13,11 @@ from ..phrases import noun_phrase
 from ..tree import child
 from .events import good_time_at
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def pet_object(c: Context, v: Any, noun: Any, subs: list[Mention], rule: str,
+
+def pet_object(c: Context, v: Token, noun: Token, subs: list[Mention], rule: str,
                kind: str = "assert") -> None:
     """HAS_PET for a pet noun under a verb: its name(s) if given ("a dog named Rex"), else the
     noun."""
@@ -36,7 +39,7 @@ def pet_object(c: Context, v: Any, noun: Any, subs: list[Mention], rule: str,
                    tokens=[noun])
 
 
-def unnamed_pet(c: Context, noun: Any) -> str | None:
+def unnamed_pet(c: Context, noun: Token) -> str | None:
     """A pet told without its name: the name the speaker gave it earlier in the sitting, else
     the animal in the singular ("my pups" and "my pup" are one fact); "pets" alone says
     nothing."""
@@ -57,7 +60,7 @@ def unnamed_pet(c: Context, noun: Any) -> str | None:
     return " ".join(words)
 
 
-def have(c: Context, v: Any) -> None:
+def have(c: Context, v: Token) -> None:
     """"I have a dog named Rex" (HAS_PET), "I have two kids, Max and Lily" (their relation)."""
     dobj = child(v, "dobj")
     if dobj is not None and dobj.lemma_.lower() in L.GOOD_TIME_NOUNS and v.lemma_ == "have":
@@ -85,7 +88,7 @@ def have(c: Context, v: Any) -> None:
     pet_object(c, v, dobj, subs, rule=f"{v.lemma_.lower()}_pet")
 
 
-def pet_end(c: Context, v: Any) -> None:
+def pet_end(c: Context, v: Token) -> None:
     """"my dog Rex died", "our cat passed away": HAS_PET ends."""
     lemma = v.lemma_.lower()
     if lemma == "pass" and not child(v, ("prt", "advmod"), ("away", "on")):
@@ -103,7 +106,7 @@ def pet_end(c: Context, v: Any) -> None:
     c.emit(owner, "HAS_PET", obj, v, kind="end", rule="pet_died", tokens=[subj])
 
 
-def pet_away(c: Context, v: Any) -> None:
+def pet_away(c: Context, v: Token) -> None:
     """"We had to put our cat Oliver down", "I gave my rabbit away"."""
     lemma = v.lemma_.lower()
     prt = child(v, ("prt", "advmod"), ("down", "away", "up"))

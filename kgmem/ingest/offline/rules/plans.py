@@ -3,7 +3,7 @@ phrase), with the planned date in ``attributes["planned_for"]``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ...temporal import resolve_time
@@ -14,8 +14,11 @@ from ..mentions import subjects
 from ..phrases import noun_phrase, verb_phrase
 from ..tree import child, pobj, preps
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def plan(c: Context, v: Any) -> None:
+
+def plan(c: Context, v: Token) -> None:
     """"I plan to learn Spanish", "I'm thinking about a trip to Japan", "I want to run a marathon":
     PLANS."""
     lemma = v.lemma_.lower()
@@ -36,7 +39,7 @@ def plan(c: Context, v: Any) -> None:
     subs, dropped = subjects(c, v)
     if not subs:
         return
-    comps: list[Any] = []
+    comps: list[Token] = []
     x = child(v, "xcomp")
     if x is not None:
         comps.append(x)
@@ -61,7 +64,7 @@ def plan(c: Context, v: Any) -> None:
                    attributes={"planned_for": planned} if planned else None)
 
 
-def planned_time(c: Context, v: Any, comps: list[Any]) -> str | None:
+def planned_time(c: Context, v: Token, comps: list[Token]) -> str | None:
     """When the plan is for (its clause's time, read towards the future), as ISO text."""
     hit = c.time_for(v, Flags(future=True), extra=comps)
     if hit is None:
@@ -71,7 +74,7 @@ def planned_time(c: Context, v: Any, comps: list[Any]) -> str | None:
     return fut.start.isoformat()
 
 
-def plan_object(c: Context, comp: Any, strict: bool = False) -> tuple[str, Any] | None:
+def plan_object(c: Context, comp: Token, strict: bool = False) -> tuple[str, Any] | None:
     """What a plan is about: a destination, or the complement's verb phrase.
 
     ``strict`` (want / hope / would love / wish) accepts only activity verbs; any plan is

@@ -3,7 +3,7 @@ stand"."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -13,8 +13,11 @@ from ..phrases import noun_phrase, verb_phrase
 from ..tree import child, coord, preps
 from .plans import plan
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def like(c: Context, v: Any) -> None:
+
+def like(c: Context, v: Token) -> None:
     """"I love hiking", "I hate country music", "I enjoy cooking Thai food": LIKES / DISLIKES ("I'd
     love to" is a plan)."""
     lemma = v.lemma_.lower()
@@ -63,7 +66,7 @@ def like(c: Context, v: Any) -> None:
                    tokens=[tok])
 
 
-def like_adj(c: Context, v: Any) -> None:
+def like_adj(c: Context, v: Token) -> None:
     """"I'm obsessed with X" parsed as a passive verb."""
     low = v.lower_
     if low not in L.LIKE_ADJ:
@@ -78,7 +81,7 @@ def like_adj(c: Context, v: Any) -> None:
                        tokens=[obj], timed=False)
 
 
-def stand(c: Context, v: Any) -> None:
+def stand(c: Context, v: Token) -> None:
     """"I can't stand country music": DISLIKES."""
     if not child(v, "neg"):
         return

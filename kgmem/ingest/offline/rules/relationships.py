@@ -4,7 +4,7 @@ Rex")."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ...facts import ANY_OBJECT
@@ -14,9 +14,12 @@ from ..mentions import Mention, subjects
 from ..tree import child, governor, preps
 from .pets import unnamed_pet
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def pair_relation(c: Context, v: Any, subj_tok: Any, pred: str, kind: str, rule: str,
-                  obj_tok: Any = None) -> None:
+
+def pair_relation(c: Context, v: Token, subj_tok: Token, pred: str, kind: str, rule: str,
+                  obj_tok: Token | None = None) -> None:
     """A symmetric relation from "A and B <verb>" or "A <verb> (with) B"."""
     subs = c.resolve(subj_tok)
     if obj_tok is not None:
@@ -39,7 +42,7 @@ def pair_relation(c: Context, v: Any, subj_tok: Any, pred: str, kind: str, rule:
         c.emit(subs[0], pred, ANY_OBJECT, v, kind=kind, confidence=0.6, rule=rule + "_any")
 
 
-def marry(c: Context, v: Any, subs_override: list[Mention] | None = None) -> None:
+def marry(c: Context, v: Token, subs_override: list[Mention] | None = None) -> None:
     """"I married Tom in 2015", "Sam and I got married", "I'm married to Tom": MARRIED_TO.
 
     ``subs_override``: the subject the caller (the copula) resolved, for a clause without a
@@ -57,8 +60,8 @@ def marry(c: Context, v: Any, subs_override: list[Mention] | None = None) -> Non
     if subj_tok is None:
         subs = subs_override if subs_override is not None else subjects(c, v)[0]
         if obj is not None and subs:
-            for o in c.resolve(obj):
-                c.emit(subs[0], "MARRIED_TO", o.text, anchor, rule="marry", tokens=[obj])
+            for who in c.resolve(obj):
+                c.emit(subs[0], "MARRIED_TO", who.text, anchor, rule="marry", tokens=[obj])
         return
     if obj is not None and obj.lower_ not in ("me", "us"):
         if not (obj.pos_ == "PROPN" or ent_type(obj) == "PERSON" or c.rel_name(obj) is not None
@@ -69,7 +72,7 @@ def marry(c: Context, v: Any, subs_override: list[Mention] | None = None) -> Non
         pair_relation(c, anchor, subj_tok, "MARRIED_TO", "assert", "married_pair")
 
 
-def divorce(c: Context, v: Any, subs_override: list[Mention] | None = None) -> None:
+def divorce(c: Context, v: Token, subs_override: list[Mention] | None = None) -> None:
     """"I divorced Mark", "we got divorced in 2019": MARRIED_TO ends (``subs_override`` as for
     :func:`marry`)."""
     obj = child(v, "dobj")
@@ -82,14 +85,14 @@ def divorce(c: Context, v: Any, subs_override: list[Mention] | None = None) -> N
         subj_tok = child(v.head, ("nsubj", "nsubjpass"))
     if subj_tok is None:
         if obj is not None and subs_override:
-            for o in c.resolve(obj):
-                c.emit(subs_override[0], "MARRIED_TO", o.text, anchor, kind="end",
+            for who in c.resolve(obj):
+                c.emit(subs_override[0], "MARRIED_TO", who.text, anchor, kind="end",
                        rule="divorce", tokens=[obj])
         return
     pair_relation(c, anchor, subj_tok, "MARRIED_TO", "end", "divorce", obj_tok=obj)
 
 
-def date(c: Context, v: Any) -> None:
+def date(c: Context, v: Token) -> None:
     """"I'm dating Alex", "Sam and I started dating in 2021": DATING."""
     obj = child(v, "dobj")
     subj_tok = child(v, ("nsubj", "nsubjpass"))
@@ -112,7 +115,7 @@ def date(c: Context, v: Any) -> None:
     pair_relation(c, v, subj_tok, "DATING", "assert", "date", obj_tok=target)
 
 
-def see(c: Context, v: Any) -> None:
+def see(c: Context, v: Token) -> None:
     """"I've been seeing Eli", "I started seeing Rachel": DATING."""
     progressive = v.tag_ == "VBG"
     if not progressive:
@@ -129,7 +132,7 @@ def see(c: Context, v: Any) -> None:
             c.emit(s, "DATING", o.text, v, rule="seeing", tokens=[target])
 
 
-def break_up(c: Context, v: Any) -> None:
+def break_up(c: Context, v: Token) -> None:
     """"I broke up with Sam", "we broke up" (whoever it was): DATING ends."""
     if not child(v, ("prt", "advmod", "prep"), "up"):
         return
@@ -145,13 +148,13 @@ def break_up(c: Context, v: Any) -> None:
     if subj_tok is None:
         subs, _ = subjects(c, v)
         if subs and obj is not None:
-            for o in c.resolve(obj):
-                c.emit(subs[0], "DATING", o.text, v, kind="end", rule="break_up")
+            for who in c.resolve(obj):
+                c.emit(subs[0], "DATING", who.text, v, kind="end", rule="break_up")
         return
     pair_relation(c, v, subj_tok, "DATING", "end", "break_up", obj_tok=obj)
 
 
-def relation_noun(c: Context, noun: Any) -> None:
+def relation_noun(c: Context, noun: Token) -> None:
     """A possessive relation or pet noun: "my sister Sarah" (SIBLING_OF), "my ex-husband Carl"
     (ended), "my dog Rex" (HAS_PET)."""
     lemma = noun.lemma_.lower()

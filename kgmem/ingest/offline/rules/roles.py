@@ -3,7 +3,7 @@ team", run/manage/lead/take over; REPORTS_TO from "report to"."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -16,8 +16,11 @@ from .events import event_object, is_event, partake, took_trip
 from .travel import go
 from .work import get
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def promote(c: Context, v: Any) -> None:
+
+def promote(c: Context, v: Token) -> None:
     """"I got promoted to senior engineer": HAS_ROLE (or LEADS)."""
     subs, _ = subjects(c, v)
     for prep, o in preps(v, ("to",)):
@@ -32,7 +35,7 @@ def promote(c: Context, v: Any) -> None:
                        tokens=[who, x])
 
 
-def become(c: Context, v: Any) -> None:
+def become(c: Context, v: Token) -> None:
     """"she became CTO", "I became the head of the design team": HAS_ROLE / LEADS."""
     subs, _ = subjects(c, v)
     for o in children(v, ("attr", "acomp", "dobj", "oprd")):
@@ -40,7 +43,7 @@ def become(c: Context, v: Any) -> None:
             role_or_lead(c, subs, o, v, rule="become")
 
 
-def role_or_lead(c: Context, subs: list[Mention], o: Any, anchor: Any, rule: str,
+def role_or_lead(c: Context, subs: list[Mention], o: Token, anchor: Token, rule: str,
                  kind: str = "assert") -> bool:
     """HAS_ROLE for a job title; LEADS for "head/lead/manager of the X team"."""
     lemma = o.lemma_.lower()
@@ -91,7 +94,7 @@ def role_or_lead(c: Context, subs: list[Mention], o: Any, anchor: Any, rule: str
     return False
 
 
-def lead(c: Context, v: Any) -> None:
+def lead(c: Context, v: Token) -> None:
     """"I lead the platform team", "I manage the data team at Acme", "I run a bakery" (LEADS,
     WORKS_AT, OWNS); "heading to Tokyo" is travel."""
     lemma = v.lemma_.lower()
@@ -108,6 +111,7 @@ def lead(c: Context, v: Any) -> None:
     agent = None
     for prep, o in preps(v, ("by",)):
         agent = o
+    target: Token | None
     if passive is not None and agent is not None:
         subs = c.resolve(agent)
         target = passive
@@ -143,7 +147,7 @@ def lead(c: Context, v: Any) -> None:
                            rule=f"{lemma}_team_at", tokens=[org])
 
 
-def take(c: Context, v: Any) -> None:
+def take(c: Context, v: Token) -> None:
     """"I took over the mobile team" (LEADS); "I took a job at X" is a job."""
     if not child(v, ("prt", "advmod", "prep"), "over"):
         dobj = child(v, "dobj")
@@ -171,7 +175,7 @@ def take(c: Context, v: Any) -> None:
                    tokens=[target])
 
 
-def step(c: Context, v: Any) -> None:
+def step(c: Context, v: Token) -> None:
     """"I stepped down as CTO": the role ends."""
     if not child(v, ("advmod", "prt"), "down"):
         return
@@ -180,7 +184,7 @@ def step(c: Context, v: Any) -> None:
         role_or_lead(c, subs, o, v, rule="step_down", kind="end")
 
 
-def appoint(c: Context, v: Any) -> None:
+def appoint(c: Context, v: Token) -> None:
     """"Rosa was named head of sales", "I was appointed CTO"."""
     if not child(v, ("auxpass", "nsubjpass")):
         return
@@ -192,7 +196,7 @@ def appoint(c: Context, v: Any) -> None:
         role_or_lead(c, subs, o, v, rule=f"{v.lemma_.lower()}_as")
 
 
-def report(c: Context, v: Any) -> None:
+def report(c: Context, v: Token) -> None:
     """"I report to Dana": REPORTS_TO."""
     subs, _ = subjects(c, v)
     for prep, o in preps(v, ("to",)):

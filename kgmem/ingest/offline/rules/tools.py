@@ -3,7 +3,7 @@ ditch."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -14,8 +14,11 @@ from ..phrases import noun_phrase
 from ..tree import child, coord, preps
 from .pets import pet_away
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def use(c: Context, v: Any) -> None:
+
+def use(c: Context, v: Token) -> None:
     """"we use Jira", "I stopped using Slack": USES (a product or named tool, not "a knife")."""
     subs, dropped = subjects(c, v, collective=True)
     if not subs:
@@ -42,7 +45,7 @@ def use(c: Context, v: Any) -> None:
                    negatable=kind == "assert")
 
 
-def switch(c: Context, v: Any) -> None:
+def switch(c: Context, v: Token) -> None:
     """"we switched from Jira to Linear": USES ends and starts."""
     subs, dropped = subjects(c, v, collective=True)
     if not subs:
@@ -61,7 +64,7 @@ def switch(c: Context, v: Any) -> None:
                 c.emit(s, "USES", noun_phrase(c, o), v, rule="switch_to", tokens=[o])
 
 
-def rely(c: Context, v: Any) -> None:
+def rely(c: Context, v: Token) -> None:
     """"I rely on Notion": USES."""
     subs, _ = subjects(c, v, collective=True)
     for prep, o in preps(v, ("on", "upon")):
@@ -72,7 +75,7 @@ def rely(c: Context, v: Any) -> None:
                 c.emit(s, "USES", noun_phrase(c, o), v, rule="rely_on", tokens=[o])
 
 
-def code(c: Context, v: Any) -> None:
+def code(c: Context, v: Token) -> None:
     """"I code in Python with VS Code", "I write all my code in Emacs": USES."""
     lemma = v.lemma_.lower()
     if lemma == "write" and _write_for(c, v):
@@ -94,7 +97,7 @@ def code(c: Context, v: Any) -> None:
                        tokens=[o])
 
 
-def tool_prep(c: Context, v: Any) -> None:
+def tool_prep(c: Context, v: Token) -> None:
     """"learning Japanese on Duolingo", "I edit everything in Figma": a known app or a
     PRODUCT entity after on/in/with/using is a tool the subject uses."""
     for prep, o in preps(v, ("on", "in", "with", "using", "via", "through")):
@@ -109,7 +112,7 @@ def tool_prep(c: Context, v: Any) -> None:
                        rule=f"{v.lemma_.lower()}_{prep.lower_}_tool", tokens=[o])
 
 
-def stop(c: Context, v: Any) -> None:
+def stop(c: Context, v: Token) -> None:
     """"I gave up Twitter", "ditched Spotify for Tidal", "deleted Instagram": USES ends ("stopped
     using" is in use())."""
     lemma = v.lemma_.lower()
@@ -131,7 +134,7 @@ def stop(c: Context, v: Any) -> None:
                        confidence=0.7)
 
 
-def _write_for(c: Context, v: Any) -> bool:
+def _write_for(c: Context, v: Token) -> bool:
     """"I'm writing articles about fantasy novels for an online mag": WORKS_AT the publication
     (a writer's employer or client)."""
     f = c.flags(v)

@@ -3,7 +3,7 @@ Italy", ATTENDED/STUDIES_AT from "go to <school>"."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
@@ -15,8 +15,11 @@ from ..tree import child, coord, preps
 from .events import attended, back_from, go_event, is_event, is_visit_place
 from .plans import plan_object
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def go(c: Context, v: Any) -> None:
+
+def go(c: Context, v: Token) -> None:
     """go to X: VISITED (past), PLANS ("we're going to Italy"), ATTENDED (a school)."""
     f = c.flags(v)
     subs, dropped = subjects(c, v)
@@ -68,7 +71,7 @@ def go(c: Context, v: Any) -> None:
                        allow_in_plan=True, tokens=[o], confidence=0.7)
 
 
-def visit(c: Context, v: Any) -> None:
+def visit(c: Context, v: Token) -> None:
     """"I visited Rome last year", "we travelled through Peru": VISITED (past only)."""
     anchor = v.head.head if v.dep_ == "acl" and v.head.dep_ == "attr" else v
     f = c.flags(anchor)
@@ -103,7 +106,7 @@ def visit(c: Context, v: Any) -> None:
                            confidence=0.8 - 0.1 * dropped, tokens=[obj])
 
 
-def spend(c: Context, v: Any) -> None:
+def spend(c: Context, v: Token) -> None:
     """"I spent a week in Lisbon": VISITED."""
     f = c.flags(v)
     if not (f.past or f.perfect):
@@ -116,7 +119,7 @@ def spend(c: Context, v: Any) -> None:
                        confidence=0.75 - 0.1 * dropped)
 
 
-def return_from(c: Context, v: Any) -> None:
+def return_from(c: Context, v: Token) -> None:
     """"I just got back from Japan", "came back from Peru": VISITED."""
     subs, _ = subjects(c, v)
     if v.lemma_.lower() == "come" and not child(v, ("advmod", "prt"), "back"):

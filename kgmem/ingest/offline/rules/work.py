@@ -3,7 +3,7 @@ from quit/leave/laid off/fired/retired, and HAS_ROLE from "as <role>"."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ...facts import ANY_OBJECT
@@ -18,8 +18,11 @@ from .events import back_from
 from .pets import pet_object
 from .relationships import divorce, marry
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def work(c: Context, v: Any) -> None:
+
+def work(c: Context, v: Token) -> None:
     """"I work at Google" (WORKS_AT), "work as a nurse" (HAS_ROLE), "working on the app"
     (WORKS_ON)."""
     subs, dropped = subjects(c, v)
@@ -58,7 +61,7 @@ def work(c: Context, v: Any) -> None:
                        tokens=[o])
 
 
-def join(c: Context, v: Any) -> None:
+def join(c: Context, v: Token) -> None:
     """"I joined Stripe" (WORKS_AT), "joined the data team" (MEMBER_OF_TEAM), "joined a book club"
     (MEMBER_OF)."""
     subs, dropped = subjects(c, v)
@@ -90,7 +93,7 @@ def join(c: Context, v: Any) -> None:
                 c.emit(s, "HAS_ROLE", role_text(c, o), v, rule="join_as", tokens=[o])
 
 
-def start(c: Context, v: Any) -> None:
+def start(c: Context, v: Token) -> None:
     """"I started a new job at Spotify", "started at Shopify in January": WORKS_AT (and
     HAS_ROLE); "started a weekend yoga class" (MEMBER_OF); "started my own business" (RUNS)."""
     subs, dropped = subjects(c, v)
@@ -119,7 +122,7 @@ def start(c: Context, v: Any) -> None:
                    confidence=0.85 - 0.15 * dropped, rule="start_at", tokens=[o])
 
 
-def get(c: Context, v: Any) -> None:
+def get(c: Context, v: Token) -> None:
     """"I got a job at IBM" (WORKS_AT), "got a puppy" (HAS_PET), "got back from Peru" (VISITED),
     "got married" (MARRIED_TO), "got a new car" (OWNS)."""
     subs, dropped = subjects(c, v)
@@ -159,7 +162,7 @@ def get(c: Context, v: Any) -> None:
             divorce(c, comp)
 
 
-def hire(c: Context, v: Any) -> None:
+def hire(c: Context, v: Token) -> None:
     """"I got hired by Pfizer", "I was hired at Boeing as an analyst": WORKS_AT, HAS_ROLE."""
     if not child(v, ("auxpass", "nsubjpass")) and v.tag_ != "VBN":
         return
@@ -177,7 +180,7 @@ def hire(c: Context, v: Any) -> None:
                        confidence=0.85, rule="hired_by", tokens=[o])
 
 
-def employ(c: Context, v: Any) -> None:
+def employ(c: Context, v: Token) -> None:
     """"I'm employed at Deloitte": WORKS_AT."""
     subs, _ = subjects(c, v)
     for prep, o in preps(v, ("by", "at", "with")):
@@ -187,7 +190,7 @@ def employ(c: Context, v: Any) -> None:
                        confidence=0.85, rule="employed_at", tokens=[o])
 
 
-def land(c: Context, v: Any) -> None:
+def land(c: Context, v: Token) -> None:
     """"I landed a job at Meta", "accepted an offer at X": WORKS_AT."""
     dobj = child(v, "dobj")
     if dobj is None or dobj.lemma_.lower() not in L.JOB_NOUNS:
@@ -199,7 +202,7 @@ def land(c: Context, v: Any) -> None:
                    rule="land_job", tokens=[o])
 
 
-def sign(c: Context, v: Any) -> None:
+def sign(c: Context, v: Token) -> None:
     """"I signed a contract with Nike": WORKS_AT; "signed with the Wolves" (a team:
     MEMBER_OF_TEAM); "signed up for a pottery class" (MEMBER_OF)."""
     dobj = child(v, "dobj")
@@ -231,7 +234,7 @@ def sign(c: Context, v: Any) -> None:
                        rule="sign_contract", tokens=[o])
 
 
-def quit(c: Context, v: Any) -> None:
+def quit(c: Context, v: Token) -> None:
     """"I quit my job at IBM", "I left Google", "we left Boston": the fact ends."""
     subs, dropped = subjects(c, v)
     if not subs:
@@ -279,7 +282,7 @@ def quit(c: Context, v: Any) -> None:
                    tokens=[dobj])
 
 
-def ended_employment(c: Context, v: Any) -> None:
+def ended_employment(c: Context, v: Token) -> None:
     """laid off / fired / let go / retired / resigned (from X)."""
     lemma = v.lemma_.lower()
     if lemma == "lay" and not child(v, "prt", "off"):
@@ -304,7 +307,7 @@ def ended_employment(c: Context, v: Any) -> None:
                    rule=f"{lemma}_any")
 
 
-def teach(c: Context, v: Any) -> None:
+def teach(c: Context, v: Token) -> None:
     """"I teach at Lincoln High": WORKS_AT; "I keep teaching yoga" (a habit of now): HAS_ROLE
     yoga teacher."""
     subs, _ = subjects(c, v)
@@ -322,7 +325,7 @@ def teach(c: Context, v: Any) -> None:
                        confidence=0.75, rule="teach_at", tokens=[o])
 
 
-def job_noun(c: Context, noun: Any) -> None:
+def job_noun(c: Context, noun: Token) -> None:
     """"my job at IBM", "Work at Intel has been crazy"."""
     owner = c.owner_of(noun)
     if owner is None:

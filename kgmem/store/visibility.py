@@ -210,9 +210,12 @@ def after_change_sql(after: str) -> tuple[str, list[Any]]:
             "WHERE a.id = ? AND a.group_id = changes.group_id)"), [after]
 
 
-# ``$after``'s change bound as ``a`` (OPTIONAL MATCH): the continuation of a page
-AFTER_CHANGE_CYPHER = ("(a IS NULL OR c.created_at > a.created_at OR "
-                       "(c.created_at = a.created_at AND c.ins_seq > a.ins_seq))")
+# ``$after``'s change bound as ``a``: the continuation of a page is the union of its two
+# halves, each a seek of the (group_id, created_at, ins_seq) index in the feed's order, so a
+# page reads about ``limit`` changes however many share the cursor's transaction time (one
+# condition with OR made each page of a 5,000-change batch sort the rest of the batch)
+AFTER_CHANGE_SAME_TIME_CYPHER = "c.created_at = a.created_at AND c.ins_seq > a.ins_seq"
+AFTER_CHANGE_LATER_CYPHER = "c.created_at > a.created_at"
 
 
 def created_after_cypher(alias: str, param: str = "t") -> str:

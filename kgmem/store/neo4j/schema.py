@@ -84,6 +84,9 @@ INDEXES: list[str] = [
     "CREATE INDEX kgmem_lineage_group IF NOT EXISTS FOR (n:KgmemLineage) ON (n.group_id)",
     "CREATE INDEX kgmem_change_group_time IF NOT EXISTS "
     "FOR (n:KgmemChange) ON (n.group_id, n.created_at)",
+    # the change feed's order: a page after a cursor seeks it (visibility.AFTER_CHANGE_*)
+    "CREATE INDEX kgmem_change_feed IF NOT EXISTS "
+    "FOR (n:KgmemChange) ON (n.group_id, n.created_at, n.ins_seq)",
     "CREATE INDEX kgmem_change_group IF NOT EXISTS FOR (n:KgmemChange) ON (n.group_id)",
     "CREATE INDEX kgmem_effect_change IF NOT EXISTS FOR (n:KgmemEffect) ON (n.change_id)",
     "CREATE INDEX kgmem_effect_fact IF NOT EXISTS FOR (n:KgmemEffect) ON (n.fact_id)",

@@ -130,8 +130,13 @@ class EraseOps:
             "UNION UNWIND $ids AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() "
             "RETURN r.change_id AS cid } "
             "MATCH (c:KgmemChange {id: cid}) WHERE c.group_id = $g "
-            "WITH c, [x IN c.fact_ids WHERE NOT x IN $ids] AS left "
-            "WITH c, left, c.kind <> 'erase' AND size(left) = 0 AS gone "
+            # what a change is about: its effects' lineages, else (none) its fact_ids (which
+            # also name the lineages its recomputation touched); see the SQLite store's
+            "OPTIONAL MATCH (e:KgmemEffect {change_id: c.id}) "
+            "WITH c, collect(DISTINCT e.fact_id) AS own "
+            "WITH c, [x IN c.fact_ids WHERE NOT x IN $ids] AS left, "
+            "CASE WHEN size(own) > 0 THEN own ELSE c.fact_ids END AS about "
+            "WITH c, left, c.kind <> 'erase' AND all(x IN about WHERE x IN $ids) AS gone "
             "FOREACH (_ IN CASE WHEN NOT gone AND size(left) <> size(c.fact_ids) "
             "THEN [1] ELSE [] END | SET c.fact_ids = left) "
             "RETURN c.id, gone",

@@ -123,8 +123,10 @@ class EraseOps:
 
     def erase_changes(self, group: str, fact_ids: Sequence[str], entity_ids: Collection[str]
                       ) -> int:
-        """Changes that only touched erased facts go (their reasons are the caller's words about
-        them); the others forget the erased ids. Versions of surviving facts that such a change
+        """Changes about erased facts only go (their reasons are the caller's words about
+        them): what a change is about is the lineages of its effects (``fact_ids`` also names
+        the lineages its recomputation touched, e.g. the earlier fact an assert ended), or its
+        ``fact_ids`` when it has no effects. The others forget the erased ids. Versions of surviving facts that such a change
         recomputed (they touch ``entity_ids``, the erased facts' parties) keep no copy of its
         reason. A surviving change's ``undoes``/``undone_by`` keeps the id of an erased one: that
         undo did happen. Returns how many changes were deleted."""
@@ -137,12 +139,18 @@ class EraseOps:
                 f"SELECT change_id FROM versions WHERE fact_id IN ({m})", [*chunk, *chunk]))
         deleted: list[str] = []
         for chunk in iter_chunks(sorted(touched), 400):
+            m = _marks(chunk)
+            about: dict[str, set[str]] = {}
+            for cid, fid in self.c.execute(
+                    f"SELECT change_id, fact_id FROM change_effects WHERE change_id IN ({m})",
+                    chunk):
+                about.setdefault(cid, set()).add(fid)
             for cid, kind, raw in self.c.execute(
-                f"SELECT id, kind, fact_ids FROM changes WHERE id IN ({_marks(chunk)}) "
+                f"SELECT id, kind, fact_ids FROM changes WHERE id IN ({m}) "
                 "AND group_id=?", [*chunk, group]).fetchall():
                 ids = json.loads(raw)
                 left = [f for f in ids if f not in gone]
-                if kind != "erase" and not left:
+                if kind != "erase" and about.get(cid, set(ids)) <= gone:
                     deleted.append(cid)
                 elif len(left) != len(ids):
                     self.c.execute("UPDATE changes SET fact_ids=? WHERE id=?",

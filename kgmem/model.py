@@ -192,6 +192,8 @@ class Change(_Model):
     kind: Literal["assert", "invalidate", "retract", "correct", "undo", "erase", "declare",
                   "merge"]
     created_at: datetime
+    # the lineages it wrote: those it is about (its effects) first, then those its
+    # recomputation touched (e.g. the earlier fact of a functional predicate an assert ended)
     fact_ids: list[str] = Field(default_factory=list)
     reason: str = ""
     undoes: str | None = None

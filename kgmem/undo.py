@@ -97,8 +97,7 @@ def undo_change(facade: UndoFacade, change_id: str, group: str) -> Change:
         undo = listing(undo, touched)
         recomputed = undo_declarations(w, group, change, undo)  # a "declare" change
         undo_merge_mark(w, group, change, undo)  # a "merge" change (or its undo)
-        if recomputed:
-            undo = undo.model_copy(update={"fact_ids": [*undo.fact_ids, *recomputed]})
+        undo = listing(undo, recomputed)  # once each, after those already named
         w.insert_change(undo, reverse)
         w.mark_undone(change_id, undo.id)
     return undo

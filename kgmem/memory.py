@@ -136,13 +136,11 @@ class Memory:
     def close(self) -> None:
         """Close the store and stop the extraction worker processes, if any were started
         (a pipeline shared with another Memory starts them again when next used)."""
-        pipeline = self._extractor
-        try:
-            if pipeline is not None and not isinstance(pipeline, str):
-                from .ingest.pipeline import ExtractionPipeline
+        from .ingest.pipeline import ExtractionPipeline
 
-                if isinstance(pipeline, ExtractionPipeline):  # not a caller's own object
-                    pipeline.close()
+        try:
+            if isinstance(self._extractor, ExtractionPipeline):  # not a caller's own object
+                self._extractor.close()
         finally:
             self.store.close()
 

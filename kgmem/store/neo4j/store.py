@@ -151,6 +151,14 @@ def settings_from_env() -> dict[str, str | None]:
 
 
 # ---------------------------------------------------------------------------------- store
+
+def _lineage_versions(lineage: str) -> str:
+    """The versions ``(s)-[r]->(o)`` of lineage ``lineage`` (a parameter or a variable):
+    kgmem's by ``fact_id``, a graphiti edge (no ``fact_id``) by its own ``uuid``."""
+    return (f"MATCH (s:Entity)-[r:RELATES_TO {{fact_id: {lineage}}}]->(o:Entity) RETURN s, r, o "
+            f"UNION MATCH (s:Entity)-[r:RELATES_TO {{uuid: {lineage}}}]->(o:Entity) "
+            "WHERE r.fact_id IS NULL RETURN s, r, o")
+
 class Neo4jStore(SummaryReads):
     """The kgmem store contract on a Neo4j 5.26 database (thread-safe).
 
@@ -466,9 +474,7 @@ class Neo4jStore(SummaryReads):
 
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
         rows = self._q(
-            "CALL () { MATCH (s:Entity)-[r:RELATES_TO {fact_id: $f}]->(o:Entity) RETURN s, r, o "
-            "UNION MATCH (s:Entity)-[r:RELATES_TO {uuid: $f}]->(o:Entity) WHERE r.fact_id IS NULL "
-            "RETURN s, r, o } WITH s, r, o WHERE r.group_id = $g "
+            f"CALL () {{ {_lineage_versions('$f')} }} WITH s, r, o WHERE r.group_id = $g "
             + _V_RETURN
             + _V_PROV
             + " ORDER BY r.created_at, r.ins_seq, r.uuid",
@@ -511,10 +517,8 @@ class Neo4jStore(SummaryReads):
         if not fact_ids:
             return []
         rows = self._q(  # as versions_of_fact, one seek per lineage the page names
-            "UNWIND $fs AS f CALL (f) { "
-            "MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) RETURN s, r, o "
-            "UNION MATCH (s:Entity)-[r:RELATES_TO {uuid: f}]->(o:Entity) WHERE r.fact_id IS NULL "
-            "RETURN s, r, o } WITH s, r, o WHERE r.group_id = $g AND r.change_id IN $cs "
+            f"UNWIND $fs AS f CALL (f) {{ {_lineage_versions('f')} }} "
+            "WITH s, r, o WHERE r.group_id = $g AND r.change_id IN $cs "
             + _V_RETURN
             + _V_PROV
             + " ORDER BY r.created_at, r.ins_seq, r.uuid",

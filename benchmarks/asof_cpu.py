@@ -1,6 +1,8 @@
-"""CPU time of one as-of read (``Memory.facts`` of a person at a random date), embedded store.
+"""CPU time of one as-of read (``Memory.facts`` of a person at a random date), embedded store;
+``--op paths_3hop``: of one 3-hop path search between two random people (``Memory.paths``, as
+benchmarks.ops_cpu times it).
 
-    python -m benchmarks.asof_cpu [--facts 100000]
+    python -m benchmarks.asof_cpu [--facts 100000] [--op as_of|paths_3hop]
     PYTHONPATH=<old checkout> python -m benchmarks.asof_cpu   # the same on other code (cwd there)
     (cd OLD && PYTHONPATH=OLD python NEW/benchmarks/asof_cpu.py --store KEEP/old --warm 300 --block 1000)
         # a store benchmarks.ops_cpu --keep KEEP loaded (a million facts: load once per side);
@@ -37,6 +39,7 @@ def main(argv: list[str] | None = None) -> float:
                     "(KEEP/old or KEEP/new), already holding --facts facts: read, not loaded")
     ap.add_argument("--warm", type=int, default=200, help="untimed reads first")
     ap.add_argument("--block", type=int, default=400, help="reads per timed round")
+    ap.add_argument("--op", choices=("as_of", "paths_3hop"), default="as_of")
     args = ap.parse_args(argv)
     # no extraction (older code has no extractor argument and extracts nothing by default)
     kw: dict[str, Any] = ({"extractor": None}
@@ -53,9 +56,15 @@ def main(argv: list[str] | None = None) -> float:
             m.assert_facts(rows[i:i + 5000], group=g)
     now, rng = m.now(), random.Random(11)
 
-    def read() -> None:
+    def as_of() -> None:
         v = BASE + timedelta(days=rng.randrange(0, 9500))
         m.facts(f"person{rng.randrange(n_people)}", valid_at=v, known_at=now, group=g)
+
+    def paths_3hop() -> None:
+        a, b = rng.sample(range(n_people), 2)
+        m.paths(f"person{a}", f"person{b}", max_hops=3, group=g, limit=20)
+
+    read = as_of if args.op == "as_of" else paths_3hop
 
     for _ in range(args.warm):  # warm caches
         read()
@@ -67,7 +76,8 @@ def main(argv: list[str] | None = None) -> float:
         rounds.append((time.process_time() - t) / args.block * 1000)
     m.close()
     med = statistics.median(rounds)
-    print(f"CPU ms per as-of read ({args.facts:,} facts, 5 x {args.block}):",
+    what = "as-of read" if args.op == "as_of" else "3-hop paths call"
+    print(f"CPU ms per {what} ({args.facts:,} facts, 5 x {args.block}):",
           [round(x, 3) for x in rounds], f"median {med:.3f}, min {min(rounds):.3f}")
     return med
 

@@ -709,8 +709,10 @@ class Memory:
             return []
         mirror: list[str] = []
         if s is not None or o is not None:  # symmetric relations answer from either side
-            mirror = [p.name for p in self._predicates.specs(self.store, group).values()
-                      if p.symmetric and (pred is None or p.name == pred)]
+            stamped = named_reads.facts_at_cached_vocabulary(self, group, when, s, pred, o, limit)
+            if stamped is not None:
+                return stamped
+            mirror = named_reads.symmetric_of(self._predicates.specs(self.store, group), pred)
         return self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o,
                                 limit=limit, mirror=mirror)
 

@@ -24,7 +24,8 @@ from .predicates import Predicates
 from .reason.paths import depths, paths_over, with_source_map
 from .resolve import first_visible
 from .store.base import TimeFilter
-from .store.named_reads import Candidates, NamedReads, NameKey
+from .store.named_reads import Candidates, NamedReads, NameKey, StampedFacts
+from .vocabulary import PredicateSpec
 
 
 class Memory(Protocol):
@@ -43,7 +44,15 @@ def name_key(name_or_id: str) -> NameKey:
 _MISSING = object()
 
 
-_OFFERS: dict[type, bool] = {}
+_OFFERS: dict[tuple[type, type], bool] = {}
+
+
+def _offers(m: Memory, protocol: type) -> bool:
+    key = (type(m.store), protocol)
+    offers = _OFFERS.get(key)
+    if offers is None:
+        offers = _OFFERS[key] = isinstance(m.store, protocol)
+    return offers
 
 
 def offered(m: Memory) -> NamedReads | None:
@@ -54,11 +63,30 @@ def offered(m: Memory) -> NamedReads | None:
     :class:`kgmem.store.named_reads.StepByStep` hides them by class too), so the answer is
     kept per class: an ``isinstance`` against a runtime-checkable protocol inspects every
     member and cost more than a whole as-of read of the embedded store (0.1 of 0.4 ms)."""
-    cls = type(m.store)
-    offers = _OFFERS.get(cls)
-    if offers is None:
-        offers = _OFFERS[cls] = isinstance(m.store, NamedReads)
-    return m.store if offers else None
+    return m.store if _offers(m, NamedReads) else None
+
+
+def symmetric_of(specs: dict[str, PredicateSpec], predicate: str | None) -> list[str]:
+    """The symmetric predicates a read of ``predicate`` (None: any) answers from both sides."""
+    return [p.name for p in specs.values()
+            if p.symmetric and (predicate is None or p.name == predicate)]
+
+
+def facts_at_cached_vocabulary(m: Memory, group: str, when: TimeFilter, subject_id: str | None,
+                               predicate: str | None, object_id: str | None,
+                               limit: int | None) -> list[FactVersion] | None:
+    """``store.facts`` of resolved ids with the symmetric predicates of the group's cached
+    declarations, on a store that checks the vocabulary stamp inside that read
+    (:class:`~kgmem.store.named_reads.StampedFacts`): the answer of reading the stamp first,
+    one statement fewer. None: not offered, nothing cached yet, or the stamp moved (the
+    caller reads the stamp, then the facts)."""
+    store = m.store if _offers(m, StampedFacts) else None
+    hit = m._predicates.cached(group)
+    if store is None or hit is None:
+        return None
+    stamp, specs = hit
+    return store.facts_at_stamp(stamp, group, when, subject_id, predicate, object_id, limit,
+                                symmetric_of(specs, predicate))
 
 
 def _choice(key: NameKey, found: Candidates) -> Entity | None | object:
@@ -92,8 +120,7 @@ def facts(m: Memory, group: str, when: TimeFilter, subject: str | None,
         hit = m._predicates.cached(group)
         assert hit is not None
     stamp, specs = hit
-    mirror = [p.name for p in specs.values()
-              if p.symmetric and (predicate is None or p.name == predicate)]
+    mirror = symmetric_of(specs, predicate)
     sk = name_key(subject) if subject is not None else None
     ok = name_key(obj) if obj is not None else None
     got = store.facts_named(group, when, sk, predicate, ok, limit, mirror)

@@ -185,6 +185,29 @@ def test_another_memory_sees_a_declaration_at_its_next_write(make_memory, store_
             b.close()
 
 
+def test_another_memory_sees_a_declaration_at_its_next_read(make_memory, store_kind) -> None:
+    """A's reads answer with the declarations A cached while the store's stamp holds (the
+    embedded store checks it inside the facts statement): each read after B's declaration
+    answers by the new rules, whether the old ones gave rows or none."""
+    a, g = make_memory(), fresh_group()
+    b = (Memory(Path(a.store.path)) if store_kind == "embedded"  # type: ignore[attr-defined]
+         else Memory(store=a.store))
+    try:
+        a.assert_fact("Ann", "ROOMMATE_OF", "Ben", valid_at="2020", group=g)
+        for _ in range(2):  # the second read answers from A's cache
+            assert a.facts("Ben", "ROOMMATE_OF", group=g) == []
+            assert [f.object for f in a.facts("Ben", group=g)] == []
+        b.declare_predicate("ROOMMATE_OF", functional=False, symmetric=True, group=g)
+        assert [f.subject for f in a.facts("Ben", "ROOMMATE_OF", group=g)] == ["Ann"]
+        assert [f.subject for f in a.facts("Ben", group=g)] == ["Ann"]
+        b.declare_predicate("ROOMMATE_OF", functional=False, symmetric=False, group=g)
+        assert a.facts("Ben", group=g) == []  # rows under the old rules, none under the new
+        assert [f.object for f in a.facts("Ann", group=g)] == ["Ben"]
+    finally:
+        if store_kind == "embedded":
+            b.close()
+
+
 def test_erasing_a_group_erases_its_declarations(make_memory) -> None:
     m, g = make_memory(), fresh_group()
     m.declare_predicate("DRIVES", functional=True, group=g)

@@ -189,6 +189,41 @@ def _vocabulary_stamp(conn: sqlite3.Connection) -> str | None:
     return row[0] if row else None
 
 
+def _facts_sql(group: str, when: TimeFilter, subject_id: str | None, predicate: str | None,
+               object_id: str | None, limit: int | None, mirror: Collection[str],
+               stamp_check: bool = False) -> tuple[str, list[Any]]:
+    """The statement of ``EmbeddedStore.facts``; with ``stamp_check`` it returns rows only
+    while the vocabulary stamp is its first parameter (a constant subquery: SQLite evaluates
+    it once, before the scan)."""
+    vis, params = version_sql(when)
+    # "+v.group_id" keeps SQLite from picking the (group_id, created_at) index over the
+    # far more selective subject/object/fact indexes.
+    where = ["+v.group_id = ?" if (subject_id or object_id) else "v.group_id = ?", vis]
+    if stamp_check:
+        where.insert(0, "(SELECT value FROM meta WHERE key='vocabulary') IS ?")
+    params = [group, *params]
+    if predicate is not None:
+        where.append("v.predicate = ?")
+        params.append(predicate)
+    roles, role_params = _roles_sql(subject_id, object_id)
+    if roles:
+        if mirror:
+            swapped, swapped_params = _roles_sql(object_id, subject_id)
+            marks = ", ".join("?" for _ in mirror)
+            roles = f"(({roles}) OR ({swapped} AND v.predicate IN ({marks})))"
+            role_params += swapped_params + list(mirror)
+        where.append(roles)
+        params += role_params
+    sql = (
+        f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE {' AND '.join(where)} "
+        "ORDER BY v.subject_id, v.predicate, v.valid_at, v.created_at, v.id"
+    )
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return sql, params
+
+
 def _declarations(rows: list[tuple[Any, ...]]) -> list[Declaration]:
     return [Declaration.from_row(r, opt_from_micros) for r in rows]
 
@@ -406,31 +441,30 @@ class EmbeddedStore(SummaryReads):
         limit: int | None = None,
         mirror: Collection[str] = (),
     ) -> list[FactVersion]:
-        vis, params = version_sql(when)
-        # "+v.group_id" keeps SQLite from picking the (group_id, created_at) index over the
-        # far more selective subject/object/fact indexes.
-        where = ["+v.group_id = ?" if (subject_id or object_id) else "v.group_id = ?", vis]
-        params = [group, *params]
-        if predicate is not None:
-            where.append("v.predicate = ?")
-            params.append(predicate)
-        roles, role_params = _roles_sql(subject_id, object_id)
-        if roles:
-            if mirror:
-                swapped, swapped_params = _roles_sql(object_id, subject_id)
-                marks = ", ".join("?" for _ in mirror)
-                roles = f"(({roles}) OR ({swapped} AND v.predicate IN ({marks})))"
-                role_params += swapped_params + list(mirror)
-            where.append(roles)
-            params += role_params
-        sql = (
-            f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE {' AND '.join(where)} "
-            "ORDER BY v.subject_id, v.predicate, v.valid_at, v.created_at, v.id"
-        )
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
+        sql, params = _facts_sql(group, when, subject_id, predicate, object_id, limit, mirror)
         return self._versions(self._q(sql, params))
+
+    def facts_at_stamp(
+        self,
+        stamp: str | None,
+        group: str,
+        when: TimeFilter,
+        subject_id: str | None,
+        predicate: str | None,
+        object_id: str | None,
+        limit: int | None,
+        mirror: Collection[str],
+    ) -> list[FactVersion] | None:
+        """``facts``, read only while the vocabulary stamp is ``stamp`` (the one ``mirror`` was
+        computed at), checked in the same statement (one snapshot); None when it moved.
+        (kgmem.store.named_reads.StampedFacts)"""
+        sql, params = _facts_sql(group, when, subject_id, predicate, object_id, limit, mirror,
+                                 stamp_check=True)
+        with self._db.read() as c:
+            rows = c.execute(sql, [stamp, *params]).fetchall()
+            if not rows and _vocabulary_stamp(c) != stamp:  # no rows: which of the two?
+                return None
+        return self._versions(rows)
 
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
         rows = self._q(

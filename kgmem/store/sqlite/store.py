@@ -52,6 +52,7 @@ from ..visibility import (
 )
 from .conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
 from .erase import EraseOps
+from .facts_sql import facts_sql, read_vocabulary_stamp
 from .rows import (
     CHANGE_SELECT,
     EPISODE_FULL,
@@ -182,46 +183,6 @@ _DECL_SELECT = (
     "SELECT id, group_id, name, cardinality, symmetric, description, source, created_at, "
     "change_id, expired_at, expired_by FROM predicates"
 )
-
-
-def _vocabulary_stamp(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key='vocabulary'").fetchone()
-    return row[0] if row else None
-
-
-def _facts_sql(group: str, when: TimeFilter, subject_id: str | None, predicate: str | None,
-               object_id: str | None, limit: int | None, mirror: Collection[str],
-               stamp_check: bool = False) -> tuple[str, list[Any]]:
-    """The statement of ``EmbeddedStore.facts``; with ``stamp_check`` it returns rows only
-    while the vocabulary stamp is its first parameter (a constant subquery: SQLite evaluates
-    it once, before the scan)."""
-    vis, params = version_sql(when)
-    # "+v.group_id" keeps SQLite from picking the (group_id, created_at) index over the
-    # far more selective subject/object/fact indexes.
-    where = ["+v.group_id = ?" if (subject_id or object_id) else "v.group_id = ?", vis]
-    if stamp_check:
-        where.insert(0, "(SELECT value FROM meta WHERE key='vocabulary') IS ?")
-    params = [group, *params]
-    if predicate is not None:
-        where.append("v.predicate = ?")
-        params.append(predicate)
-    roles, role_params = _roles_sql(subject_id, object_id)
-    if roles:
-        if mirror:
-            swapped, swapped_params = _roles_sql(object_id, subject_id)
-            marks = ", ".join("?" for _ in mirror)
-            roles = f"(({roles}) OR ({swapped} AND v.predicate IN ({marks})))"
-            role_params += swapped_params + list(mirror)
-        where.append(roles)
-        params += role_params
-    sql = (
-        f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE {' AND '.join(where)} "
-        "ORDER BY v.subject_id, v.predicate, v.valid_at, v.created_at, v.id"
-    )
-    if limit is not None:
-        sql += " LIMIT ?"
-        params.append(limit)
-    return sql, params
 
 
 def _declarations(rows: list[tuple[Any, ...]]) -> list[Declaration]:
@@ -358,7 +319,7 @@ class EmbeddedStore(SummaryReads):
 
     def vocabulary_stamp(self) -> str | None:
         with self._db.read() as c:  # a reader: never waits behind a writer
-            return _vocabulary_stamp(c)
+            return read_vocabulary_stamp(c)
 
     def declarations(self, group: str | None, known_at: datetime | None = None
                      ) -> list[Declaration]:
@@ -441,7 +402,7 @@ class EmbeddedStore(SummaryReads):
         limit: int | None = None,
         mirror: Collection[str] = (),
     ) -> list[FactVersion]:
-        sql, params = _facts_sql(group, when, subject_id, predicate, object_id, limit, mirror)
+        sql, params = facts_sql(group, when, subject_id, predicate, object_id, limit, mirror)
         return self._versions(self._q(sql, params))
 
     def facts_at_stamp(
@@ -458,11 +419,11 @@ class EmbeddedStore(SummaryReads):
         """``facts``, read only while the vocabulary stamp is ``stamp`` (the one ``mirror`` was
         computed at), checked in the same statement (one snapshot); None when it moved.
         (kgmem.store.named_reads.StampedFacts)"""
-        sql, params = _facts_sql(group, when, subject_id, predicate, object_id, limit, mirror,
-                                 stamp_check=True)
+        sql, params = facts_sql(group, when, subject_id, predicate, object_id, limit, mirror,
+                                stamp_check=True, stamp=stamp)
         with self._db.read() as c:
-            rows = c.execute(sql, [stamp, *params]).fetchall()
-            if not rows and _vocabulary_stamp(c) != stamp:  # no rows: which of the two?
+            rows = c.execute(sql, params).fetchall()
+            if not rows and read_vocabulary_stamp(c) != stamp:  # no rows: which of the two?
                 return None
         return self._versions(rows)
 
@@ -884,7 +845,7 @@ class _WriteTx(SummaryWrites, EraseOps):
 
     # predicate declarations
     def vocabulary_stamp(self) -> str | None:
-        return _vocabulary_stamp(self.c)
+        return read_vocabulary_stamp(self.c)
 
     def _renew_vocabulary_stamp(self) -> None:
         self.c.execute(
@@ -987,14 +948,3 @@ class _WriteTx(SummaryWrites, EraseOps):
             ),
         )
 
-
-def _roles_sql(subject_id: str | None, object_id: str | None) -> tuple[str, list[Any]]:
-    """The subject/object part of a facts() filter ("" when neither is given)."""
-    conds, params = [], []
-    if subject_id is not None:
-        conds.append("v.subject_id = ?")
-        params.append(subject_id)
-    if object_id is not None:
-        conds.append("v.object_id = ?")
-        params.append(object_id)
-    return " AND ".join(conds), params

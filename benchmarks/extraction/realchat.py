@@ -52,17 +52,20 @@ DATA = HERE / "realchat.jsonl"
 OUT_DIR = HERE.parent / "out" / "extraction" / "realchat"
 SYMMETRIC = {p.name for p in DEFAULT_PREDICATES if p.symmetric} | {"ENGAGED_TO"}
 _LEAD = re.compile(r"^(?:(?:the|a|an|my|our|your|his|her|their|this|that|these|those|some)\s+)+")
+_ARTICLE = re.compile(r"(?<=\S) (?:a|an|the) (?=\S)")
 _PUNCT = re.compile(r"[\"“”‘’'`.,!?;:()\[\]]")
 
 
 # ------------------------------------------------------------------------ normalisation
 def norm(text: str) -> str:
-    """Lower case, no punctuation or leading articles/possessives, '&' = 'and', a final
-    plural 's' dropped (applied to both sides, so 'Paris' and 'Pari' agree harmlessly)."""
+    """Lower case, no punctuation, no leading articles/possessives nor articles inside,
+    '&' = 'and', a final plural 's' dropped (applied to both sides, so 'Paris' and 'Pari'
+    agree harmlessly)."""
     s = (text or "").lower().replace("&", " and ")
     s = _PUNCT.sub(" ", s)
     s = re.sub(r"\s+", " ", s).strip()
     s = _LEAD.sub("", s)
+    s = _ARTICLE.sub(" ", s)  # "interview for a design internship" = "... for design ..."
     if len(s) > 3 and s.endswith("s") and not s.endswith("ss"):
         s = s[:-1]
     return s

@@ -157,6 +157,11 @@ CLUB_NOUNS = frozenset(
      "coop", "collective", "troupe", "ensemble", "crew", "meetup", "forum", "party",
      "brigade", "squad", "corps", "chapter"}
 )
+# "I'm in a book club", "I'm finally in the study abroad program": groups one is in (MEMBER_OF)
+IN_GROUP_NOUNS = (CLUB_NOUNS - {"community", "party", "meetup", "forum", "network", "circle",
+                                "board", "crew", "gym"}) | frozenset(
+    {"program", "programme", "cohort", "fellowship", "residency", "apprenticeship",
+     "organization", "organisation"})
 SCHOOL_WORDS = frozenset(
     {"university", "college", "school", "institute", "academy", "polytechnic", "conservatory",
      "seminary", "univ", "uni"}
@@ -254,7 +259,7 @@ REPORT_VERBS = frozenset({"say", "tell", "mention", "claim", "write", "type"})
 IRREALIS_VERBS = frozenset(
     {"wonder", "ask", "doubt", "imagine", "pretend", "suppose", "guess", "dream", "fear",
      "worry", "if", "whether", "suggest", "recommend", "remind", "tell", "teach", "help",
-     "let", "make"}
+     "let", "make", "wish"}
 )
 # of those, the ones that report a fact in a that-clause ("excited to tell you I started a
 # class"): irrealis only over an infinitive ("told him to go")
@@ -475,7 +480,8 @@ EVENT_NOUNS = frozenset(
      "potluck", "fundraiser", "gala", "auction", "screening", "premiere", "hackathon",
      "tasting", "cook-off", "scrimmage", "tryout", "tryouts", "audition", "playdate",
      "sleepover", "prom", "graduation", "orientation", "trivia", "quiz", "jamboree", "rodeo",
-     "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage"}
+     "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage",
+     "interview"}
 )
 # events too vague to remember without a kind ("went to an event", "made it in my class")
 VAGUE_EVENTS = frozenset({"event", "events", "session", "class", "course", "lesson", "meeting",
@@ -496,12 +502,18 @@ VISIT_PLACE_NOUNS = frozenset(
 # a good time had somewhere: "had a blast at the fair"
 GOOD_TIME_NOUNS = frozenset({"time", "blast", "fun", "ball", "day", "night", "evening",
                              "weekend", "experience"})
+# whom one teaches, not what: "teaching others" is no "others teacher"
+TAUGHT_PEOPLE = frozenset({"others", "people", "kids", "children", "students", "folks", "adults",
+                           "beginners", "everyone", "everybody", "classes", "lessons"})
 # "this charity thing", "a birthday do", "family day": a vague head made an event by its modifier
-EVENT_HEADS = frozenset({"thing", "do", "day", "night", "evening", "weekend", "drive", "walk"})
+EVENT_HEADS = frozenset({"thing", "do", "day", "night", "evening", "weekend", "drive", "walk",
+                         "game", "sale"})
 EVENT_COMPOUNDS = frozenset(
     {"charity", "fundraising", "birthday", "wedding", "graduation", "holiday", "christmas",
      "halloween", "networking", "community", "family", "game", "movie", "karaoke", "trivia",
-     "quiz", "open", "awareness", "pride", "bake", "volunteer", "volunteering", "school"}
+     "quiz", "open", "awareness", "pride", "bake", "volunteer", "volunteering", "school",
+     "benefit", "yard", "garage", "rummage", "basketball", "football", "baseball", "soccer",
+     "hockey", "volleyball"}
 )
 # where one goes inside a place ("went to a place in London", "a cafe in Rome")
 VENUE_NOUNS = frozenset({"place", "spot", "restaurant", "cafe", "bar", "pub", "shop", "store",

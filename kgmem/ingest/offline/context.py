@@ -16,7 +16,7 @@ from .. import lexicon as L
 from ..facts import ANY_OBJECT, ExtractedFact
 from ..temporal import ResolvedTime, find_time_expressions, resolve_time
 from .entities import strip_det
-from .flags import Flags, clause_flags, future_progressive, is_question
+from .flags import Flags, asks, clause_flags, future_progressive
 from .mentions import Mention, Mentions
 from .objects import generic_object
 from .sitting import Sitting
@@ -181,7 +181,7 @@ class Context(Mentions):
         else:
             f = Flags()
             sent = next((t.sent for t in tokens if t is not None), None)
-            if sent is not None and (sent.text.rstrip().endswith("?") or is_question(sent)):
+            if sent is not None and asks(sent):
                 return None
         if f.hypothetical or (f.modal and not allow_in_plan):
             return None
@@ -226,8 +226,9 @@ def _polarity(kind: str, predicate: str, confidence: float, f: Flags, *, negatab
     since_neg = False
     if kind == "assert" and negatable and f.neg and f.perfect and hit is not None:
         since_neg = hit[0].relation == "since" and not hit[1].lower().startswith("for ")
-    if kind == "assert" and negatable and f.neg and predicate in UNNEGATABLE:
-        return None  # "I've never been to Boston" is not a correction of anything
+    if kind == "assert" and negatable and f.neg and (predicate in UNNEGATABLE or f.yet):
+        # "I've never been to Boston", "I haven't done pottery yet": no correction of anything
+        return None
     if kind == "assert" and negatable and f.neg:
         if f.ending or since_neg:
             kind = "end"  # "I haven't worked at IBM since 2019": ended in 2019

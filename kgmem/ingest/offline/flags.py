@@ -27,6 +27,7 @@ class Flags:
     in_plan: bool = False  # under a plan verb ("I want to move to Paris")
     reported_neg: bool = False  # "I never said I lived in Boston"
     modal: bool = False
+    yet: bool = False  # "yet" on the verb: negated, "not so far" ("I haven't done pottery yet")
 
 
 def clause_flags(verb: Token) -> Flags:
@@ -34,7 +35,7 @@ def clause_flags(verb: Token) -> Flags:
     f = Flags()
     group = verb_group(verb)
     sent = verb.sent
-    if sent.text.rstrip().endswith("?") or is_question(sent):
+    if asks(sent):
         f.hypothetical = True
     for v in group:
         _mark_own_words(f, v)
@@ -49,6 +50,8 @@ def _mark_own_words(f: Flags, v: Token) -> None:
         low = c.lower_
         if c.dep_ == "advmod" and low in L.HEDGES:
             f.hypothetical = True
+        if c.dep_ == "advmod" and low == "yet":
+            f.yet = True
         if c.dep_ == "neg" or low == "never":
             f.neg = True
             if low == "never":
@@ -92,8 +95,9 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
                        "pobj", "dobj") and cur.head is not cur and hops < 8:
         sub, cur = cur, cur.head
         hops += 1
-        if cur.pos_ not in ("VERB", "AUX"):
-            continue
+        if cur.pos_ not in ("VERB", "AUX") and not (
+                cur.i == cur.sent.start and cur.lower_ in L.IRREALIS_VERBS):
+            continue  # ("Wish I had a vacation lined up": the tagger's PROPN "Wish")
         lemma = cur.lemma_.lower()
         if sub.dep_ in ("xcomp", "pcomp", "prep", "pobj", "dobj") and lemma in L.PLAN_VERBS:
             f.in_plan = True
@@ -131,6 +135,26 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
         if sub.dep_ == "xcomp" and cur.lemma_ == "go" and cur.tag_ == "VBG" and child(
                 sub, "aux") is not None:
             f.future = True  # "I'm gonna take a shot at ...", "I'm going to sell my car"
+
+
+# ", huh?", ", right?": a statement with a tag that asks for agreement, not a question
+_QUESTION_TAGS = frozenset({
+    "huh", "right", "eh", "yeah", "no", "ok", "okay", "you know", "ya know", "y'know",
+    "isn't it", "wasn't it", "don't you think", "wouldn't you say", "am i right", "innit",
+    "ain't it", "isn't that right", "you think", "yes"})
+
+
+def asks(sent: Span) -> bool:
+    """The sentence is a question: it asks (:func:`is_question`) or ends with "?", unless the
+    "?" closes a tag after a comma ("I started my own store - pretty cool, huh?")."""
+    text = sent.text.rstrip()
+    if is_question(sent):
+        return True
+    if not text.endswith("?"):
+        return False
+    head, comma, tag = text.rstrip("?!. ").rpartition(",")
+    tag = " ".join(tag.lower().replace("’", "'").split())
+    return not (comma and head.strip() and tag in _QUESTION_TAGS)
 
 
 def is_question(sent: Span) -> bool:

@@ -236,7 +236,10 @@ def subjects(c: Mentions, verb: Token, collective: bool = False) -> tuple[list[M
     """Subjects of a verb (inherited through xcomp/conj); bool = subject was dropped."""
     cur = verb
     for _ in range(6):
-        subj_children = [ch for ch in cur.children if ch.dep_ in ("nsubj", "nsubjpass")]
+        subj_children = [ch for ch in cur.children if ch.dep_ in ("nsubj", "nsubjpass")] or [
+            # the parser sometimes hangs the subject on the auxiliary ("I <- was remembering")
+            g for a in cur.children if a.dep_ in ("aux", "auxpass") and a.i < cur.i
+            for g in a.children if g.dep_ in ("nsubj", "nsubjpass")]
         subj_children = [ch for ch in subj_children if not vocative(ch, subj_children)]
         if subj_children:
             for ch in sorted(subj_children, key=lambda t: t.pos_ != "PROPN"):

@@ -66,6 +66,10 @@ def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_am
             if dep == "punct" and ch.text in ("-", "'", "&", ".") and abs(ch.i - t.i) == 1:
                 toks.append(ch)
                 continue
+            if dep == "advmod" and not top and t.dep_ in ("nmod", "compound") and (
+                    ch.i == t.i + 1):
+                toks.append(ch)  # "the study abroad program"
+                continue
             if dep in _NP_DROP:
                 continue
             if dep == "dobj" and t.pos_ != "VERB":
@@ -76,6 +80,9 @@ def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_am
     if ent is not None:
         toks.extend(t for t in ent if t.lower_ not in ("the",))
     return strip_det(join_tokens(toks))
+
+
+_REASON_PREPS = frozenset({"because", "due", "thanks", "owing"})
 
 
 def verb_phrase(c: Mentions, verb: Token) -> str:
@@ -98,8 +105,8 @@ def verb_phrase(c: Mentions, verb: Token) -> str:
                 dep == "punct" and ch.text in ("'", "-")
             ):
                 continue
-            if dep == "prep" and ch.i in c.time_tokens:
-                continue
+            if dep == "prep" and (ch.i in c.time_tokens or ch.lower_ in _REASON_PREPS):
+                continue  # a time, or a reason ("going into policymaking because of my degree")
             if dep == "prep" and ((p := pobj(ch)) is None or p.i in c.time_tokens):
                 continue
             collect(ch, False)

@@ -247,6 +247,11 @@ def _prepositions(c: Context, v: Token, subs: list[Mention], subj_tok: Token | N
                 for s in subs:
                     c.emit(s, "LEADS", noun_phrase(c, team), v, rule="in_charge_of",
                            tokens=[team])
+        elif o.pos_ == "NOUN" and o.lemma_.lower() in L.IN_GROUP_NOUNS and not c.flags(v).past:
+            for s in subs:  # "I'm in a book club", "I'm finally in the study abroad program"
+                if s.speaker or s.label == "PERSON":
+                    c.emit(s, "MEMBER_OF", noun_phrase(c, o, keep_preps=("for", "of")), v,
+                           confidence=0.7, rule="in_group", tokens=[o])
         elif ent_type(o) in ("GPE", "LOC") and (c.flags(v).past or c.flags(v).perfect):
             if any(s.speaker for s in subs) or all(s.label == "PERSON" for s in subs):
                 for s in subs:

@@ -68,13 +68,21 @@ def do(c: Context, v: Token) -> None:
 
 
 def graduate(c: Context, v: Token) -> None:
-    """"I graduated from Yale": ATTENDED."""
+    """"I graduated from Yale": ATTENDED; "I graduated last week!" (no school named): the
+    graduation, an event (EXPERIENCED)."""
     subs, _ = subjects(c, v)
-    for prep, o in preps(v, ("from",)):
+    schools = [o for _prep, o in preps(v, ("from",))]
+    for o in schools:
         if entity_ok(c, o, "org"):
             for s in subs:
                 c.emit(s, "ATTENDED", noun_phrase(c, o, keep_preps=("of",)), v,
                        rule="graduated_from", tokens=[o])
+    f = c.flags(v)
+    if not schools and v.pos_ == "VERB" and (f.past or f.perfect) and not f.future:
+        for s in subs:
+            if s.speaker or s.label == "PERSON":
+                c.emit(s, "EXPERIENCED", "graduation", v, rule="graduated", tokens=[v],
+                       confidence=0.7)
 
 
 def attend(c: Context, v: Token) -> None:

@@ -103,6 +103,18 @@ def attended(c: Context, v: Token, tok: Token, subs: list[Mention], rule: str,
             continue
         for s in subs:
             c.emit(s, pred, text, v, rule=rule, tokens=[obj], confidence=confidence)
+        visited_around(c, v, obj, subs, confidence)
+
+
+def visited_around(c: Context, v: Token, where: Token, subs: list[Mention],
+                   confidence: float) -> None:
+    """The town or country an event or place was in was visited too: "a Harry Potter
+    conference in the UK", "the beach in Tampa"."""
+    for _prep, place in preps(where, ("in",)):
+        if ent_type(place) in ("GPE", "LOC") and place.i not in c.time_tokens:
+            for s in subs:
+                c.emit(s, "VISITED", noun_phrase(c, place), v, rule="event_in_place",
+                       tokens=[place], confidence=confidence * 0.9)
 
 
 def go_event(c: Context, v: Token, subs: list[Mention], dropped: bool) -> bool:
@@ -118,7 +130,10 @@ def go_event(c: Context, v: Token, subs: list[Mention], dropped: bool) -> bool:
             done = True
         elif prep.lower_ == "to":
             visited_in(c, v, o, subs, conf)  # "went to a place in London"
-    for x in (child(v, "xcomp"), child(v, "dobj")):
+    # "went camping with the kids" parses the gerund as an adverbial clause of "went"
+    gerund = child(v, "advcl")
+    gerund = gerund if gerund is not None and gerund.i == v.i + 1 else None
+    for x in (child(v, "xcomp"), child(v, "dobj"), gerund):
         if x is not None and x.tag_ == "VBG" and x.lower_ in L.GO_HOBBIES:
             for s in subs:  # "we went camping two weekends ago"
                 c.emit(s, "ATTENDED", x.lower_, v, rule="went_gerund", tokens=[x],
@@ -245,13 +260,28 @@ def be_at(c: Context, v: Token) -> None:
 def took_trip(c: Context, v: Token, subs: list[Mention], dropped: bool) -> None:
     """"took a road trip for research", "took a trip to Peru" (ATTENDED; VISITED Peru)."""
     dobj = child(v, "dobj")
-    if dobj is None or not took_place(c, v) or not is_event(dobj):
+    if dobj is None or not took_place(c, v):
+        return
+    if not is_event(dobj):
+        took_along(c, v, subs, dropped)
         return
     attended(c, v, dobj, subs, "took_trip", 0.8 - 0.1 * dropped)
     for _prep, o in preps(dobj, ("to",)) + preps(v, ("to",)):
         if ent_type(o) in ("GPE", "LOC", "FAC"):
             for s in subs:
                 c.emit(s, "VISITED", noun_phrase(c, o), v, rule="trip_to", tokens=[o])
+
+
+def took_along(c: Context, v: Token, subs: list[Mention], dropped: bool) -> None:
+    """"took my turtles to the beach in Tampa", "took the kids to a concert", "took my mom to
+    Paris": one went there too (a past clause)."""
+    for _prep, o in preps(v, ("to",)):
+        if ent_type(o) in ("GPE", "LOC", "FAC") and o.i not in c.time_tokens:
+            for s in subs:
+                c.emit(s, "VISITED", noun_phrase(c, o), v, rule="took_to", tokens=[o],
+                       confidence=0.7 - 0.1 * dropped)
+        else:
+            attended(c, v, o, subs, "took_to", 0.7 - 0.1 * dropped)
 
 
 def back_from(c: Context, v: Token, subs: list[Mention]) -> None:

@@ -11,7 +11,7 @@ from ..entities import is_pet_noun
 from ..mentions import Mention, subjects
 from ..phrases import noun_phrase
 from ..tree import child
-from .events import good_time_at
+from .events import event_object, good_time_at, is_event
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -80,6 +80,11 @@ def have(c: Context, v: Token) -> None:
                     c.emit(s, pred, nm, v, rule="have_relation", timed=False,
                            tokens=[n])
         return
+    if dobj is not None and v.lemma_ == "have" and is_event(dobj) and not any(
+            ch.dep_ == "compound" and ch.lemma_.lower() in L.GOOD_TIME_NOUNS
+            for ch in dobj.children):  # not "had an incredible time meeting with a fan"
+        event_object(c, v)  # "I had an interview for a design internship yesterday"
+        return
     if dobj is None or not is_pet_noun(dobj):
         return
     subs, _ = subjects(c, v)
@@ -113,6 +118,11 @@ def pet_away(c: Context, v: Token) -> None:
     if prt is None or (lemma == "put" and prt.lower_ != "down"):
         return
     dobj = child(v, "dobj")
+    if dobj is not None and v.lemma_ == "have" and is_event(dobj) and not any(
+            ch.dep_ == "compound" and ch.lemma_.lower() in L.GOOD_TIME_NOUNS
+            for ch in dobj.children):  # not "had an incredible time meeting with a fan"
+        event_object(c, v)  # "I had an interview for a design internship yesterday"
+        return
     if dobj is None or not is_pet_noun(dobj):
         return
     subs, _ = subjects(c, v)

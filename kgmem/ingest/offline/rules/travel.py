@@ -107,11 +107,26 @@ def visit(c: Context, v: Token) -> None:
 
 
 def spend(c: Context, v: Token) -> None:
-    """"I spent a week in Lisbon": VISITED."""
+    """"I spent a week in Lisbon": VISITED; "spent the day volunteering at a homeless shelter"
+    (the parser takes "volunteering" for a noun): VOLUNTEERS_AT."""
     f = c.flags(v)
+    subs, dropped = subjects(c, v)
+    doing = next((t for t in v.subtree if t.lower_ == "volunteering" and t.pos_ == "NOUN"
+                  and t.head.i in (v.i, *(ch.i for ch in v.children))), None)
+    if doing is not None and not f.future:
+        # "spent the day volunteering at a food bank", "spent time at the shelter volunteering"
+        # (parsed "[the shelter volunteering]": the place is its compound)
+        places = [p for _prep, o in preps(v, ("at", "for")) for p in (
+            [ch for ch in o.children if ch.dep_ == "compound"] if o.i == doing.i else [o])]
+        if doing.dep_ == "dobj":
+            places += [o for _prep, o in preps(doing, ("at", "for"))]
+        for o in places:
+            if o.pos_ == "NOUN" and o.i not in c.time_tokens:
+                for s in subs:
+                    c.emit(s, "VOLUNTEERS_AT", noun_phrase(c, o), v, rule="spent_volunteering",
+                           tokens=[o], confidence=0.7 - 0.1 * dropped, timed=False)
     if not (f.past or f.perfect):
         return
-    subs, dropped = subjects(c, v)
     for prep, o in preps(v, ("in", "at")):
         if ent_type(o) in ("GPE", "LOC") or o.pos_ == "PROPN":
             for s in subs:

@@ -314,7 +314,8 @@ def teach(c: Context, v: Token) -> None:
     dobj = child(v, "dobj")
     f = c.flags(v)
     if dobj is not None and dobj.pos_ == "NOUN" and not (f.past or f.future) and dobj.i not in (
-            c.time_tokens) and not any(ch.dep_ in ("det", "poss") for ch in dobj.children):
+            c.time_tokens) and not any(ch.dep_ in ("det", "poss") for ch in dobj.children) and (
+            dobj.lower_ not in L.TAUGHT_PEOPLE):
         for s in subs:  # "teach yoga", not "taught my son to swim" / "teach them"
             c.emit(s, "HAS_ROLE", f"{noun_phrase(c, dobj)} teacher", v, timed=False,
                    confidence=0.65, rule="teach_subject", tokens=[dobj])

@@ -1,0 +1,111 @@
+"""Chat forms found on ten more fresh LoCoMo dev sessions (conversations 0-4, labelled before the
+extractor ran on them; wave 2, sitting 6): tag questions, events had or held, the place an
+event was in, "took X to Y", a graduation with no school, "I'm in a club", "not ... yet".
+Sentences are written for these tests (not copied from the dataset)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_extract_chat import REF, facts
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I opened my own bakery last year - pretty cool, huh?", ("Sam", "RUNS", "bakery", "assert")),
+    ("I moved to Denver in March, right?", ("Sam", "LIVES_IN", "Denver", "assert")),
+    ("We adopted a puppy named Rex, you know?", ("Sam", "HAS_PET", "Rex", "assert")),
+])
+def test_a_statement_with_a_question_tag_still_states(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text", [
+    "Did you move to Denver in March?",
+    "So, you moved to Denver, huh?",   # about the listener: no fact for the speaker
+    "Would you open your own bakery, right?",
+])
+def test_real_questions_still_state_nothing(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[0] == "Sam"], (text, got)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("We went fishing with my dad two weeks ago.", ("Sam", "ATTENDED", "fishing", "assert")),
+    ("I had a job interview at a bank yesterday.",
+     ("Sam", "ATTENDED", "job interview", "assert")),
+    ("We had a birthday party for my niece last Saturday.",
+     ("Sam", "ATTENDED", "birthday party", "assert")),
+    ("Last month I organized a bake sale for the shelter.",
+     ("Sam", "ATTENDED", "bake sale for shelter", "assert")),
+    ("I hosted a charity football game last weekend.",
+     ("Sam", "ATTENDED", "charity football game", "assert")),
+    ("I graduated last month!", ("Sam", "EXPERIENCED", "graduation", "assert")),
+    ("I'm in a hiking club now.", ("Sam", "MEMBER_OF", "hiking club", "assert")),
+    ("I'm finally in the study abroad program!",
+     ("Sam", "MEMBER_OF", "study abroad program", "assert")),
+    ("I spent Sunday volunteering at a food bank.",
+     ("Sam", "VOLUNTEERS_AT", "food bank", "assert")),
+])
+def test_events_and_memberships_of_chat(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text,place", [
+    ("Last week I went to a comic convention in Japan.", "Japan"),
+    ("I took my kids to the beach in Miami yesterday.", "Miami"),
+    ("Two days ago we took my mom to Chicago.", "Chicago"),
+])
+def test_the_town_an_event_or_trip_was_in_is_visited(ex, text, place) -> None:
+    got = facts(ex, text)
+    assert ("Sam", "VISITED", place, "assert") in got, (text, got)
+
+
+def test_the_visit_is_dated_like_the_event(ex) -> None:
+    got = {f.predicate: f for f in ex.extract(
+        "Last week I went to a comic convention in Japan.", REF, speaker="Sam")}
+    assert got["VISITED"].valid_at == got["ATTENDED"].valid_at is not None
+
+
+@pytest.mark.parametrize("text", [
+    "I graduated from Harvard in 2010.",        # the school is the fact, as before
+    "I'll graduate next spring.",               # not yet
+    "I have a job interview tomorrow.",         # a plan, not an event that happened
+    "I was in a band in college.",              # over: no membership now
+    "I'm in a good place right now.",
+])
+def test_no_event_or_membership_where_none_happened(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[1] in ("EXPERIENCED", "MEMBER_OF") or (
+        f[1] == "ATTENDED" and "interview" in f[2])], (text, got)
+
+
+@pytest.mark.parametrize("text", [
+    "I haven't tried pottery yet, but I'd love to.",
+    "I haven't moved to Austin yet.",
+    "We haven't adopted a dog yet.",
+])
+def test_not_yet_is_no_retraction(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[3] in ("retract", "end")], (text, got)
+
+
+def test_whom_one_teaches_is_no_role(ex) -> None:
+    got = facts(ex, "I love running my studio and teaching others.")
+    assert not [f for f in got if f[1] == "HAS_ROLE"], got
+    assert ("Sam", "HAS_ROLE", "yoga teacher", "assert") in facts(ex, "I keep teaching yoga.")
+
+
+def test_a_plan_drops_its_reason(ex) -> None:
+    got = facts(ex, "I'm thinking about going into nursing because of my mom.")
+    plans = [f[2] for f in got if f[1] == "PLANS"]
+    assert plans and all("because" not in p for p in plans), got
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Yesterday I spent time at the animal shelter volunteering at the front desk.",
+     {("Sam", "VOLUNTEERS_AT", "animal shelter", "assert")}),
+    ("Wish I had a vacation lined up.", set()),
+    ("I had an amazing time meeting with my old coach.", set()),
+])
+def test_parser_slips_of_chat(ex, text, expected) -> None:
+    assert facts(ex, text) == expected, (text, facts(ex, text))

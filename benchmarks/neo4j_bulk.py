@@ -45,7 +45,9 @@ def script(cmd: str) -> float:
 
 
 def bulk_load(src: EmbeddedStore, groups: list[str], home: Path, console: Console,
-              csv_dir: Path | None = None, reuse_import: bool = False) -> dict[str, Any]:
+              csv_dir: Path | None = None, reuse_import: bool = False,
+              csv_workers: int | None = None,
+              admin_options: list[str] | None = None) -> dict[str, Any]:
     """Stop the server, CSV + neo4j-admin import (or the figures of an earlier ``kgmem neo4j
     import`` into ``csv_dir``), start it, populate the indexes; every phase timed."""
     out = csv_dir or home / "import" / "kgmem"
@@ -64,7 +66,8 @@ def bulk_load(src: EmbeddedStore, groups: list[str], home: Path, console: Consol
         with Progress(console=console) as prog:
             task = prog.add_task("CSV rows (vectors copied)", total=total)
             res.update(write_and_import(src, groups, home, out,
-                                        progress=lambda kind, n: prog.advance(task, n)))
+                                        progress=lambda kind, n: prog.advance(task, n),
+                                        workers=csv_workers, admin_options=admin_options))
         res["uptime_after_import"] = uptime()
     res["csv_and_import_seconds"] = res["csv_seconds"] + res["admin_import_seconds"]
     res["start_seconds"] = script("start")
@@ -96,6 +99,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="required: the server's whole 'neo4j' database is replaced")
     ap.add_argument("--csv-dir", type=Path, default=None)
     ap.add_argument("--reuse-import", action="store_true")
+    ap.add_argument("--csv-workers", type=int, default=None,
+                    help="processes writing the CSV (default: kgmem.store.neo4j.bulk."
+                         "default_csv_workers, 2 on 2+ cores)")
+    ap.add_argument("--admin-option", action="append", default=[],
+                    help="passed to neo4j-admin database import (repeatable), e.g. --threads=2")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/scale/neo4j-bulk.json"))
     args = ap.parse_args(argv)
     home_env = os.environ.get("KGMEM_NEO4J_HOME")
@@ -106,7 +114,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if home == (REPO / ".neo4j").resolve() or not (home / "lib").is_dir():
         raise SystemExit(f"refusing: {home} is not a dedicated server home with lib/")
     res = bulk_load(EmbeddedStore(args.from_embedded), args.group, home, Console(),
-                    args.csv_dir, args.reuse_import)
+                    args.csv_dir, args.reuse_import, args.csv_workers, args.admin_option)
     print(json.dumps(res, indent=2, default=str))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=2, default=str))

@@ -39,6 +39,9 @@ def import_(
         "--only", help="groups to load (repeatable; default: every group)")] = None,
     no_vectors: Annotated[bool, typer.Option("--no-vectors")] = False,
     csv_dir: Annotated[Path | None, typer.Option(help="default: NEO4J_HOME/import/kgmem")] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=1, max=2, help="processes writing the CSV (default: 2 on 2+ cores)")
+    ] = None,
 ) -> None:
     """Step 1, server stopped: write the embedded store's groups (--home) as CSV with their
     search vectors and run neo4j-admin database import. Then start the server and run
@@ -61,7 +64,7 @@ def import_(
                   TimeElapsedColumn(), console=err) as prog:
         task = prog.add_task("writing CSV (rows)", total=total or None)
         res = write_and_import(src, chosen, neo4j_home, csv_dir, not no_vectors,
-                               progress=lambda kind, n: prog.advance(task, n))
+                               progress=lambda kind, n: prog.advance(task, n), workers=workers)
     err.print(f"CSV {res['csv_seconds']:.0f} s, neo4j-admin import "
               f"{res['admin_import_seconds']:.0f} s: {res['counts']}")
     print(json.dumps(res))

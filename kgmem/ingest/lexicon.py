@@ -481,7 +481,7 @@ EVENT_NOUNS = frozenset(
      "tasting", "cook-off", "scrimmage", "tryout", "tryouts", "audition", "playdate",
      "sleepover", "prom", "graduation", "orientation", "trivia", "quiz", "jamboree", "rodeo",
      "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage",
-     "interview"}
+     "interview", "presentation", "speech"}
 )
 # events too vague to remember without a kind ("went to an event", "made it in my class")
 VAGUE_EVENTS = frozenset({"event", "events", "session", "class", "course", "lesson", "meeting",
@@ -527,6 +527,8 @@ BUSINESS_NOUNS = frozenset(
 )
 # "studio", "gallery", "practice", "bar" alone are often not one's business: only with a kind
 # ("my dance studio") or "own"
+# one's own show or channel is run like a business, but only when told as one's own
+BUSINESS_NEEDS_OWN = frozenset({"show", "podcast", "channel", "blog", "vlog"})
 BUSINESS_NEEDS_KIND = frozenset({"studio", "gallery", "practice", "bar", "label", "brand",
                                  "nursery", "company", "firm"})
 NOT_OWN_BUSINESS_MODIFIERS = frozenset({"favorite", "favourite", "local", "usual", "go-to",
@@ -538,6 +540,10 @@ POSSESSION_NOUNS = frozenset(
      "drum", "drums", "ukulele", "keyboard", "camera", "collection", "tesla", "prius",
      "convertible", "minivan", "kayak", "canoe", "telescope", "account", "sailboat"}
 )
+# everyday things: owned from when they were bought or got ("I bought a new laptop"), not
+# from a passing "my phone battery died"
+ACQUIRED_NOUNS = frozenset({"laptop", "computer", "tablet", "phone", "smartphone", "iphone",
+                            "shoe", "sneaker"})
 # verbs that end owning something ("sold my car", "donated my old car", "shut down my account")
 GIVE_UP_VERBS = frozenset({"sell", "donate", "give", "shut", "close", "scrap", "trade",
                            "total", "wreck", "crash", "lose", "gift"})

@@ -109,3 +109,32 @@ def test_a_plan_drops_its_reason(ex) -> None:
 ])
 def test_parser_slips_of_chat(ex, text, expected) -> None:
     assert facts(ex, text) == expected, (text, facts(ex, text))
+
+
+# third round (random.Random(18)): roles told in passing, one's own show, trips on foot
+@pytest.mark.parametrize("text,expected", [
+    ("As a nurse, my schedule is crazy this week.", ("Sam", "HAS_ROLE", "nurse", "assert")),
+    ("I teach cooking classes on my own YouTube channel.",
+     ("Sam", "RUNS", "YouTube channel", "assert")),
+    ("We went on a hike near Boulder last week.", ("Sam", "VISITED", "Boulder", "assert")),
+    ("I took these photos on a hike near Denver last summer.",
+     ("Sam", "ATTENDED", "hike", "assert")),
+    ("Yesterday I gave a speech at my cousin's wedding.",
+     ("Sam", "ATTENDED", "speech", "assert")),
+    ("I bought a new laptop last week.", ("Sam", "OWNS", "laptop", "assert")),
+    ("I love a gluten-free brownie.", ("Sam", "LIKES", "gluten-free brownie", "assert")),
+])
+def test_third_round_shapes(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text", [
+    "As a teacher, my sister knows that.",      # the sister is the teacher
+    "As a kid, I loved comics.",                # not a role
+    "As a writer, do you ever get stuck?",      # a question
+    "My favorite show is on tonight.",          # not one's own show
+    "I gave up coffee last month.",             # no event
+])
+def test_no_role_show_or_event_where_none_is_said(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[1] in ("HAS_ROLE", "RUNS", "ATTENDED")], (text, got)

@@ -42,3 +42,9 @@ def test_every_category_is_covered(report) -> None:
         if cat == "none":
             continue
         assert v["recall"] >= 0.6, (cat, v)
+
+
+def test_no_fact_utterances_of_the_dev_split_stay_clean() -> None:
+    # the dev split's 30 no-fact rows too ("My phone battery died." is no OWNS phone)
+    n = evaluate("dev")["no_fact_utterances"]
+    assert n["total"] >= 30 and n["with_no_output"] == n["total"], n

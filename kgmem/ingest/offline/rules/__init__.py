@@ -36,7 +36,7 @@ from .plans import plan
 from .possessions import own
 from .preferences import like, like_adj, stand
 from .relationships import break_up, date, divorce, marry, relation_noun, see
-from .roles import appoint, become, lead, promote, report, step, take
+from .roles import appoint, as_role_opening, become, lead, promote, report, step, take
 from .tools import code, rely, stop, switch, tool_prep, use
 from .travel import go, return_from, spend, visit
 from .work import (
@@ -54,6 +54,13 @@ from .work import (
 )
 
 Rule = Callable[[Context, Any], None]
+
+
+def give(c: Context, v: Any) -> None:
+    """"I gave up Twitter" (tools.stop), "I gave a presentation in class" (an event)."""
+    stop(c, v)
+    event_object(c, v)
+
 
 # surface forms the lemmatizer gets wrong in this model ("hates" -> "hat")
 LEMMA_FIX = {"hoping": "hope", "hoped": "hope", "hopes": "hope", "hates": "hate",
@@ -88,7 +95,7 @@ VERB_RULES: dict[str, Rule] = {
     "use": use, "utilize": use, "utilise": use, "switch": switch,
     "migrate": switch, "rely": rely, "code": code,
     "program": code, "write": code, "develop": code,
-    "give": stop, "ditch": stop, "uninstall": stop, "abandon": stop,
+    "give": give, "ditch": stop, "uninstall": stop, "abandon": stop,
     "plan": plan, "intend": plan, "hope": plan, "want": plan,
     "aim": plan, "consider": plan, "think": plan, "wish": plan,
     "go": go, "visit": visit, "travel": visit, "fly": visit,
@@ -132,6 +139,7 @@ def run(c: Context) -> None:
                 at_event(c, tok)
                 companions(c, tok)
                 went_gerund_aux(c, tok)
+            as_role_opening(c, tok)
             if lemma in L.INJURY_VERBS:
                 injury(c, tok)
             if lemma in L.DEATH_VERBS:

@@ -26,6 +26,8 @@ def is_business(noun: Token) -> bool:
     """A business noun that can be the speaker's own ("my dance studio", "my own store"; not
     "my favorite cafe")."""
     lemma = noun.lemma_.lower()
+    if noun.pos_ == "NOUN" and lemma in L.BUSINESS_NEEDS_OWN:
+        return any(ch.lower_ == "own" for ch in noun.children)  # "my own cooking show"
     if noun.pos_ != "NOUN" or lemma not in L.BUSINESS_NOUNS:
         return False
     mods = _modifiers(noun)
@@ -39,11 +41,14 @@ def is_business(noun: Token) -> bool:
     return True
 
 
-def is_possession(noun: Token) -> bool:
+def is_possession(noun: Token, acquired: bool = False) -> bool:
+    """A thing one owns ("my old car"); with ``acquired`` also an everyday thing just bought
+    or got ("a new laptop": :data:`~kgmem.ingest.lexicon.ACQUIRED_NOUNS`)."""
     lemma = noun.lemma_.lower()
     if noun.pos_ == "PROPN" and ent_type(noun) == "PRODUCT":
         return True
-    if noun.pos_ not in ("NOUN", "PROPN") or lemma not in L.POSSESSION_NOUNS:
+    if noun.pos_ not in ("NOUN", "PROPN") or lemma not in L.POSSESSION_NOUNS and not (
+            acquired and lemma in L.ACQUIRED_NOUNS):
         return False
     if lemma == "account":  # "my bank account", not "my Instagram account"
         return any(ch.lower_ in ("bank", "savings", "checking") for ch in noun.children)
@@ -117,7 +122,7 @@ def _emit_runs(c: Context, v: Token, dobj: Token, subs: list[Mention], dropped: 
 def acquire(c: Context, v: Token) -> None:
     """"I bought a new Prius last month", "we got a boat": OWNS from then."""
     dobj = child(v, "dobj")
-    if dobj is None or not is_possession(dobj) or c.owner_of(dobj) is not None:
+    if dobj is None or not is_possession(dobj, acquired=True) or c.owner_of(dobj) is not None:
         return
     f = c.flags(v)
     if not (f.past or f.perfect) or f.future:

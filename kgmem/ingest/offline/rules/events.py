@@ -109,9 +109,9 @@ def attended(c: Context, v: Token, tok: Token, subs: list[Mention], rule: str,
 def visited_around(c: Context, v: Token, where: Token, subs: list[Mention],
                    confidence: float) -> None:
     """The town or country an event or place was in was visited too: "a Harry Potter
-    conference in the UK", "the beach in Tampa"."""
-    for _prep, place in preps(where, ("in",)):
-        if ent_type(place) in ("GPE", "LOC") and place.i not in c.time_tokens:
+    conference in the UK", "the beach in Tampa", "on a hike near Fort Wayne"."""
+    for _prep, place in preps(where, ("in", "near")) + preps(v, ("near",)):
+        if ent_type(place) in ("GPE", "LOC", "FAC") and place.i not in c.time_tokens:
             for s in subs:
                 c.emit(s, "VISITED", noun_phrase(c, place), v, rule="event_in_place",
                        tokens=[place], confidence=confidence * 0.9)
@@ -204,7 +204,8 @@ def at_event(c: Context, v: Token) -> None:
     if v.pos_ != "VERB" or v.lemma_.lower() in ("go", "be", "have") or not took_place(c, v):
         return
     heads = [v] + [t for t in v.children if t.dep_ == "npadvmod"]  # "Last Friday at class, I"
-    targets = [o for h in heads for _p, o in preps(h, ("at", "in")) if event_token(o) is not None]
+    targets = [o for h in heads for p, o in preps(h, ("at", "in", "on")) if event_token(o) is not None
+               and (p.lower_ != "on" or o.lemma_.lower() in L.TRIP_NOUNS)]  # "on a hike"
     if not targets:
         return
     subs, dropped = subjects(c, v, collective=True)

@@ -204,3 +204,21 @@ def report(c: Context, v: Token) -> None:
             for s in subs:
                 c.emit(s, "REPORTS_TO", c.name_of(o), v, rule="report_to",
                        tokens=[o])
+
+
+def as_role_opening(c: Context, v: Token) -> None:
+    """"As a writer, my laptop is half of my lifeline": a sentence opened by "As a <role>,"
+    whose subject is the speaker or the speaker's (I, my ...): HAS_ROLE."""
+    first = next((t for t in v.sent if not t.is_punct and t.dep_ != "intj"), None)
+    if first is None or first.lower_ != "as" or first.head.i != v.i:
+        return
+    role = pobj(first)
+    subj = child(v, ("nsubj", "nsubjpass"))
+    if role is None or subj is None or not is_role(role) or past_role(role):
+        return
+    thing = subj.lemma_.lower() not in L.RELATION_NOUNS and subj.lemma_.lower() not in (
+        L.PET_NOUNS) and ent_type(subj) != "PERSON"  # "my laptop", not "my sister"
+    if subj.lower_ == "i" or thing and any(ch.dep_ == "poss" and ch.lower_ == "my"
+                                           for ch in subj.children):
+        c.emit(c.speaker_mention(), "HAS_ROLE", role_text(c, role), v, rule="as_role",
+               timed=False, negatable=False, tokens=[role], confidence=0.7)

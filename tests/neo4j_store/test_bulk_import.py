@@ -2,16 +2,22 @@
 reads equal the embedded store's at every (valid_at, known_at), with the embedded store's
 vectors copied unchanged, and on which writing goes on.
 
-It replaces the whole database of a server, so it runs only against a dedicated one:
-``KGMEM_NEO4J_BULK_HOME`` names that server's home (scripts/neo4j.sh; the test stops it,
-imports, starts it again with the same ``KGMEM_NEO4J_*`` ports) and ``KGMEM_NEO4J_URI`` points
-at it. Without it the test is skipped, in CI too (CI's server is shared by the suite).
+It replaces the whole database of a server, so it runs against a dedicated one, never the
+suite's shared server: by default a server of its own (home ``.neo4j/bulk-test``, Bolt port
+``KGMEM_NEO4J_BULK_BOLT_PORT`` 7697, HTTP ``KGMEM_NEO4J_BULK_HTTP_PORT`` 7484), started by
+scripts/neo4j.sh for this module (its jars from the same Maven cache as the suite's server),
+stopped, imported into and started again by the test, and stopped at the end. Under
+``CI=true`` a server that does not start fails the test; elsewhere it skips.
+``KGMEM_NEO4J_BULK_HOME`` names an existing dedicated home instead (then the environment's
+``KGMEM_NEO4J_*`` ports and ``KGMEM_NEO4J_URI`` are that server's, as before).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -24,25 +30,54 @@ from kgmem.retrieve import index_pending
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.bulk import EmbeddedVectors, finish, write_and_import
 from tests.conftest import ManualClock, fresh_group
+from tests.neo4j_server.helpers import in_ci
 
 pytestmark = pytest.mark.neo4j
 REPO = Path(__file__).resolve().parents[2]
-HOME = os.environ.get("KGMEM_NEO4J_BULK_HOME")
 
 
 def utc(*a: int) -> datetime:
     return datetime(*a, tzinfo=timezone.utc)
 
 
-def _server(cmd: str) -> None:
-    env = {**os.environ, "KGMEM_NEO4J_HOME": str(HOME)}
-    subprocess.run(["bash", str(REPO / "scripts" / "neo4j.sh"), cmd], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+@dataclass(frozen=True)
+class BulkServer:
+    home: Path
+    env: dict[str, str]
+    uri: str
+
+    def run(self, cmd: str) -> None:
+        subprocess.run(["bash", str(REPO / "scripts" / "neo4j.sh"), cmd], env=self.env,
+                       check=True, stdout=subprocess.DEVNULL)
 
 
-@pytest.mark.skipif(not HOME, reason="KGMEM_NEO4J_BULK_HOME (a dedicated server whose "
-                    "database the test replaces) is not set")
-def test_bulk_loaded_groups_read_the_same_with_the_same_vectors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def bulk_server() -> Iterator[BulkServer]:
+    given = os.environ.get("KGMEM_NEO4J_BULK_HOME")
+    if given:
+        yield BulkServer(Path(given), {**os.environ, "KGMEM_NEO4J_HOME": given},
+                         os.environ.get("KGMEM_NEO4J_URI", "bolt://127.0.0.1:7687"))
+        return
+    bolt = os.environ.get("KGMEM_NEO4J_BULK_BOLT_PORT", "7697")
+    home = REPO / ".neo4j" / "bulk-test"
+    server = BulkServer(home, {
+        **os.environ, "KGMEM_NEO4J_HOME": str(home), "KGMEM_NEO4J_BOLT_PORT": bolt,
+        "KGMEM_NEO4J_HTTP_PORT": os.environ.get("KGMEM_NEO4J_BULK_HTTP_PORT", "7484"),
+        "KGMEM_NEO4J_HEAP": "512m", "KGMEM_NEO4J_PAGECACHE": "64m"}, f"bolt://127.0.0.1:{bolt}")
+    try:
+        server.run("start")
+    except (subprocess.CalledProcessError, OSError) as exc:
+        message = f"a dedicated Neo4j for the bulk import did not start ({exc})"
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        yield server
+    finally:
+        server.run("stop")
+
+
+def test_bulk_loaded_groups_read_the_same_with_the_same_vectors(tmp_path, bulk_server) -> None:  # type: ignore[no-untyped-def]
     clock = ManualClock(utc(2024, 1, 1))
     src = Memory(tmp_path / "emb", clock=clock, extractor=None)
     g, other = fresh_group("bulk"), fresh_group("bulk2")
@@ -73,15 +108,15 @@ def test_bulk_loaded_groups_read_the_same_with_the_same_vectors(tmp_path) -> Non
     tick()
     assert index_pending(src, embedder=HashingEmbedder(384)) > 0
 
-    _server("stop")
+    bulk_server.run("stop")
     try:
-        res = write_and_import(src.store, [g, other], Path(HOME))  # type: ignore[arg-type]
+        res = write_and_import(src.store, [g, other], bulk_server.home)  # type: ignore[arg-type]
     finally:
-        _server("start")
+        bulk_server.run("start")
     assert res["vectors"] == "hashing-384"
-    dst_store = Neo4jStore(ensure_indexes=False)
+    dst_store = Neo4jStore(uri=bulk_server.uri, ensure_indexes=False)
     try:
-        finish(src.store, dst_store, Path(HOME) / "import" / "kgmem")  # type: ignore[arg-type]
+        finish(src.store, dst_store, bulk_server.home / "import" / "kgmem")  # type: ignore[arg-type]
         dst = Memory(store=dst_store, clock=clock, extractor=None)
         ks = sorted({t + d for t in times for d in (timedelta(0), timedelta(microseconds=-1))})
         vs = [utc(y, m, 1) for y in range(2017, 2026) for m in (1, 6)]

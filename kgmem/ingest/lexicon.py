@@ -162,6 +162,11 @@ IN_GROUP_NOUNS = (CLUB_NOUNS - {"community", "party", "meetup", "forum", "networ
                                 "board", "crew", "gym"}) | frozenset(
     {"program", "programme", "cohort", "fellowship", "residency", "apprenticeship",
      "organization", "organisation"})
+# "my book club", "my vegan diet group", "my church": groups a possessive makes one a member of
+POSSESSED_GROUP_NOUNS = frozenset(
+    {"club", "group", "band", "choir", "chorus", "orchestra", "society", "association",
+     "church", "guild", "congregation", "fraternity", "sorority", "troupe", "ensemble",
+     "squad", "brigade", "chapter"})
 SCHOOL_WORDS = frozenset(
     {"university", "college", "school", "institute", "academy", "polytechnic", "conservatory",
      "seminary", "univ", "uni"}

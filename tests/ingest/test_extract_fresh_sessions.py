@@ -138,3 +138,37 @@ def test_third_round_shapes(ex, text, expected) -> None:
 def test_no_role_show_or_event_where_none_is_said(ex, text) -> None:
     got = facts(ex, text)
     assert not [f for f in got if f[1] in ("HAS_ROLE", "RUNS", "ATTENDED")], (text, got)
+
+
+# fourth round (random.Random(19)): groups one is in, idioms of going, names with "New"
+@pytest.mark.parametrize("text,expected", [
+    ("I brought cookies for the people in my knitting group.",
+     ("Sam", "MEMBER_OF", "knitting group", "assert")),
+    ("My book club meets on Fridays.", ("Sam", "MEMBER_OF", "book club", "assert")),
+    ("Started hitting the gym last week.", ("Sam", "MEMBER_OF", "gym", "assert")),
+    ("Last week I visited home and saw my old friends.", ("Sam", "VISITED", "home", "assert")),
+    ("Here's a pic from one of my trips to New York City!",
+     ("Sam", "VISITED", "New York City", "assert")),
+    ("We went to New Orleans last year.", ("Sam", "VISITED", "New Orleans", "assert")),
+    ("I took my kids fishing at the lake last weekend.",
+     ("Sam", "ATTENDED", "fishing", "assert")),
+    ("We had a great time throwing a surprise party for my dad last Saturday.",
+     ("Sam", "ATTENDED", "surprise party", "assert")),
+])
+def test_fourth_round_shapes(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text", [
+    "My favourite band is Radiohead.",
+    "My old band broke up years ago.",
+    "I love my group of friends.",
+    "I'm going to hit the gym tomorrow.",
+])
+def test_no_membership_from_a_liked_or_past_group(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[1] == "MEMBER_OF"], (text, got)
+
+
+def test_a_new_thing_is_still_stripped_of_new(ex) -> None:
+    assert ("Sam", "OWNS", "car", "assert") in facts(ex, "I just got a new car.")

@@ -18,7 +18,8 @@ _WS = re.compile(r"\s+")
 _LEAD_DET = re.compile(
     r"^(?:(?:the|a|an|my|our|your|his|her|their|its|some|any|this|that|these|those|another|"
     r"such|one|two|three|four|five|six|several|many|few|a few|couple of|a couple of|lots of|"
-    r"a lot of|all|both|new|current|own)\s+)+",
+    # "new" but not the "New" of a name ("New York City", "New Zealand")
+    r"a lot of|all|both|(?-i:new|NEW|New(?!\s+[A-Z]))|current|own)\s+)+",
     re.I,
 )
 

@@ -253,6 +253,10 @@ def subjects(c: Mentions, verb: Token, collective: bool = False) -> tuple[list[M
         if cur.dep_ == "attr" and cur.pos_ == "VERB" and cur.head.lemma_ == "be":
             cur = cur.head  # "Been busy volunteering at the shelter"
             continue
+        if cur.dep_ == "acl" and cur.tag_ == "VBG" and cur.head.dep_ == "dobj" and (
+                cur.head.head.lemma_ == "have"):
+            cur = cur.head.head  # "we had a great time throwing a party"
+            continue
         if cur.dep_ == "acl" and cur.head.dep_ == "attr" and cur.head.head != cur.head:
             cur = cur.head.head  # "we were road tripping": the parser hung it on "road"
             continue

@@ -15,7 +15,7 @@ from ... import lexicon as L
 from ..context import Context
 from ..entities import ent_type
 from ..tree import child
-from .admission import accepted, find_new, get_or_out
+from .admission import accepted, find_new, get_or_out, hit_the_gym, my_group
 from .business import acquire, open_business, own_noun, volunteer
 from .copula import copula
 from .education import attend, do, finish, graduate, study
@@ -75,7 +75,8 @@ VERB_RULES: dict[str, Rule] = {
     "move": move, "relocate": move, "emigrate": move,
     "work": work, "join": join, "start": start, "begin": start,
     "get": get_or_out, "hire": hire, "employ": employ, "land": land,
-    "accept": accepted, "find": find_new, "sign": sign, "quit": quit, "leave": quit,
+    "accept": accepted, "find": find_new, "hit": hit_the_gym, "sign": sign, "quit": quit,
+    "leave": quit,
     "lay": ended_employment, "fire": ended_employment,
     "retire": ended_employment, "resign": ended_employment,
     "promote": promote, "become": become,
@@ -153,6 +154,7 @@ def run(c: Context) -> None:
                 home_noun(c, tok)
             own_event(c, tok)
             own_noun(c, tok)
+            my_group(c, tok)
             life_event_noun(c, tok)
             spouse_noun(c, tok)
             trip_noun(c, tok)

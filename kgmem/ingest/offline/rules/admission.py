@@ -11,7 +11,7 @@ from ..context import Context
 from ..mentions import subjects
 from ..objects import is_role
 from ..phrases import noun_phrase, role_text
-from ..tree import child, preps
+from ..tree import child, governor, preps
 from .work import get, land
 
 if TYPE_CHECKING:
@@ -43,6 +43,39 @@ def accepted(c: Context, v: Token) -> None:
             for s in subs:
                 c.emit(s, "MEMBER_OF", noun_phrase(c, o, keep_preps=("for", "of")), v,
                        confidence=0.75, rule="accepted_into", tokens=[o])
+
+
+def hit_the_gym(c: Context, v: Token) -> None:
+    """"Started hitting the gym last week": one goes to a gym (MEMBER_OF), not in a plan."""
+    obj = child(v, "dobj")
+    if obj is None or obj.lemma_.lower() != "gym" or c.flags(v).future or c.flags(v).neg:
+        return
+    subs, dropped = subjects(c, v)
+    for s in subs:
+        c.emit(s, "MEMBER_OF", noun_phrase(c, obj), v, confidence=0.6 - 0.1 * dropped,
+               rule="hit_the_gym", tokens=[obj], timed=False)
+
+
+def my_group(c: Context, noun: Token) -> None:
+    """"shared it with people in my vegan diet group", "my book club meets on Fridays": the
+    owner is a member (a group needs its kind: not "my group of friends")."""
+    lemma = noun.lemma_.lower()
+    if noun.pos_ != "NOUN" or lemma not in L.POSSESSED_GROUP_NOUNS:
+        return
+    kinds = [ch for ch in noun.children if ch.dep_ in ("compound", "amod", "nmod")]
+    if any(ch.lower_ in L.PAST_ROLE_MODIFIERS or ch.lower_ in L.NOT_OWN_BUSINESS_MODIFIERS
+           or ch.lower_ in ("friend", "friends") for ch in kinds) or (
+            lemma == "group" and not kinds):  # not "my favourite band", "my old club"
+        return
+    owner = c.owner_of(noun)
+    if owner is None or not (owner.speaker or owner.label == "PERSON"):
+        return
+    gov = governor(noun)
+    if gov is not None and (c.flags(gov).future or c.flags(gov).in_plan or
+                            c.flags(gov).hypothetical):
+        return
+    c.emit(owner, "MEMBER_OF", noun_phrase(c, noun), gov, rule="my_group", tokens=[noun],
+           timed=False, negatable=False, confidence=0.6)
 
 
 def find_new(c: Context, v: Token) -> None:

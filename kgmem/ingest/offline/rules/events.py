@@ -81,8 +81,14 @@ def is_visit_place(tok: Token) -> bool:
 
 
 def took_place(c: Context, v: Token) -> bool:
-    """The clause tells something that happened (past or perfect, not a plan or a habit)."""
+    """The clause tells something that happened (past or perfect, not a plan or a habit); a
+    gerund under "we had a great time ..." too ("... throwing a small party")."""
     f = c.flags(v)
+    up = v.head if v.head.pos_ in ("VERB", "AUX") else v.head.head
+    if v.tag_ == "VBG" and v.dep_ in ("acl", "advcl", "xcomp") and up.i != v.i and (
+            up.lemma_ == "have" and any(ch.dep_ == "dobj" and ch.lemma_.lower() in
+                                        L.GOOD_TIME_NOUNS for ch in up.children)):
+        return took_place(c, up)
     return (f.past or f.perfect) and not f.future
 
 
@@ -275,7 +281,13 @@ def took_trip(c: Context, v: Token, subs: list[Mention], dropped: bool) -> None:
 
 def took_along(c: Context, v: Token, subs: list[Mention], dropped: bool) -> None:
     """"took my turtles to the beach in Tampa", "took the kids to a concert", "took my mom to
-    Paris": one went there too (a past clause)."""
+    Paris", "took my fam camping in the mountains": one went there too (a past clause)."""
+    for x in v.children:  # ("camping" may be parsed as the object: "took [my fam camping]")
+        if x.lower_ in L.GO_HOBBIES and (x.tag_ == "VBG" and x.dep_ in (
+                "xcomp", "advcl", "oprd", "ccomp", "dep") or x.dep_ == "dobj"):
+            for s in subs:
+                c.emit(s, "ATTENDED", x.lower_, v, rule="took_gerund", tokens=[x],
+                       confidence=0.7 - 0.1 * dropped)
     for _prep, o in preps(v, ("to",)):
         if ent_type(o) in ("GPE", "LOC", "FAC") and o.i not in c.time_tokens:
             for s in subs:

@@ -190,6 +190,9 @@ _PHOTO_NOUNS = frozenset({"picture", "photo", "pic", "snapshot", "snap", "shot"}
 def _photo_from(noun: Token) -> Any:
     """The photo a trip noun is told as the source of ("a pic from my trip to Peru"), or None."""
     head = noun.head
+    if noun.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ == "one" and (
+            head.head.dep_ == "pobj"):
+        noun, head = head.head, head.head.head  # "a pic from one of my trips to NYC"
     if noun.dep_ != "pobj" or head.lower_ != "from":
         return None
     if head.head.lemma_.lower() in _PHOTO_NOUNS:

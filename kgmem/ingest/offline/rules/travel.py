@@ -89,6 +89,9 @@ def visit(c: Context, v: Token) -> None:
             v.i > 0 and v.doc[v.i - 1].lower_ == "road")
         for s in subs:
             c.emit(s, "ATTENDED", "road trip" if road else "trip", anchor, rule="trip_verb")
+    if dobj is None and child(v, "advmod", "home") is not None and v.lemma_.lower() == "visit":
+        for s in subs:  # "Last week I visited home"
+            c.emit(s, "VISITED", "home", v, rule="visited_home", confidence=0.7)
     for t in targets:
         if t.i in c.time_tokens:
             continue

@@ -543,7 +543,8 @@ POSSESSION_NOUNS = frozenset(
     {"car", "truck", "bike", "bicycle", "motorcycle", "motorbike", "scooter", "van", "suv",
      "jeep", "boat", "yacht", "rv", "camper", "caravan", "guitar", "piano", "violin", "cello",
      "drum", "drums", "ukulele", "keyboard", "camera", "collection", "tesla", "prius",
-     "convertible", "minivan", "kayak", "canoe", "telescope", "account", "sailboat"}
+     "convertible", "minivan", "kayak", "canoe", "telescope", "account", "sailboat",
+     "trophy"}
 )
 # everyday things: owned from when they were bought or got ("I bought a new laptop"), not
 # from a passing "my phone battery died"

@@ -172,3 +172,28 @@ def test_no_membership_from_a_liked_or_past_group(ex, text) -> None:
 
 def test_a_new_thing_is_still_stripped_of_new(ex) -> None:
     assert ("Sam", "OWNS", "car", "assert") in facts(ex, "I just got a new car.")
+
+
+# fifth round (random.Random(20))
+@pytest.mark.parametrize("text,expected", [
+    ("We celebrated my son's graduation with a party last weekend.",
+     ("Sam", "ATTENDED", "party", "assert")),
+    ("I passed the job interview yesterday!", ("Sam", "ATTENDED", "job interview", "assert")),
+    ("That photo is from a road trip we took last summer.",
+     ("Sam", "ATTENDED", "road trip", "assert")),
+    ("I injured myself at practice last week.", ("Sam", "EXPERIENCED", "injury", "assert")),
+    ("It's just me, the missus and the dog at home.",
+     ("Sam", "HAS_STATUS", "married", "assert")),
+])
+def test_fifth_round_shapes(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text", [
+    "The trip we're taking next month will be fun.",   # a plan
+    "I'll pass the exam next week.",
+    "Don't hurt yourself!",
+])
+def test_no_event_from_plans_or_advice(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[1] in ("ATTENDED", "EXPERIENCED")], (text, got)

@@ -19,7 +19,15 @@ from .admission import accepted, find_new, get_or_out, hit_the_gym, my_group
 from .business import acquire, open_business, own_noun, volunteer
 from .copula import copula
 from .education import attend, do, finish, graduate, study
-from .events import at_event, be_at, event_object, own_event, partake, went_gerund_aux
+from .events import (
+    at_event,
+    be_at,
+    celebrate,
+    event_object,
+    own_event,
+    partake,
+    went_gerund_aux,
+)
 from .homes import based, home_noun, live, move, settle
 from .life import (
     companions,
@@ -56,6 +64,13 @@ from .work import (
 Rule = Callable[[Context, Any], None]
 
 
+def pass_(c: Context, v: Any) -> None:
+    """"my dog passed away" (pets.pet_end), "I passed the adoption agency interviews" (an
+    event)."""
+    pet_end(c, v)
+    event_object(c, v)
+
+
 def give(c: Context, v: Any) -> None:
     """"I gave up Twitter" (tools.stop), "I gave a presentation in class" (an event)."""
     stop(c, v)
@@ -87,7 +102,7 @@ VERB_RULES: dict[str, Rule] = {
     "marry": marry, "wed": marry, "divorce": divorce, "date": date,
     "see": see, "break": break_up, "split": break_up,
     "have": have, "adopt": have, "rescue": have, "foster": have,
-    "die": pet_end, "pass": pet_end,
+    "die": pet_end, "pass": pass_,
     "obsess": like_adj, "hook": like_adj, "addict": like_adj,
     "love": like, "like": like, "enjoy": like, "adore": like,
     "prefer": like, "fancy": like, "dig": like,
@@ -111,7 +126,7 @@ VERB_RULES: dict[str, Rule] = {
     "turn": turn, "belong": belong, "base": based,
     "locate": based,
     "participate": partake, "compete": partake, "perform": partake,
-    "win": event_object, "enter": event_object, "host": event_object,
+    "win": event_object, "celebrate": celebrate, "enter": event_object, "host": event_object,
     "organize": event_object, "organise": event_object, "throw": event_object,
     "hold": event_object, "trip": visit, "backpack": visit, "roadtrip": visit,
     "open": open_business, "launch": open_business, "found": open_business,

@@ -244,6 +244,16 @@ def own_event(c: Context, noun: Token) -> None:
         fact.time_text = hit[1]
 
 
+def celebrate(c: Context, v: Token) -> None:
+    """"We celebrated my daughter's birthday with a concert": ATTENDED the concert (past)."""
+    if not took_place(c, v):
+        return
+    subs, dropped = subjects(c, v)
+    for _prep, o in preps(v, ("with",)):
+        if is_event(o):
+            attended(c, v, o, subs, "celebrated_with", 0.7 - 0.1 * dropped)
+
+
 def good_time_at(c: Context, v: Token) -> None:
     """"we had a great time at the pride event", "had a blast at the fair"."""
     dobj = child(v, "dobj")

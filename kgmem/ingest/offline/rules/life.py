@@ -13,6 +13,7 @@ from ..entities import ent_type
 from ..mentions import Mention, subjects
 from ..phrases import noun_phrase
 from ..tree import child, governor, preps
+from .events import took_place
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -77,9 +78,17 @@ def life_event_noun(c: Context, noun: Token) -> None:
 
 
 def injury(c: Context, v: Token) -> None:
-    """"I broke my arm yesterday", "sprained my ankle": EXPERIENCED broken arm."""
+    """"I broke my arm yesterday", "sprained my ankle": EXPERIENCED broken arm; "I injured
+    myself": EXPERIENCED injury."""
     part = child(v, "dobj")
     lemma = v.lemma_.lower()
+    if part is not None and part.lower_ == "myself" and lemma in ("injure", "hurt") and (
+            took_place(c, v)):
+        subs, _ = subjects(c, v)
+        for s in subs:
+            if s.speaker:
+                c.emit(s, "EXPERIENCED", "injury", v, rule="injured_myself", tokens=[part])
+        return
     if part is None or part.lemma_.lower() not in L.BODY_PARTS or lemma not in L.INJURY_VERBS:
         return
     owner = c.owner_of(part)
@@ -119,6 +128,9 @@ def spouse_noun(c: Context, noun: Token) -> None:
     if lemma not in L.SPOUSE_NOUNS and lemma not in L.FIANCE_NOUNS:
         return
     owner = c.owner_of(noun)
+    if owner is None and lemma in ("missus", "mrs") and child(noun, "det", "the") is not None and (
+            _first_person(c)):
+        owner = c.speaker_mention()  # "me, the missus, and the kids"
     if owner is None or not owner.speaker or c.rel_name(noun) is not None:
         return  # a named one is relationships.relation_noun's
     prev = [noun.doc[j].lower_ for j in range(max(0, noun.i - 2), noun.i)]

@@ -12,7 +12,7 @@ from ..mentions import Mention, subjects
 from ..objects import employer_of, entity_ok, is_role, past_role, teamish
 from ..phrases import noun_phrase, role_text
 from ..tree import child, children, coord, join_tokens, pobj, preps
-from .events import event_object, is_event, partake, took_trip
+from .events import attended, event_object, is_event, partake, took_place, took_trip
 from .travel import go
 from .work import get
 
@@ -149,6 +149,11 @@ def lead(c: Context, v: Token) -> None:
 
 def take(c: Context, v: Token) -> None:
     """"I took over the mobile team" (LEADS); "I took a job at X" is a job."""
+    if v.dep_ == "relcl" and is_event(v.head) and child(v, "dobj") is None:
+        subs, dropped = subjects(c, v)  # "a trip we took last year for my daughter's birthday"
+        if took_place(c, v) and subs:
+            attended(c, v, v.head, subs, "event_we_took", 0.7 - 0.1 * dropped)
+        return
     if not child(v, ("prt", "advmod", "prep"), "over"):
         dobj = child(v, "dobj")
         if dobj is not None and dobj.lemma_.lower() in L.JOB_NOUNS:

@@ -512,13 +512,13 @@ TAUGHT_PEOPLE = frozenset({"others", "people", "kids", "children", "students", "
                            "beginners", "everyone", "everybody", "classes", "lessons"})
 # "this charity thing", "a birthday do", "family day": a vague head made an event by its modifier
 EVENT_HEADS = frozenset({"thing", "do", "day", "night", "evening", "weekend", "drive", "walk",
-                         "game", "sale"})
+                         "game", "sale", "reading"})
 EVENT_COMPOUNDS = frozenset(
     {"charity", "fundraising", "birthday", "wedding", "graduation", "holiday", "christmas",
      "halloween", "networking", "community", "family", "game", "movie", "karaoke", "trivia",
      "quiz", "open", "awareness", "pride", "bake", "volunteer", "volunteering", "school",
      "benefit", "yard", "garage", "rummage", "basketball", "football", "baseball", "soccer",
-     "hockey", "volleyball"}
+     "hockey", "volleyball", "poetry", "book"}
 )
 # where one goes inside a place ("went to a place in London", "a cafe in Rome")
 VENUE_NOUNS = frozenset({"place", "spot", "restaurant", "cafe", "bar", "pub", "shop", "store",

@@ -197,3 +197,28 @@ def test_fifth_round_shapes(ex, text, expected) -> None:
 def test_no_event_from_plans_or_advice(ex, text) -> None:
     got = facts(ex, text)
     assert not [f for f in got if f[1] in ("ATTENDED", "EXPERIENCED")], (text, got)
+
+
+# sixth round (random.Random(21))
+@pytest.mark.parametrize("text,expected", [
+    ("Oh yes, I do. Max, my hamster, keeps me busy.", ("Sam", "HAS_PET", "Max", "assert")),
+    ("Last month I got hurt and had to stop running.",
+     ("Sam", "EXPERIENCED", "injury", "assert")),
+    ("We went to a poetry reading at the library last Friday.",
+     ("Sam", "ATTENDED", "poetry reading", "assert")),
+    ("I wanted to tell you I just joined a chess club.",
+     ("Sam", "MEMBER_OF", "chess club", "assert")),
+])
+def test_sixth_round_shapes(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text", [
+    "I wanted to tell you I might join a chess club.",   # a telling of a maybe
+    "I never said I joined a chess club.",               # a reported negation
+    "Don't get hurt out there!",
+])
+def test_a_telling_keeps_its_own_mood(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[3] == "assert" and f[1] in ("MEMBER_OF", "EXPERIENCED")], (
+        text, got)

@@ -132,11 +132,16 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
             for c in cur.children
         ):
             f.future = True  # "I'll take a shot at starting my own business"
+        if sub.dep_ == "ccomp" and lemma in _TELLING and sub.tag_ in ("VBD", "VBN", "VBZ",
+                                                                       "VBP"):
+            break  # "I wanted to tell ya I just joined a writers group": what is told holds
         if sub.dep_ == "xcomp" and cur.lemma_ == "go" and cur.tag_ == "VBG" and child(
                 sub, "aux") is not None:
             f.future = True  # "I'm gonna take a shot at ...", "I'm going to sell my car"
 
 
+# what one tells is stated, whatever wrapped the telling ("I wanted to tell you I joined ...")
+_TELLING = frozenset({"tell", "say", "mention", "share", "announce", "inform", "let"})
 # ", huh?", ", right?": a statement with a tag that asks for agreement, not a question
 _QUESTION_TAGS = frozenset({
     "huh", "right", "eh", "yeah", "no", "ok", "okay", "you know", "ya know", "y'know",

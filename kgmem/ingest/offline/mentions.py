@@ -116,6 +116,10 @@ class Mentions:
                     return c
         if noun.dep_ == "compound" and noun.head.pos_ == "PROPN":
             return noun.head
+        if noun.dep_ == "appos" and noun.head.pos_ == "PROPN" and noun.head.i < noun.i and (
+                noun.head.i not in self.time_tokens) and not any(
+                ch.dep_ == "compound" for ch in noun.head.children):
+            return noun.head  # "Oscar, my guinea pig", "Sarah, my sister" (a one-word name)
         # right-adjacent proper noun that the parser attached elsewhere ("my sister Sarah")
         nxt = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
         if nxt is not None and nxt.pos_ == "PROPN" and nxt.dep_ != "poss" and (

@@ -47,8 +47,9 @@ def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_am
                 if dep not in ("cc", "conj", "appos"):
                     collect(ch, False)
                 continue
-            if ch.i == t.i - 2 and t.doc[t.i - 1].text == "-" and ch.pos_ in ("NOUN", "ADJ"):
-                collect(ch, False)  # "dairy-free", "gluten-free": the word before the hyphen
+            if ch.i == t.i - 2 and t.doc[t.i - 1].text == "-" and ch.pos_ in ("NOUN", "ADJ",
+                                                                               "ADV"):
+                collect(ch, False)  # "dairy-free", "emotionally-driven": the word before "-"
                 continue
             if dep == "prep" and ch.lower_ in keep:
                 o = pobj(ch)

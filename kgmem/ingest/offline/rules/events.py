@@ -55,8 +55,9 @@ def event_token(tok: Token) -> Any | None:
         nxt = doc[j]
         if nxt.head not in (tok, tok.head) or nxt.is_punct:
             break
-        if nxt.lower_ in L.EVENT_NOUNS or nxt.lower_ == "run":
-            return nxt
+        if nxt.lower_ in L.EVENT_NOUNS or nxt.lower_ == "run" or (
+                nxt.lower_ == "reading" and tok.lemma_.lower() in L.EVENT_COMPOUNDS):
+            return nxt  # ("a poetry reading" with "reading" parsed as a verb)
     return None
 
 

@@ -82,12 +82,14 @@ def injury(c: Context, v: Token) -> None:
     myself": EXPERIENCED injury."""
     part = child(v, "dobj")
     lemma = v.lemma_.lower()
-    if part is not None and part.lower_ == "myself" and lemma in ("injure", "hurt") and (
-            took_place(c, v)):
+    hurt = lemma in ("injure", "hurt") and took_place(c, v) and (
+        part is not None and part.lower_ == "myself"  # "I injured myself"
+        or part is None and v.tag_ == "VBN" and child(v, "auxpass") is not None)  # "I got hurt"
+    if hurt:
         subs, _ = subjects(c, v)
         for s in subs:
             if s.speaker:
-                c.emit(s, "EXPERIENCED", "injury", v, rule="injured_myself", tokens=[part])
+                c.emit(s, "EXPERIENCED", "injury", v, rule="injured", tokens=[part or v])
         return
     if part is None or part.lemma_.lower() not in L.BODY_PARTS or lemma not in L.INJURY_VERBS:
         return

@@ -1,4 +1,4 @@
-"""Hand labels of the real-chat dev set: durable facts of 26 LoCoMo dev sessions (conversations
+"""Hand labels of the real-chat dev set: durable facts of 82 LoCoMo dev sessions (conversations
 0-4 only). ``python -m benchmarks.extraction.realchat_labels`` writes ``realchat.jsonl`` from
 this file (session dates read from LoCoMo); conventions and how it was labelled: README.md,
 "Real-chat dev set".

@@ -856,13 +856,17 @@ def models_status() -> None:
 def bench(ctx: typer.Context, suite: str) -> None:
     """Run a benchmark suite (python -m benchmarks SUITE ...): locomo, zyphra, longmemeval,
     timeqa, scenarios, scale, neo4j-scale, extraction, ingest-locomo, api-load."""
-    try:
-        from benchmarks.__main__ import main as bench_main
-    except ImportError:  # not in the wheel: a tool of the repository checkout
+    import importlib.util
+    import subprocess
+    import sys
+
+    # a tool of the repository checkout, run as its own program: the library never imports it
+    # (`python -m` puts the working directory first on sys.path: a checkout's benchmarks/)
+    if importlib.util.find_spec("benchmarks") is None and not (
+            Path.cwd() / "benchmarks" / "__main__.py").is_file():
         _fail("the benchmarks live in the kgmem repository, not in the installed package: "
               "run `python -m benchmarks SUITE` in a checkout (pip install -e '.[bench]')")
-
-    raise typer.Exit(bench_main([suite, *ctx.args]))
+    raise typer.Exit(subprocess.call([sys.executable, "-m", "benchmarks", suite, *ctx.args]))
 
 
 @app.command()

@@ -211,7 +211,8 @@ def at_event(c: Context, v: Token) -> None:
     if v.pos_ != "VERB" or v.lemma_.lower() in ("go", "be", "have") or not took_place(c, v):
         return
     heads = [v] + [t for t in v.children if t.dep_ == "npadvmod"]  # "Last Friday at class, I"
-    targets = [o for h in heads for p, o in preps(h, ("at", "in", "on")) if event_token(o) is not None
+    targets = [o for h in heads for p, o in preps(h, ("at", "in", "on"))
+               if event_token(o) is not None
                and (p.lower_ != "on" or o.lemma_.lower() in L.TRIP_NOUNS)]  # "on a hike"
     if not targets:
         return

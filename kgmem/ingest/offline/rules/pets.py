@@ -118,11 +118,6 @@ def pet_away(c: Context, v: Token) -> None:
     if prt is None or (lemma == "put" and prt.lower_ != "down"):
         return
     dobj = child(v, "dobj")
-    if dobj is not None and v.lemma_ == "have" and is_event(dobj) and not any(
-            ch.dep_ == "compound" and ch.lemma_.lower() in L.GOOD_TIME_NOUNS
-            for ch in dobj.children):  # not "had an incredible time meeting with a fan"
-        event_object(c, v)  # "I had an interview for a design internship yesterday"
-        return
     if dobj is None or not is_pet_noun(dobj):
         return
     subs, _ = subjects(c, v)

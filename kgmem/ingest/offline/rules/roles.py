@@ -214,10 +214,13 @@ def report(c: Context, v: Token) -> None:
 def as_role_opening(c: Context, v: Token) -> None:
     """"As a writer, my laptop is half of my lifeline": a sentence opened by "As a <role>,"
     whose subject is the speaker or the speaker's (I, my ...): HAS_ROLE."""
-    first = next((t for t in v.sent if not t.is_punct and t.dep_ != "intj"), None)
-    if first is None or first.lower_ != "as" or first.head.i != v.i:
+    opening = child(v, "prep", "as")  # (called for every verb: the cheap test first)
+    if opening is None:
         return
-    role = pobj(first)
+    first = next((t for t in v.sent if not t.is_punct and t.dep_ != "intj"), None)
+    if first is None or first.i != opening.i:
+        return
+    role = pobj(opening)
     subj = child(v, ("nsubj", "nsubjpass"))
     if role is None or subj is None or not is_role(role) or past_role(role):
         return

@@ -30,6 +30,7 @@ _PERSON_TO_PERSON = ("MARRIED_TO", "DATING", "ENGAGED_TO", "SIBLING_OF", "PARENT
 SIGNATURES: dict[str, tuple[str | None, str | None]] = {
     **{p: ("person", "person") for p in _PERSON_TO_PERSON},
     "LIVES_IN": ("person", "place"),
+    "FROM": ("person", "place"),
     "VISITED": ("person", "place"),
     "WORKS_AT": ("person", "organisation"),
     "STUDIES_AT": ("person", "organisation"),

@@ -13,7 +13,9 @@ session:
   articles/possessives and a plural ``s`` ignored; symmetric predicates either way round);
   it is *correct* when in addition its end agrees: a fact told as ended needs an extracted end
   (an ``end`` fact, or an assertion with ``invalid_at`` that is not an event), a fact still
-  holding must not be ended.
+  holding must not be ended. A fact found through a predicate that never ends (``FROM``:
+  where one comes from, accepted for "my home country, Sweden" beside an ended ``LIVES_IN``)
+  is correct whatever the label's end.
 * **precision** over every distinct extracted fact (subject, predicate, object, kind) of the
   labelled sessions: one that matches no label, required or optional, counts against it
   (``retract`` facts never match: no label is a correction).
@@ -125,6 +127,10 @@ def is_event(f: Any) -> bool:
     return bool(getattr(f, "event", False) or (getattr(f, "attributes", None) or {}).get("event"))
 
 
+# predicates of facts that hold for good once true (where one comes from): never ended
+LASTING = frozenset({"FROM", "BORN_IN"})
+
+
 def is_ended(f: Any) -> bool:
     return f.kind == "end" or (f.kind == "assert" and f.invalid_at is not None
                                and not is_event(f))
@@ -178,7 +184,9 @@ def score_label(label: dict[str, Any], found: list[tuple[Any, datetime]]) -> dic
     """The result of one label given the extracted facts (with reference times) matching it."""
     res: dict[str, Any] = {"found": bool(found)}
     ended_facts = [(f, r) for f, r in found if is_ended(f)]
-    if label["ended"] is not None:
+    if any(f.predicate in LASTING for f, _r in found):
+        res["correct"] = True
+    elif label["ended"] is not None:
         res["correct"] = bool(ended_facts)
     else:
         res["correct"] = bool(found) and not ended_facts

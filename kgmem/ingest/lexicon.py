@@ -187,6 +187,10 @@ HOME_NOUNS = frozenset(
     {"apartment", "flat", "house", "home", "place", "condo", "condominium", "studio", "loft",
      "townhouse", "bungalow", "cabin", "dorm", "room", "residence", "duplex"}
 )
+# where one comes from ("my hometown is Leeds"; "home town", "home country" by compound)
+ORIGIN_NOUNS = frozenset({"hometown", "homeland", "birthplace", "motherland"})
+# "I grew up a lot": maturing, not growing up somewhere
+GROWN_MUCH = frozenset({"lot", "much", "so", "fast", "quickly", "really", "since"})
 # common nouns acceptable as a place one lives in (beside GPE/LOC/FAC entities)
 PLACE_NOUNS = frozenset(
     {"town", "city", "village", "suburb", "suburbs", "countryside", "area", "neighborhood",
@@ -486,7 +490,7 @@ EVENT_NOUNS = frozenset(
      "tasting", "cook-off", "scrimmage", "tryout", "tryouts", "audition", "playdate",
      "sleepover", "prom", "graduation", "orientation", "trivia", "quiz", "jamboree", "rodeo",
      "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage",
-     "interview", "presentation", "speech"}
+     "interview", "presentation", "speech", "get-together", "together"}
 )
 # events too vague to remember without a kind ("went to an event", "made it in my class")
 VAGUE_EVENTS = frozenset({"event", "events", "session", "class", "course", "lesson", "meeting",
@@ -556,6 +560,25 @@ GIVE_UP_VERBS = frozenset({"sell", "donate", "give", "shut", "close", "scrap", "
 # verbs that start owning something ("bought a new car", "got a Prius")
 ACQUIRE_VERBS = frozenset({"buy", "purchase", "get", "acquire", "lease", "inherit", "build",
                            "receive"})
+# things kept for what they mean, owned when the speaker says they have, keep, got or
+# treasure one ("this necklace is special to me", "they gave me a medal"): rules.keepsakes
+KEEPSAKE_NOUNS = frozenset(
+    {"necklace", "bracelet", "ring", "earring", "pendant", "locket", "brooch", "watch",
+     "medal", "plaque", "certificate", "figurine", "statue", "statuette", "sculpture", "vase",
+     "bowl", "quilt", "jersey", "autograph", "poster", "scrapbook", "heirloom", "keepsake",
+     "souvenir", "memento", "trinket"}
+)
+# "my prized possession, a signed basketball": the noun after it is a thing one owns
+TREASURE_NOUNS = frozenset({"possession", "keepsake", "treasure", "heirloom", "memento"})
+# what a thing is to its owner ("is special to me", "is a constant reminder")
+TREASURED_WORDS = frozenset({"special", "precious", "sentimental", "dear", "meaningful",
+                             "reminder", "treasure", "keepsake", "memento", "possession"})
+# verbs by which one comes to have a thing ("I won a trophy", "I got a medal")
+RECEIVE_THING_VERBS = frozenset({"win", "earn", "receive", "get", "inherit"})
+# verbs of "these figurines I bought", "this plaque I keep on my desk"
+KEEP_THING_VERBS = RECEIVE_THING_VERBS | frozenset({"buy", "keep", "have", "find", "purchase"})
+# verbs by which one is given a thing ("they gave me a medal")
+GIVE_THING_VERBS = frozenset({"give", "gift", "award", "present", "hand", "send"})
 # verbs that start or end one's own business
 OPEN_BUSINESS_VERBS = frozenset({"open", "start", "launch", "found", "establish", "set",
                                  "build", "create"})
@@ -593,3 +616,5 @@ DEATH_VERBS = frozenset({"die", "pass"})
 # unnamed spouses: "my wife and I", "my husband and kids" -> HAS_STATUS married
 SPOUSE_NOUNS = frozenset({"wife", "husband", "hubby", "spouse", "missus", "mrs"})
 FIANCE_NOUNS = frozenset({"fiance", "fiancee", "fiancé", "fiancée"})
+# the one a speaker has a wedding with ("my girlfriend and I had our wedding")
+PARTNER_NOUNS = FIANCE_NOUNS | frozenset({"girlfriend", "boyfriend", "partner", "gf", "bf"})

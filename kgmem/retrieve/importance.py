@@ -35,7 +35,7 @@ TIERS: dict[str, float] = {
     **dict.fromkeys(
         ("LIVES_IN", "WORKS_AT", "HAS_ROLE", "LEADS", "REPORTS_TO", "MARRIED_TO", "DATING",
          "STUDIES_AT", "MEMBER_OF_TEAM", "HAS_STATUS", "AGE", "PARENT_OF", "CHILD_OF",
-         "SIBLING_OF", "HAS_PET", "EXPERIENCED", "ALLERGIC_TO", "RUNS"),
+         "SIBLING_OF", "HAS_PET", "EXPERIENCED", "ALLERGIC_TO", "RUNS", "FROM"),
         LIFE,
     ),
     **dict.fromkeys(("VISITED", "ATTENDED", "CREATED", "PLANS"), EVENT),

@@ -92,6 +92,18 @@ def test_a_state_still_holding_is_wrong_when_extracted_as_ended():
     assert res["found"] and not res["correct"]
 
 
+def test_where_one_comes_from_never_ends():
+    """"my home country, Sweden": an ended LIVES_IN, or FROM, which holds for good."""
+    ended = {"from": None, "to": None, "precision": None}
+    accept = [{"predicate": "LIVES_IN", "object": "Sweden", "aliases": []},
+              {"predicate": "FROM", "object": "Sweden", "aliases": []}]
+    lab = _label(cat="home", predicate="LIVES_IN", object="Sweden", accept=accept, ended=ended)
+    came_from = _score([lab], [_fact("Jon", "FROM", "Sweden")])["labels"][0]["result"]
+    assert came_from["correct"]
+    still_lives = _score([lab], [_fact("Jon", "LIVES_IN", "Sweden")])["labels"][0]["result"]
+    assert still_lives["found"] and not still_lives["correct"]
+
+
 def test_start_date_needs_the_window_and_its_precision():
     lab = _label(start={"from": "2022-01-01", "to": "2022-12-31", "precision": ["year"]})
     year = _fact(valid_at=datetime(2022, 1, 1, tzinfo=UTC), valid_precision=Precision.YEAR)

@@ -83,6 +83,23 @@ def test_our_friendship_names_the_one_spoken_to(ex) -> None:
     assert ("Ben", "FRIEND_OF", "Ana") in got[1]
 
 
+@pytest.mark.parametrize("text", ["Your friendship means so much to me.",
+                                  "Really glad to have you as a friend!"])
+def test_your_friendship_names_the_one_spoken_to(ex, text) -> None:
+    got = triples(ex.extract_many(turns((MAY10, "Ana", "Thanks for listening."),
+                                        (MAY10, "Ben", text))))
+    assert ("Ben", "FRIEND_OF", "Ana") in got[1]
+
+
+@pytest.mark.parametrize("text", ["Does my friendship mean anything to you?",
+                                  "I'd love to have you as a guest.",
+                                  "His friendship means a lot to her."])
+def test_no_friendship_where_none_is_told(ex, text) -> None:
+    got = triples(ex.extract_many(turns((MAY10, "Ana", "Thanks for listening."),
+                                        (MAY10, "Ben", text))))
+    assert not [t for t in got[1] if t[1] == "FRIEND_OF"], got
+
+
 def test_she_is_the_person_named_earlier_in_the_sitting(ex) -> None:
     got = triples(ex.extract_many(turns(
         (MAY10, "Ana", "My sister Priya visited last week."),

@@ -117,6 +117,8 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
         ):
             f.hypothetical = True
         cneg = any(c.dep_ == "neg" or c.lower_ == "never" for c in cur.children)
+        if cneg and sub.dep_ == "dobj" and sub.lemma_.lower() in ("chance", "opportunity"):
+            f.neg = True  # "I never had the chance to volunteer there"
         if lemma in L.REPORT_VERBS and cneg and sub.dep_ == "ccomp":
             f.reported_neg = True
         if sub.dep_ in ("xcomp", "conj", "ccomp") and any(

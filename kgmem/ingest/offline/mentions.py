@@ -126,6 +126,10 @@ class Mentions:
             nxt.head == noun or noun.head == nxt or nxt.head == noun.head
         ) and ent_type(nxt) not in ("GPE", "LOC", "DATE", "ORG"):
             return nxt
+        if nxt is not None and nxt.pos_ == "PROPN" and nxt.dep_ == "poss" and (
+                nxt.head.dep_ == "appos" and nxt.head.head == noun) and ent_type(nxt) not in (
+                "GPE", "LOC", "DATE", "ORG"):
+            return nxt  # "my son Leo's birthday": the parser hung the name on "birthday"
         return None
 
     def owner_of(self, noun: Token) -> Mention | None:
@@ -260,6 +264,10 @@ def subjects(c: Mentions, verb: Token, collective: bool = False) -> tuple[list[M
         if cur.dep_ == "acl" and cur.tag_ == "VBG" and cur.head.dep_ == "dobj" and (
                 cur.head.head.lemma_ == "have"):
             cur = cur.head.head  # "we had a great time throwing a party"
+            continue
+        if cur.dep_ == "acl" and cur.head.lemma_.lower() in ("chance", "opportunity") and (
+                cur.head.dep_ == "dobj" and cur.head.head.lemma_ in ("have", "get")):
+            cur = cur.head.head  # "I had the chance to volunteer at a youth center"
             continue
         if cur.dep_ == "acl" and cur.head.dep_ == "attr" and cur.head.head != cur.head:
             cur = cur.head.head  # "we were road tripping": the parser hung it on "road"

@@ -20,12 +20,13 @@ _NP_DROP = {"det", "punct", "cc", "conj", "appos", "relcl", "acl", "advcl", "pre
 
 
 def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_amod: bool = False,
-                keep_num: bool = False) -> str:
+                keep_num: bool = False, drop_poss: bool = False) -> str:
     """The text of the noun phrase headed by ``tok``, as an object is stored: a kept entity
     whole, "a startup called Loomly" -> "Loomly", without determiners, possessives, clauses or
     prepositional phrases (except ``keep_preps``: "University of Michigan"), without time
     words; ``drop_amod`` drops adjectives ("my fluffy cat" -> "cat"), ``keep_num`` keeps
-    numbers."""
+    numbers, ``drop_poss`` drops a named possessor too ("Bob's car" -> "car", when Bob is the
+    owner)."""
     for ch in tok.children:  # "a startup called Loomly" -> "Loomly"
         if ch.dep_ == "acl" and ch.lemma_ in ("name", "call"):
             for cc in ch.children:
@@ -56,6 +57,8 @@ def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_am
                 if o is not None:
                     toks.append(ch)
                     collect(o, False)
+                continue
+            if dep == "poss" and drop_poss:
                 continue
             if dep == "poss" and ch.lower_ in L.DETERMINERS | {"my", "our", "your", "his",
                                                                "her", "their", "its"}:

@@ -29,15 +29,18 @@ from .events import (
     went_gerund_aux,
 )
 from .homes import based, home_noun, live, move, settle
+from .keepsakes import kept_thing
 from .life import (
     companions,
     friendship,
     injury,
     life_event_noun,
+    own_wedding,
     relative_died,
     spouse_noun,
     trip_noun,
 )
+from .origins import be_from, grew_up, origin_noun, used_to_back_in
 from .personal import belong, play, speak, turn
 from .pets import have, pet_away, pet_end
 from .plans import plan
@@ -115,7 +118,7 @@ VERB_RULES: dict[str, Rule] = {
     "plan": plan, "intend": plan, "hope": plan, "want": plan,
     "aim": plan, "consider": plan, "think": plan, "wish": plan,
     "go": go, "visit": visit, "travel": visit, "fly": visit,
-    "tour": visit, "spend": spend, "return": return_from,
+    "tour": visit, "explore": visit, "spend": spend, "return": return_from,
     "come": return_from,
     "study": study, "do": do, "graduate": graduate,
     "attend": attend, "speak": speak, "play": play,
@@ -133,6 +136,7 @@ VERB_RULES: dict[str, Rule] = {
     "establish": open_business, "buy": acquire, "purchase": acquire, "lease": acquire,
     "inherit": acquire, "volunteer": volunteer, "lose": quit,
     "hustle": work, "freelance": work, "moonlight": work,
+    "grow": grew_up, "bear": grew_up, "raise": grew_up,
 }
 
 
@@ -151,11 +155,13 @@ def run(c: Context) -> None:
                 copula(c, tok)
             if lemma == "be":
                 be_at(c, tok)
+                be_from(c, tok)
             else:
                 at_event(c, tok)
                 companions(c, tok)
                 went_gerund_aux(c, tok)
             as_role_opening(c, tok)
+            used_to_back_in(c, tok)
             if lemma in L.INJURY_VERBS:
                 injury(c, tok)
             if lemma in L.DEATH_VERBS:
@@ -169,9 +175,12 @@ def run(c: Context) -> None:
                 home_noun(c, tok)
             own_event(c, tok)
             own_noun(c, tok)
+            kept_thing(c, tok)
+            origin_noun(c, tok)
             my_group(c, tok)
             life_event_noun(c, tok)
             spouse_noun(c, tok)
+            own_wedding(c, tok)
             trip_noun(c, tok)
             if lemma in ("friendship", "friend"):
                 friendship(c, tok)

@@ -42,13 +42,13 @@ def is_business(noun: Token) -> bool:
 
 
 def is_possession(noun: Token, acquired: bool = False) -> bool:
-    """A thing one owns ("my old car"); with ``acquired`` also an everyday thing just bought
-    or got ("a new laptop": :data:`~kgmem.ingest.lexicon.ACQUIRED_NOUNS`)."""
+    """A thing one owns ("my old car", "my grandma's necklace": a keepsake); with ``acquired``
+    also an everyday thing just bought or got ("a new laptop": :data:`~kgmem.ingest.lexicon.ACQUIRED_NOUNS`)."""
     lemma = noun.lemma_.lower()
     if noun.pos_ == "PROPN" and ent_type(noun) == "PRODUCT":
         return True
-    if noun.pos_ not in ("NOUN", "PROPN") or lemma not in L.POSSESSION_NOUNS and not (
-            acquired and lemma in L.ACQUIRED_NOUNS):
+    if noun.pos_ not in ("NOUN", "PROPN") or lemma not in L.POSSESSION_NOUNS | L.KEEPSAKE_NOUNS and (
+            not (acquired and lemma in L.ACQUIRED_NOUNS)):
         return False
     if lemma == "account":  # "my bank account", not "my Instagram account"
         return any(ch.lower_ in ("bank", "savings", "checking") for ch in noun.children)
@@ -85,9 +85,10 @@ def own_noun(c: Context, noun: Token) -> None:
     if gov is not None and (c.flags(gov).future or c.flags(gov).in_plan):
         return  # "gonna start my own business", "want to sell my car"
     pred = "RUNS" if business else "OWNS"
-    text = noun_phrase(c, noun, drop_amod=not business and noun.lemma_.lower() != "collection")
+    text = noun_phrase(c, noun, drop_amod=not business and noun.lemma_.lower() != "collection",
+                       drop_poss=True)  # "Bob's car": Bob OWNS car
     if business and noun.lemma_.lower() in ("business", "biz", "company", "startup", "venture"):
-        text = noun_phrase(c, noun)
+        text = noun_phrase(c, noun, drop_poss=True)
     if _ends(gov, noun, L.CLOSE_BUSINESS_VERBS if business else L.GIVE_UP_VERBS):
         c.emit(owner, pred, text, gov, kind="end", rule=f"{glemma}_my_{pred.lower()}",
                tokens=[noun])

@@ -137,6 +137,10 @@ def go_event(c: Context, v: Token, subs: list[Mention], dropped: bool) -> bool:
             done = True
         elif prep.lower_ == "to":
             visited_in(c, v, o, subs, conf)  # "went to a place in London"
+    went_to = _went_to_which(c, v)
+    if went_to is not None:  # "this pride parade I went to a few weeks ago"
+        attended(c, v, went_to, subs, "event_i_went_to", conf - 0.1)
+        done = True
     # "went camping with the kids" parses the gerund as an adverbial clause of "went"
     gerund = child(v, "advcl")
     gerund = gerund if gerund is not None and gerund.i == v.i + 1 else None
@@ -147,6 +151,27 @@ def go_event(c: Context, v: Token, subs: list[Mention], dropped: bool) -> bool:
                        confidence=conf)
             done = True
     return done
+
+
+def _went_to_which(c: Context, v: Token) -> Token | None:
+    """The event or place "I went to" is about when "to" has no object (or only a time the
+    parser hung on it: "the concert we went to last Friday"): the noun the clause hangs on, or
+    (the parser often takes the clause for a new sentence) the noun just before its subject
+    ("this parade I went to")."""
+    if not any(p.dep_ == "prep" and p.lower_ == "to" and not any(
+            ch.dep_ == "pobj" and ch.i not in c.time_tokens for ch in p.children)
+            for p in v.children):
+        return None
+    if v.dep_ == "relcl":
+        noun = v.head
+    else:
+        subj = child(v, "nsubj")
+        if subj is None or subj.i == 0 or subj.i > v.i:
+            return None
+        noun = v.doc[subj.i - 1]
+    if noun.pos_ != "NOUN" or (event_token(noun) is None and not is_visit_place(noun)):
+        return None
+    return noun
 
 
 def went_gerund_aux(c: Context, v: Token) -> None:

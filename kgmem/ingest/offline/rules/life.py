@@ -146,6 +146,35 @@ def spouse_noun(c: Context, noun: Token) -> None:
     c.emit(owner, "HAS_STATUS", status, gov, rule=f"my_{lemma}", timed=False, tokens=[noun])
 
 
+def own_wedding(c: Context, noun: Token) -> None:
+    """The speaker's own wedding, told as past: "my wedding decor", "my girlfriend and I had a
+    wedding ceremony last week" (HAS_STATUS married, from the wedding's time when told)."""
+    if noun.lemma_.lower() != "wedding":
+        return
+    phrase = noun.head if noun.dep_ == "compound" else noun  # "wedding ceremony"
+    gov = governor(phrase)
+    if gov is None:
+        return
+    f = c.flags(gov)
+    if f.future or f.in_plan or f.hypothetical or f.neg:
+        return
+    owner = c.owner_of(noun) or (c.owner_of(phrase) if phrase is not noun else None)
+    if owner is not None and owner.speaker and (f.past or f.perfect):
+        c.emit(owner, "HAS_STATUS", "married", gov, rule="my_wedding", timed=False,
+               tokens=[noun], confidence=0.7)
+        return
+    if owner is not None or phrase.dep_ != "dobj" or phrase.head != gov or (
+            gov.lemma_.lower() not in ("have", "hold", "celebrate")) or not f.past or any(
+            ch.dep_ in ("acl", "relcl") for ch in phrase.children):
+        return  # "we had a wedding to go to" is someone else's
+    subjects_ = [t for t in gov.children if t.dep_ == "nsubj"]  # "my girlfriend and I" may be two
+    couple = subjects_ + [t for s in subjects_ for t in s.children if t.dep_ == "conj"]
+    if any(t.lower_ in ("i", "we") for t in couple) and any(
+            t.lemma_.lower() in L.PARTNER_NOUNS for t in couple):
+        c.emit(c.speaker_mention(), "HAS_STATUS", "married", gov, rule="had_our_wedding",
+               tokens=[noun], confidence=0.75)
+
+
 _PAIR_VERBS = frozenset({"break", "split", "date", "marry", "divorce", "see", "separate",
                          "engage", "married", "divorced", "engaged", "wed", "part"})
 
@@ -225,16 +254,24 @@ _VALUE_VERBS = frozenset({"appreciate", "value", "love", "cherish", "treasure", 
 
 
 def friendship(c: Context, noun: Token) -> None:
-    """"I appreciate our friendship", "you're my best friend": the speaker is a friend of the
-    one they are talking to (known from the sitting)."""
+    """"I appreciate our friendship", "your friendship means a lot to me", "you're my best
+    friend", "glad to have you as a friend": the speaker is a friend of the one they are talking
+    to (known from the sitting)."""
     lemma = noun.lemma_.lower()
     addressee = c.sitting.addressee(c.speaker) if c.sitting is not None else None
     if addressee is None:
         return
     gov = governor(noun)
-    if lemma == "friendship" and any(ch.lower_ == "our" for ch in noun.children) and (
-            noun.dep_ == "dobj" and gov is not None and gov.lemma_.lower() in _VALUE_VERBS):
+    glemma = gov.lemma_.lower() if gov is not None else ""
+    if lemma == "friendship" and any(ch.lower_ in ("our", "your") for ch in noun.children) and (
+            (noun.dep_ == "dobj" and glemma in _VALUE_VERBS)
+            or (noun.dep_ == "nsubj" and glemma == "mean")):  # "your friendship means a lot"
         c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="our_friendship",
+               timed=False, tokens=[noun], confidence=0.7)
+    elif lemma == "friend" and noun.dep_ == "pobj" and noun.head.lower_ == "as" and (
+            glemma == "have" and gov is not None and noun.head.head == gov
+            and child(gov, "dobj", ("you",)) is not None):  # "glad to have you as a friend"
+        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="you_as_friend",
                timed=False, tokens=[noun], confidence=0.7)
     elif lemma == "friend" and noun.dep_ == "attr" and gov is not None and gov.lemma_ == "be" and (
             any(ch.dep_ == "nsubj" and ch.lower_ == "you" for ch in gov.children)) and any(

@@ -43,6 +43,8 @@ def go(c: Context, v: Token) -> None:
         return
     go_event(c, v, subs, dropped)
     for prep, o in preps(v, ("to",)):
+        if o.i in c.time_tokens:
+            continue  # "the concert we went to last Friday": the parser's object is a time
         if is_event(o) and (v.tag_ == "VBG" or f.future) and not (f.past or f.perfect):
             for s in subs:  # "we're going to a concert on Friday"
                 c.emit(s, "PLANS", noun_phrase(c, o), v, rule="going_to_event", timed=False,

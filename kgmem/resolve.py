@@ -262,7 +262,7 @@ def typo_score(a: str, b: str, min_score: float = 0.85) -> float | None:
 PERSON_SUBJECT = frozenset({
     "LIVES_IN", "WORKS_AT", "HAS_ROLE", "LEADS", "REPORTS_TO", "MARRIED_TO", "DATING",
     "STUDIES_AT", "MEMBER_OF_TEAM", "KNOWS", "FRIEND_OF", "SIBLING_OF", "PARENT_OF", "CHILD_OF",
-    "HAS_PET", "SPEAKS", "HAS_HOBBY",
+    "HAS_PET", "SPEAKS", "HAS_HOBBY", "FROM",
 })
 PERSON_OBJECT = frozenset({
     "MARRIED_TO", "DATING", "KNOWS", "FRIEND_OF", "SIBLING_OF", "PARENT_OF", "CHILD_OF",
@@ -271,7 +271,7 @@ PERSON_OBJECT = frozenset({
 NONPERSON_OBJECT = frozenset({
     "LIVES_IN", "WORKS_AT", "STUDIES_AT", "HAS_ROLE", "LEADS", "MEMBER_OF_TEAM", "MEMBER_OF",
     "HAS_PET", "SPEAKS", "USES", "OWNS", "AGE", "FAVORITE", "HAS_STATUS", "HAS_HOBBY",
-    "WORKS_ON", "ATTENDED",
+    "WORKS_ON", "ATTENDED", "FROM",
 })
 
 Context = Literal["person", "nonperson", "neutral"]

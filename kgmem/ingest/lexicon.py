@@ -9,6 +9,8 @@ from __future__ import annotations
 SPEAKER_PRONOUNS = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "im", "i'm"}
 )
+# someone else one does a thing for ("I got this pup for you": a gift, not one's own pet)
+OTHER_PERSON_PRONOUNS = frozenset({"you", "him", "her", "them", "ya"})
 THIRD_PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 UNRESOLVABLE_PRONOUNS = frozenset(
     {"you", "your", "yours", "they", "them", "their", "it", "its", "this", "that", "these",
@@ -490,7 +492,7 @@ EVENT_NOUNS = frozenset(
      "tasting", "cook-off", "scrimmage", "tryout", "tryouts", "audition", "playdate",
      "sleepover", "prom", "graduation", "orientation", "trivia", "quiz", "jamboree", "rodeo",
      "session", "getaway", "honeymoon", "excursion", "outing", "expedition", "pilgrimage",
-     "interview", "presentation", "speech", "get-together", "together"}
+     "interview", "presentation", "speech", "get-together", "together", "tourney", "exam"}
 )
 # events too vague to remember without a kind ("went to an event", "made it in my class")
 VAGUE_EVENTS = frozenset({"event", "events", "session", "class", "course", "lesson", "meeting",
@@ -506,7 +508,7 @@ VISIT_PLACE_NOUNS = frozenset(
      "resort", "spa", "coast", "countryside", "ranch", "canyon", "river", "theme park",
      "cabin", "lodge", "national park", "landmark", "monument", "ruins", "shrine", "coastline",
      "desert", "valley", "volcano", "cave", "reef", "harbor", "harbour", "pier", "boardwalk",
-     "trail", "observatory", "planetarium", "arboretum", "sanctuary", "reserve"}
+     "trail", "observatory", "planetarium", "arboretum", "sanctuary", "reserve", "shelter"}
 )
 # a good time had somewhere: "had a blast at the fair"
 GOOD_TIME_NOUNS = frozenset({"time", "blast", "fun", "ball", "day", "night", "evening",

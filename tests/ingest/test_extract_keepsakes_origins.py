@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_extract_chat import facts
+from .test_extract_chat import REF, facts
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -124,3 +124,46 @@ def test_no_event_visit_or_status_where_none_happened(ex, text) -> None:
     assert not [f for f in got if f[3] == "assert" and (
         f[1] in ("HAS_STATUS", "VOLUNTEERS_AT") or (f[1] == "VISITED")
         or (f[1] == "ATTENDED" and "festival" in f[2]))], (text, got)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Guess what - I got a kitten two weeks ago! Her name's Mimi and she's adorable.",
+     ("Sam", "HAS_PET", "Mimi", "assert")),
+    ("We adopted a puppy. His name is Rex.", ("Sam", "HAS_PET", "Rex", "assert")),
+    ("Guess what - I adopted a dog last week!", ("Sam", "HAS_PET", "dog", "assert")),
+    ("Guess what, I bought a boat!", ("Sam", "OWNS", "boat", "assert")),
+    ("I just had a picnic with the wife and kids.", ("Sam", "HAS_STATUS", "married", "assert")),
+    ("I got the idea from that trip to Spain a few years ago.",
+     ("Sam", "VISITED", "Spain", "assert")),
+    ("This was my Grand Canyon trip last year and it was stunning.",
+     ("Sam", "VISITED", "Grand Canyon", "assert")),
+    ("Since I'm lactose intolerant I drink oat milk.", ("Sam", "ALLERGIC_TO", "lactose", "assert")),
+    ("We went to a homeless shelter to give out food.",
+     ("Sam", "VISITED", "homeless shelter", "assert")),
+    ("I entered a chess tourney last month.", ("Sam", "ATTENDED", "chess tourney", "assert")),
+])
+def test_second_round_shapes(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+def test_the_named_pet_keeps_the_date_it_was_got(ex) -> None:
+    got = {f.object: f for f in ex.extract(
+        "I got a kitten two weeks ago! Her name's Mimi.", REF, speaker="Sam")}
+    assert got["Mimi"].valid_at == got["kitten"].valid_at is not None
+
+
+@pytest.mark.parametrize("text", [
+    "I got this new kitten for you!",            # a gift
+    "Look at this, I got this little puppy for you!",
+    "I guess I got a kitten.",                   # a hedge, unlike "guess what"
+    "My boss is great, her name is Jo.",         # no pet
+    "The wife of my boss is nice.",
+    "I'm planning my Paris trip.",
+    "That trip to Spain sounds amazing!",        # the listener's trip
+    "I have an exam tomorrow.",
+    "I'm intolerant of rude people.",
+])
+def test_no_second_round_fact_where_none_is_told(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[0] == "Sam" and f[3] == "assert" and f[1] in (
+        "HAS_PET", "HAS_STATUS", "VISITED", "ATTENDED", "ALLERGIC_TO")], (text, got)

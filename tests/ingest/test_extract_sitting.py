@@ -146,3 +146,19 @@ def test_generic_and_plural_pets(ex) -> None:
 def test_image_captions_are_not_what_was_said(ex) -> None:
     text = "Look at this! [shares a photo: a man holding a dog named Max at a concert]"
     assert ex.extract(text, MAY10, speaker="Ana") == []
+
+
+@pytest.mark.parametrize("text", ["Thanks for being an awesome friend.", "Glad we're friends!",
+                                  "Thank you for being such a good friend to me."])
+def test_thanks_for_being_a_friend_names_the_one_spoken_to(ex, text) -> None:
+    got = triples(ex.extract_many(turns((MAY10, "Ana", "Thanks for listening."),
+                                        (MAY10, "Ben", text))))
+    assert ("Ben", "FRIEND_OF", "Ana") in got[1], got
+
+
+@pytest.mark.parametrize("text", ["We're not friends anymore.", "Are we friends?",
+                                  "Thanks for being there."])
+def test_no_friendship_from_a_denial_a_question_or_plain_thanks(ex, text) -> None:
+    got = triples(ex.extract_many(turns((MAY10, "Ana", "Thanks for listening."),
+                                        (MAY10, "Ben", text))))
+    assert ("Ben", "FRIEND_OF", "Ana") not in got[1], got

@@ -194,6 +194,10 @@ _PREP_FIXES = [
     (re.compile(r"\bi'd\b"), "I'd"),
     (re.compile(r"\bi'll\b"), "I'll"),
     (re.compile(r"\bi\b"), "I"),
+    # "Guess what - I got a puppy!": the opener as a sentence of its own, or the parser makes
+    # "what" the object of the news
+    (re.compile(r"(?<=\b[Gg]uess what) -"), "! "),
+    (re.compile(r"(?<=\b[Gg]uess what),"), "!"),
     (re.compile(r"\bdont\b"), "don't"),
     (re.compile(r"\bcant\b"), "can't"),
 ]

@@ -87,6 +87,13 @@ def _mark_ending(f: Flags, group: list[Token], sent: Span) -> None:
                 f.neg = True
 
 
+def _guess_what(v: Token) -> bool:
+    """"Guess what - I got a kitten!": the imperative opener announces news, it hedges
+    nothing."""
+    return v.lemma_.lower() == "guess" and v.tag_ == "VB" and v.i == v.sent.start and any(
+        t.lower_ == "what" for t in v.doc[v.i + 1:v.i + 3])
+
+
 def _mark_governing_clauses(f: Flags, verb: Token) -> None:
     """Look up the tree: plans, modals, conditionals and negated reports above the clause."""
     cur = verb
@@ -106,7 +113,7 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
         ):
             f.in_plan = True
         if lemma in L.IRREALIS_VERBS and sub.dep_ not in ("advcl", "conj", "relcl", "acl") and not (
-                lemma in L.IRREALIS_ONLY_XCOMP and sub.dep_ != "xcomp"):
+                lemma in L.IRREALIS_ONLY_XCOMP and sub.dep_ != "xcomp") and not _guess_what(cur):
             f.hypothetical = True  # ("when we went ..., they make me keep going": not irrealis)
         if lemma == "use" and sub.dep_ == "xcomp" and child(sub, "aux", "to") and (
             child(cur, "dobj") is None

@@ -42,7 +42,7 @@ from .life import (
 )
 from .origins import be_from, grew_up, origin_noun, used_to_back_in
 from .personal import belong, play, speak, turn
-from .pets import have, pet_away, pet_end
+from .pets import have, named_after, pet_away, pet_end
 from .plans import plan
 from .possessions import own
 from .preferences import like, like_adj, stand
@@ -182,6 +182,8 @@ def run(c: Context) -> None:
             spouse_noun(c, tok)
             own_wedding(c, tok)
             trip_noun(c, tok)
+            if lemma == "name":
+                named_after(c, tok)
             if lemma in ("friendship", "friend"):
                 friendship(c, tok)
 

@@ -198,6 +198,13 @@ def _complement(c: Context, v: Token, subs: list[Mention], acomp: Token) -> bool
         divorce(c, acomp, subs_override=subs)
     elif low == "allergic":
         allergic(c, acomp, subs, v)
+    elif low == "intolerant":  # "I'm lactose intolerant", "gluten-intolerant"
+        what = next((ch for ch in acomp.children if ch.dep_ in ("amod", "compound", "npadvmod")
+                     and ch.pos_ in ("NOUN", "ADJ", "PROPN")), None)
+        if what is not None:
+            for s in subs:
+                c.emit(s, "ALLERGIC_TO", what.lower_, v, rule="intolerant", tokens=[what],
+                       timed=False)
     elif low == "fluent":
         _complement_objects(c, v, subs, acomp, ("in",), "SPEAKS", "fluent_in")
     elif low in L.LIKE_ADJ:

@@ -130,9 +130,10 @@ def spouse_noun(c: Context, noun: Token) -> None:
     if lemma not in L.SPOUSE_NOUNS and lemma not in L.FIANCE_NOUNS:
         return
     owner = c.owner_of(noun)
-    if owner is None and lemma in ("missus", "mrs") and child(noun, "det", "the") is not None and (
-            _first_person(c)):
-        owner = c.speaker_mention()  # "me, the missus, and the kids"
+    if owner is None and child(noun, "det", "the") is not None and _first_person(c) and (
+            lemma in ("missus", "mrs") or (not preps(noun, ("of",)) and noun.tag_ == "NN" and (
+                _with_the_kids(noun)))):
+        owner = c.speaker_mention()  # "me, the missus, and the kids", "with the wife and kids"
     if owner is None or not owner.speaker or c.rel_name(noun) is not None:
         return  # a named one is relationships.relation_noun's
     prev = [noun.doc[j].lower_ for j in range(max(0, noun.i - 2), noun.i)]
@@ -144,6 +145,13 @@ def spouse_noun(c: Context, noun: Token) -> None:
     gov = governor(noun)
     status = "married" if lemma in L.SPOUSE_NOUNS else "engaged"
     c.emit(owner, "HAS_STATUS", status, gov, rule=f"my_{lemma}", timed=False, tokens=[noun])
+
+
+def _thanks_for_being(v: Token) -> bool:
+    """"Thanks for being ...", "thank you for being ..."."""
+    prep = v.head if v.dep_ == "pcomp" else None
+    return prep is not None and prep.lower_ == "for" and prep.head.lemma_.lower() in (
+        "thank", "thanks")
 
 
 def own_wedding(c: Context, noun: Token) -> None:
@@ -199,11 +207,14 @@ def companions(c: Context, v: Token) -> None:
 
 
 def trip_noun(c: Context, noun: Token) -> None:
-    """"a special vacation we had to California", "our trip to Peru last year": VISITED (the
-    trip is told as past)."""
+    """"a special vacation we had to California", "our trip to Peru last year", "my Rocky
+    Mountains trip", "I got the idea from that trip to England": VISITED (the trip is told as
+    past)."""
     if noun.lemma_.lower() not in L.TRIP_NOUNS or noun.pos_ != "NOUN":
         return
     places = [o for _p, o in preps(noun, ("to", "in")) if ent_type(o) in ("GPE", "LOC")]
+    places += [ch for ch in noun.children if ch.dep_ == "compound" and ch.pos_ == "PROPN"
+               and ent_type(ch) in ("GPE", "LOC")]  # "my Rocky Mountains trip"
     rel = next((x for x in noun.children if x.dep_ == "relcl"), None)
     if rel is not None:  # "a vacation we had to California"
         places += [o for _p, o in preps(rel, ("to", "in")) if ent_type(o) in ("GPE", "LOC")]
@@ -215,7 +226,8 @@ def trip_noun(c: Context, noun: Token) -> None:
     if not subs and rel is not None:
         subs, _ = subjects(c, rel)
     shown = _photo_from(noun)  # "I have a picture from a vacation in Florida": a past trip
-    if not subs and shown is not None and anchor is not None:
+    recalled = child(noun, "det", ("that",)) is not None  # "the idea came from that trip to X"
+    if not subs and (shown is not None or recalled) and anchor is not None:
         subs = [s for s in subjects(c, anchor)[0] if s.speaker]
     if not subs or anchor is None:
         return
@@ -245,9 +257,14 @@ def _photo_from(noun: Token) -> Any:
                  if o.dep_ == "dobj" and o.lemma_.lower() in _PHOTO_NOUNS), None)
 
 
+def _with_the_kids(noun: Token) -> bool:
+    """"the wife and kids", "the husband and the kids": the speaker's own family."""
+    return any(t.lemma_.lower() in ("kid", "child", "baby", "son", "daughter", "boy", "girl")
+               for t in noun.conjuncts)
+
+
 def _first_person(c: Context) -> bool:
     return any(t.lower_ in L.SPEAKER_PRONOUNS for t in c.doc)
-
 
 
 _VALUE_VERBS = frozenset({"appreciate", "value", "love", "cherish", "treasure", "enjoy"})
@@ -268,6 +285,12 @@ def friendship(c: Context, noun: Token) -> None:
             or (noun.dep_ == "nsubj" and glemma == "mean")):  # "your friendship means a lot"
         c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="our_friendship",
                timed=False, tokens=[noun], confidence=0.7)
+    elif lemma == "friend" and noun.dep_ == "attr" and gov is not None and glemma == "be" and (
+            _thanks_for_being(gov) or (noun.tag_ == "NNS" and child(gov, "nsubj", ("we",))
+                                       is not None and not c.flags(gov).neg)):
+        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="thanks_friend",
+               timed=False, tokens=[noun], confidence=0.7)  # "thanks for being a great
+        # friend", "glad we're friends"
     elif lemma == "friend" and noun.dep_ == "pobj" and noun.head.lower_ == "as" and (
             glemma == "have" and gov is not None and noun.head.head == gov
             and child(gov, "dobj", ("you",)) is not None):  # "glad to have you as a friend"

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
-from ..entities import is_pet_noun
+from ..entities import ent_type, is_pet_noun
 from ..mentions import Mention, subjects
 from ..phrases import noun_phrase
-from ..tree import child
+from ..tree import child, preps
 from .events import event_object, good_time_at, is_event
 
 if TYPE_CHECKING:
@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 def pet_object(c: Context, v: Token, noun: Token, subs: list[Mention], rule: str,
                kind: str = "assert") -> None:
     """HAS_PET for a pet noun under a verb: its name(s) if given ("a dog named Rex"), else the
-    noun."""
+    noun. Not one got for someone else ("I got this new pup for you": a gift)."""
+    if any(o.lower_ in L.OTHER_PERSON_PRONOUNS or ent_type(o) == "PERSON"
+           for _p, o in preps(v, ("for",)) + preps(noun, ("for",))):
+        return
     names = []
     name = c.rel_name(noun)
     if name is not None:
@@ -130,3 +133,25 @@ def pet_away(c: Context, v: Token) -> None:
     for s in who:
         c.emit(s, "HAS_PET", obj, v, kind="end", rule=f"{lemma}_{prt.lower_}_pet",
                tokens=[dobj])
+
+
+def named_after(c: Context, noun: Token) -> None:
+    """"I got a puppy two weeks ago! Her name's Coco": the pet the speaker was just said to
+    have (a HAS_PET of this utterance) is called by the name told after it."""
+    doc, i = noun.doc, noun.i
+    if noun.lemma_.lower() != "name" or i == 0 or i + 2 >= len(doc):
+        return
+    if doc[i - 1].lower_ not in ("her", "his", "its") or doc[i + 1].lower_ not in (
+            "'s", "is", "was"):
+        return
+    name = doc[i + 2]
+    if name.pos_ != "PROPN" or ent_type(name) in ("GPE", "LOC", "ORG", "DATE"):
+        return
+    pets = [f for f in c.facts if f.predicate == "HAS_PET" and f.kind == "assert"
+            and f.subject_is_speaker and f.object.lower() in L.PET_NOUNS]
+    if pets:
+        fact = c.emit(c.speaker_mention(), "HAS_PET", c.name_of(name), None,
+                      rule="pet_named_after", tokens=[name], confidence=0.7)
+        if fact is not None:  # from when the pet was got ("two weeks ago")
+            fact.valid_at, fact.valid_precision = pets[-1].valid_at, pets[-1].valid_precision
+            fact.time_text = pets[-1].time_text

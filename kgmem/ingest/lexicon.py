@@ -124,7 +124,8 @@ ROLE_NOUNS = frozenset(
 # subject dropped ("Lost my job as a banker yesterday")
 PAST_FORMS = frozenset({"lost", "got", "went", "came", "took", "made", "had", "left", "found",
                         "met", "saw", "won", "ran", "began", "bought", "sold", "brought",
-                        "caught", "flew", "drove", "wrote", "broke", "spent", "sent", "gave"})
+                        "caught", "flew", "drove", "wrote", "broke", "spent", "sent", "gave",
+                        "retook"})
 # what one writes for as a job ("writing articles for an online mag")
 PUBLICATION_NOUNS = frozenset({"magazine", "mag", "newspaper", "paper", "blog", "website",
                                "journal", "outlet", "publication", "site", "zine", "newsletter",
@@ -615,6 +616,14 @@ BODY_PARTS = frozenset(
 )
 # relatives whose death is the speaker's life event ("my grandma passed away")
 DEATH_VERBS = frozenset({"die", "pass"})
+# a photo one took ("I took this pic at the lake")
+PHOTO_NOUNS = frozenset({"picture", "photo", "pic", "snapshot", "snap", "shot", "selfie"})
+# sitting a test or an exam ("I failed the driving test", "retook the aptitude test")
+EXAM_VERBS = frozenset({"fail", "pass", "retake", "ace", "flunk", "sit", "take", "nail"})
+EXAM_NOUNS = frozenset({"test", "exam", "examination"})
+# the speaker's child told without a relation noun's name ("our one-year-old ... his name is")
+CHILD_WORDS = frozenset({"son", "daughter", "baby", "newborn", "toddler", "kid", "child",
+                         "boy", "girl", "little"})
 # unnamed spouses: "my wife and I", "my husband and kids" -> HAS_STATUS married
 SPOUSE_NOUNS = frozenset({"wife", "husband", "hubby", "spouse", "missus", "mrs"})
 FIANCE_NOUNS = frozenset({"fiance", "fiancee", "fiancé", "fiancée"})

@@ -167,3 +167,31 @@ def test_no_second_round_fact_where_none_is_told(ex, text) -> None:
     got = facts(ex, text)
     assert not [f for f in got if f[0] == "Sam" and f[3] == "assert" and f[1] in (
         "HAS_PET", "HAS_STATUS", "VISITED", "ATTENDED", "ALLERGIC_TO")], (text, got)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Our one-year-old is so cute, his name is Leo!", ("Sam", "PARENT_OF", "Leo", "assert")),
+    ("They're great. Our two-year-old is so sweet, his name is Kyle!",   # Kyle tagged a noun
+     ("Sam", "PARENT_OF", "Kyle", "assert")),
+    ("My daughter is two now, her name is Mia.", ("Sam", "PARENT_OF", "Mia", "assert")),
+    ("I failed the driving test recently.", ("Sam", "EXPERIENCED", "driving test", "assert")),
+    ("Last week I retook the aptitude test with great results.",
+     ("Sam", "EXPERIENCED", "aptitude test", "assert")),
+    ("I took it at the lake last month.", ("Sam", "VISITED", "lake", "assert")),
+    ("I took this pic in Lisbon.", ("Sam", "VISITED", "Lisbon", "assert")),
+])
+def test_a_child_named_after_a_test_sat_a_photo_taken_there(ex, text, expected) -> None:
+    assert expected in facts(ex, text), (text, facts(ex, text))
+
+
+@pytest.mark.parametrize("text", [
+    "My son's teacher is great, her name is Ms. Lee.",   # the teacher's name
+    "I'm going to take the test next week.",
+    "Did you pass the exam?",
+    "I'll take a photo at the beach.",
+    "I took it at face value.",
+])
+def test_no_child_test_or_visit_where_none_is_told(ex, text) -> None:
+    got = facts(ex, text)
+    assert not [f for f in got if f[3] == "assert" and f[1] in (
+        "PARENT_OF", "EXPERIENCED", "VISITED")], (text, got)

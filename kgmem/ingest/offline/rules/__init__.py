@@ -18,7 +18,7 @@ from ..tree import child
 from .admission import accepted, find_new, get_or_out, hit_the_gym, my_group
 from .business import acquire, open_business, own_noun, volunteer
 from .copula import copula
-from .education import attend, do, finish, graduate, study
+from .education import attend, do, exam_taken, finish, graduate, study
 from .events import (
     at_event,
     be_at,
@@ -49,7 +49,7 @@ from .preferences import like, like_adj, stand
 from .relationships import break_up, date, divorce, marry, relation_noun, see
 from .roles import appoint, as_role_opening, become, lead, promote, report, step, take
 from .tools import code, rely, stop, switch, tool_prep, use
-from .travel import go, return_from, spend, visit
+from .travel import go, photo_taken_at, return_from, spend, visit
 from .work import (
     employ,
     ended_employment,
@@ -85,7 +85,8 @@ LEMMA_FIX = {"hoping": "hope", "hoped": "hope", "hopes": "hope", "hates": "hate"
              "hated": "hate", "loves": "love", "likes": "like", "leads": "lead", "led": "lead",
              "uses": "use", "lived": "live", "lives": "live", "dating": "date",
              "dated": "date", "dates": "date", "quit": "quit", "left": "leave",
-             "married": "marry", "moved": "move", "relocated": "relocate", "lost": "lose"}
+             "married": "marry", "moved": "move", "relocated": "relocate", "lost": "lose",
+             "retook": "retake", "retaken": "retake"}
 
 # verb lemma -> its rule (a copula also goes through rules.copula)
 VERB_RULES: dict[str, Rule] = {
@@ -166,6 +167,10 @@ def run(c: Context) -> None:
                 injury(c, tok)
             if lemma in L.DEATH_VERBS:
                 relative_died(c, tok)
+            if lemma in L.EXAM_VERBS:
+                exam_taken(c, tok)
+            if lemma == "take":
+                photo_taken_at(c, tok)
         if tok.pos_ in ("NOUN", "PROPN"):
             if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS:
                 relation_noun(c, tok)

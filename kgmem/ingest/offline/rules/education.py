@@ -1,4 +1,5 @@
-"""Education: STUDIES_AT and ATTENDED from study/do a degree/graduate/attend/finish."""
+"""Education: STUDIES_AT and ATTENDED from study/do a degree/graduate/attend/finish; a test
+or exam sat (EXPERIENCED)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..mentions import subjects
 from ..objects import entity_ok, is_school
 from ..phrases import noun_phrase
 from ..tree import child, preps
-from .events import event_object, is_event
+from .events import event_object, is_event, took_place
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -113,3 +114,15 @@ def finish(c: Context, v: Token) -> None:
             for s in subs:
                 c.emit(s, "ATTENDED", noun_phrase(c, o, keep_preps=("of",)), v,
                        rule="finished_degree_at", tokens=[o])
+
+
+def exam_taken(c: Context, v: Token) -> None:
+    """"I failed the driving test recently", "last week I retook the aptitude test", "I aced my
+    final exam": the speaker went through it (EXPERIENCED, an event)."""
+    dobj = child(v, "dobj")
+    if dobj is None or dobj.lemma_.lower() not in L.EXAM_NOUNS or not took_place(c, v):
+        return
+    for s in subjects(c, v)[0]:
+        if s.speaker:
+            c.emit(s, "EXPERIENCED", noun_phrase(c, dobj), v, rule=f"{v.lemma_.lower()}_exam",
+                   tokens=[dobj], confidence=0.7)

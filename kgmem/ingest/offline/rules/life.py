@@ -239,9 +239,6 @@ def trip_noun(c: Context, noun: Token) -> None:
             c.emit(s, "VISITED", noun_phrase(c, place), anchor, rule="trip_to", tokens=[place])
 
 
-_PHOTO_NOUNS = frozenset({"picture", "photo", "pic", "snapshot", "snap", "shot"})
-
-
 def _photo_from(noun: Token) -> Any:
     """The photo a trip noun is told as the source of ("a pic from my trip to Peru"), or None."""
     head = noun.head
@@ -250,11 +247,11 @@ def _photo_from(noun: Token) -> Any:
         noun, head = head.head, head.head.head  # "a pic from one of my trips to NYC"
     if noun.dep_ != "pobj" or head.lower_ != "from":
         return None
-    if head.head.lemma_.lower() in _PHOTO_NOUNS:
+    if head.head.lemma_.lower() in L.PHOTO_NOUNS:
         return head.head
     # "I have a snapshot from a holiday": the parser may hang "from" on the verb
     return next((o for o in head.head.children
-                 if o.dep_ == "dobj" and o.lemma_.lower() in _PHOTO_NOUNS), None)
+                 if o.dep_ == "dobj" and o.lemma_.lower() in L.PHOTO_NOUNS), None)
 
 
 def _with_the_kids(noun: Token) -> bool:

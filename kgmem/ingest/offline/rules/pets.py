@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -137,7 +137,8 @@ def pet_away(c: Context, v: Token) -> None:
 
 def named_after(c: Context, noun: Token) -> None:
     """"I got a puppy two weeks ago! Her name's Coco": the pet the speaker was just said to
-    have (a HAS_PET of this utterance) is called by the name told after it."""
+    have (a HAS_PET of this utterance) is called by the name told after it; "our one-year-old
+    is so cute, his name is Kyle": so is the speaker's child (PARENT_OF)."""
     doc, i = noun.doc, noun.i
     if noun.lemma_.lower() != "name" or i == 0 or i + 2 >= len(doc):
         return
@@ -145,13 +146,35 @@ def named_after(c: Context, noun: Token) -> None:
             "'s", "is", "was"):
         return
     name = doc[i + 2]
-    if name.pos_ != "PROPN" or ent_type(name) in ("GPE", "LOC", "ORG", "DATE"):
-        return
+    if not (name.pos_ == "PROPN" or ent_type(name) == "PERSON") or ent_type(name) in (
+            "GPE", "LOC", "ORG", "DATE"):
+        return  # (the tagger takes some names for nouns: "his name is Kyle")
     pets = [f for f in c.facts if f.predicate == "HAS_PET" and f.kind == "assert"
             and f.subject_is_speaker and f.object.lower() in L.PET_NOUNS]
+    if not pets and doc[i - 1].lower_ in ("her", "his") and _child_just_told(doc, i - 1):
+        c.emit(c.speaker_mention(), "PARENT_OF", c.name_of(name), None,
+               rule="child_named_after", tokens=[name], confidence=0.7)
+        return
     if pets:
         fact = c.emit(c.speaker_mention(), "HAS_PET", c.name_of(name), None,
                       rule="pet_named_after", tokens=[name], confidence=0.7)
         if fact is not None:  # from when the pet was got ("two weeks ago")
             fact.valid_at, fact.valid_precision = pets[-1].valid_at, pets[-1].valid_precision
             fact.time_text = pets[-1].time_text
+
+
+def _child_just_told(doc: Any, end: int) -> bool:
+    """"my son ...", "our one-year-old ..." right before ``doc[end]`` ("his"), with no other
+    noun between them (not "my son's teacher is great, her name is ...")."""
+    for j in range(end - 1, -1, -1):
+        t = doc[j]
+        if t.lower_ in ("my", "our"):
+            words = [x.lower_ for x in doc[j + 1:j + 6]]
+            child_word = bool(words) and words[0] in L.CHILD_WORDS and (
+                j + 2 >= len(doc) or doc[j + 2].lower_ != "'s")
+            aged = "year" in words and "old" in words and "'s" not in words  # "one-year-old"
+            return child_word or aged
+        if t.pos_ in ("NOUN", "PROPN") and t.lower_ not in ("year", "old") and not (
+                j > 0 and doc[j - 1].lower_ in ("my", "our")):
+            return False
+    return False

@@ -12,7 +12,7 @@ from ..mentions import subjects
 from ..objects import is_school
 from ..phrases import noun_phrase
 from ..tree import child, coord, preps
-from .events import attended, back_from, go_event, is_event, is_visit_place
+from .events import attended, back_from, go_event, is_event, is_visit_place, took_place
 from .plans import plan_object
 
 if TYPE_CHECKING:
@@ -152,3 +152,21 @@ def return_from(c: Context, v: Token) -> None:
             for s in subs:
                 c.emit(s, "VISITED", noun_phrase(c, o), v, rule="back_from", tokens=[o],
                        confidence=0.75)
+
+
+def photo_taken_at(c: Context, v: Token) -> None:
+    """"I took it at the beach last month", "took this pic in Lisbon": the speaker was there
+    (VISITED, dated by the clause)."""
+    dobj = child(v, "dobj")
+    if v.lemma_.lower() != "take" or dobj is None or not (
+            dobj.lower_ in ("it", "this", "that") or dobj.lemma_.lower() in L.PHOTO_NOUNS):
+        return
+    if not took_place(c, v):
+        return
+    places = [o for _p, o in preps(v, ("at", "in", "on")) if o.i not in c.time_tokens and (
+        is_visit_place(o) or ent_type(o) in ("GPE", "LOC", "FAC"))]
+    subs = [s for s in subjects(c, v)[0] if s.speaker]
+    for place in places[:1]:
+        for s in subs:
+            c.emit(s, "VISITED", noun_phrase(c, place, keep_preps=("of",)), v,
+                   rule="photo_taken_at", tokens=[place], confidence=0.7)

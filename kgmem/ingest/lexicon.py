@@ -125,7 +125,7 @@ ROLE_NOUNS = frozenset(
 PAST_FORMS = frozenset({"lost", "got", "went", "came", "took", "made", "had", "left", "found",
                         "met", "saw", "won", "ran", "began", "bought", "sold", "brought",
                         "caught", "flew", "drove", "wrote", "broke", "spent", "sent", "gave",
-                        "retook"})
+                        "retook", "hurt"})
 # what one writes for as a job ("writing articles for an online mag")
 PUBLICATION_NOUNS = frozenset({"magazine", "mag", "newspaper", "paper", "blog", "website",
                                "journal", "outlet", "publication", "site", "zine", "newsletter",
@@ -571,6 +571,9 @@ KEEPSAKE_NOUNS = frozenset(
      "bowl", "quilt", "jersey", "autograph", "poster", "scrapbook", "heirloom", "keepsake",
      "souvenir", "memento", "trinket"}
 )
+# owned when had or kept ("I have a painting in my room"), while "my painting" is mostly one
+# the speaker made
+KEPT_ONLY_NOUNS = frozenset({"painting", "artwork"})
 # "my prized possession, a signed basketball": the noun after it is a thing one owns
 TREASURE_NOUNS = frozenset({"possession", "keepsake", "treasure", "heirloom", "memento"})
 # what a thing is to its owner ("is special to me", "is a constant reminder")

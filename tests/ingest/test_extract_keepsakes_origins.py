@@ -179,6 +179,9 @@ def test_no_second_round_fact_where_none_is_told(ex, text) -> None:
      ("Sam", "EXPERIENCED", "aptitude test", "assert")),
     ("I took it at the lake last month.", ("Sam", "VISITED", "lake", "assert")),
     ("I took this pic in Lisbon.", ("Sam", "VISITED", "Lisbon", "assert")),
+    ("Last season I had a setback when I hurt my knee.",   # the tagger's present "hurt"
+     ("Sam", "EXPERIENCED", "hurt knee", "assert")),
+    ("I have a painting in my room to remind me.", ("Sam", "OWNS", "painting", "assert")),
 ])
 def test_a_child_named_after_a_test_sat_a_photo_taken_there(ex, text, expected) -> None:
     assert expected in facts(ex, text), (text, facts(ex, text))
@@ -190,6 +193,7 @@ def test_a_child_named_after_a_test_sat_a_photo_taken_there(ex, text, expected) 
     "Did you pass the exam?",
     "I'll take a photo at the beach.",
     "I took it at face value.",
+    "Does it hurt your ankle?",
 ])
 def test_no_child_test_or_visit_where_none_is_told(ex, text) -> None:
     got = facts(ex, text)

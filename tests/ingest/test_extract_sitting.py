@@ -149,7 +149,8 @@ def test_image_captions_are_not_what_was_said(ex) -> None:
 
 
 @pytest.mark.parametrize("text", ["Thanks for being an awesome friend.", "Glad we're friends!",
-                                  "Thank you for being such a good friend to me."])
+                                  "Thank you for being such a good friend to me.",
+                                  "It's so great to have friends like you."])
 def test_thanks_for_being_a_friend_names_the_one_spoken_to(ex, text) -> None:
     got = triples(ex.extract_many(turns((MAY10, "Ana", "Thanks for listening."),
                                         (MAY10, "Ben", text))))

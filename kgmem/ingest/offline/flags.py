@@ -68,9 +68,10 @@ def _mark_own_words(f: Flags, v: Token) -> None:
                 f.modal = True
         if c.dep_ == "mark" and low in ("if", "unless", "whether"):
             f.hypothetical = True
-    if v.tag_ == "VBD" or (v.tag_ in ("VBN", "VB", "VBP") and v.dep_ == "ROOT" and not any(
-        c.dep_ in ("aux", "auxpass") for c in v.children
-    ) and (v.tag_ == "VBN" or v.lower_ in L.PAST_FORMS)):  # the tagger's VBP "retook"
+    bare = not any(c.dep_ in ("aux", "auxpass") for c in v.children)
+    if v.tag_ == "VBD" or (v.tag_ in ("VBN", "VB") and v.dep_ == "ROOT" and bare and (
+            v.tag_ == "VBN" or v.lower_ in L.PAST_FORMS)) or (
+            v.tag_ == "VBP" and bare and v.lower_ in L.PAST_FORMS):  # the tagger's VBP "retook"
         f.past = True
 
 

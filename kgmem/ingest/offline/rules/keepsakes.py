@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def is_thing(noun: Token) -> bool:
-    return noun.pos_ == "NOUN" and is_possession(noun, acquired=True)
+    return noun.pos_ == "NOUN" and (is_possession(noun, acquired=True)
+                                    or noun.lemma_.lower() in L.KEPT_ONLY_NOUNS)
 
 
 def kept_thing(c: Context, noun: Token) -> None:

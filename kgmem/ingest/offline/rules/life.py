@@ -288,6 +288,11 @@ def friendship(c: Context, noun: Token) -> None:
         c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="thanks_friend",
                timed=False, tokens=[noun], confidence=0.7)  # "thanks for being a great
         # friend", "glad we're friends"
+    elif lemma == "friend" and noun.tag_ == "NNS" and any(
+            o.lower_ == "you" for _p, o in preps(noun, ("like",))) and gov is not None and (
+            glemma == "have" and not c.flags(gov).neg):  # "so awesome to have friends like you"
+        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="friends_like_you",
+               timed=False, tokens=[noun], confidence=0.7)
     elif lemma == "friend" and noun.dep_ == "pobj" and noun.head.lower_ == "as" and (
             glemma == "have" and gov is not None and noun.head.head == gov
             and child(gov, "dobj", ("you",)) is not None):  # "glad to have you as a friend"

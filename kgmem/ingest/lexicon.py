@@ -624,9 +624,11 @@ PHOTO_NOUNS = frozenset({"picture", "photo", "pic", "snapshot", "snap", "shot", 
 # sitting a test or an exam ("I failed the driving test", "retook the aptitude test")
 EXAM_VERBS = frozenset({"fail", "pass", "retake", "ace", "flunk", "sit", "take", "nail"})
 EXAM_NOUNS = frozenset({"test", "exam", "examination"})
-# the speaker's child told without a relation noun's name ("our one-year-old ... his name is")
-CHILD_WORDS = frozenset({"son", "daughter", "baby", "newborn", "toddler", "kid", "child",
-                         "boy", "girl", "little"})
+# one's children as nouns ("the wife and kids"): the PARENT_OF relation nouns, and boy / girl
+KID_NOUNS = frozenset(
+    {n for n, (pred, _dir) in RELATION_NOUNS.items() if pred == "PARENT_OF"} | {"boy", "girl"})
+# the speaker's child told before its name ("our one-year-old ... his name is Kyle")
+CHILD_WORDS = KID_NOUNS | {"newborn", "toddler", "little"}
 # unnamed spouses: "my wife and I", "my husband and kids" -> HAS_STATUS married
 SPOUSE_NOUNS = frozenset({"wife", "husband", "hubby", "spouse", "missus", "mrs"})
 FIANCE_NOUNS = frozenset({"fiance", "fiancee", "fiancé", "fiancée"})

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ..context import Context
-from ..mentions import Mention, subjects
+from ..mentions import subjects
 from ..phrases import noun_phrase
 from ..tree import child
 from .business import is_possession
@@ -74,7 +74,7 @@ def _prized_appos(c: Context, noun: Token) -> bool:
 
 def _speaker_subject(c: Context, v: Token) -> bool:
     subs, _ = subjects(c, v)
-    return bool(subs) and all(isinstance(s, Mention) and s.speaker for s in subs)
+    return bool(subs) and all(s.speaker for s in subs)
 
 
 def _present(c: Context, v: Token) -> bool:

@@ -256,8 +256,7 @@ def _photo_from(noun: Token) -> Any:
 
 def _with_the_kids(noun: Token) -> bool:
     """"the wife and kids", "the husband and the kids": the speaker's own family."""
-    return any(t.lemma_.lower() in ("kid", "child", "baby", "son", "daughter", "boy", "girl")
-               for t in noun.conjuncts)
+    return any(t.lemma_.lower() in L.KID_NOUNS for t in noun.conjuncts)
 
 
 def _first_person(c: Context) -> bool:
@@ -271,35 +270,38 @@ def friendship(c: Context, noun: Token) -> None:
     """"I appreciate our friendship", "your friendship means a lot to me", "you're my best
     friend", "glad to have you as a friend": the speaker is a friend of the one they are talking
     to (known from the sitting)."""
-    lemma = noun.lemma_.lower()
     addressee = c.sitting.addressee(c.speaker) if c.sitting is not None else None
     if addressee is None:
         return
     gov = governor(noun)
-    glemma = gov.lemma_.lower() if gov is not None else ""
-    if lemma == "friendship" and any(ch.lower_ in ("our", "your") for ch in noun.children) and (
-            (noun.dep_ == "dobj" and glemma in _VALUE_VERBS)
-            or (noun.dep_ == "nsubj" and glemma == "mean")):  # "your friendship means a lot"
-        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="our_friendship",
-               timed=False, tokens=[noun], confidence=0.7)
-    elif lemma == "friend" and noun.dep_ == "attr" and gov is not None and glemma == "be" and (
+    rule = _friendship_told(c, noun, gov) if gov is not None else None
+    if rule is not None:
+        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule=rule, timed=False,
+               tokens=[noun], confidence=0.7)
+
+
+def _friendship_told(c: Context, noun: Token, gov: Token) -> str | None:
+    """Which form of "we are friends" the clause of ``gov`` tells (its rule name), if any."""
+    lemma, glemma = noun.lemma_.lower(), gov.lemma_.lower()
+    if lemma == "friendship":
+        ours = any(ch.lower_ in ("our", "your") for ch in noun.children)
+        valued = (noun.dep_ == "dobj" and glemma in _VALUE_VERBS) or (
+            noun.dep_ == "nsubj" and glemma == "mean")  # "your friendship means a lot"
+        return "our_friendship" if ours and valued else None
+    if lemma != "friend":
+        return None
+    if noun.dep_ == "attr" and glemma == "be" and (
             _thanks_for_being(gov) or (noun.tag_ == "NNS" and child(gov, "nsubj", ("we",))
                                        is not None and not c.flags(gov).neg)):
-        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="thanks_friend",
-               timed=False, tokens=[noun], confidence=0.7)  # "thanks for being a great
-        # friend", "glad we're friends"
-    elif lemma == "friend" and noun.tag_ == "NNS" and any(
-            o.lower_ == "you" for _p, o in preps(noun, ("like",))) and gov is not None and (
-            glemma == "have" and not c.flags(gov).neg):  # "so awesome to have friends like you"
-        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="friends_like_you",
-               timed=False, tokens=[noun], confidence=0.7)
-    elif lemma == "friend" and noun.dep_ == "pobj" and noun.head.lower_ == "as" and (
-            glemma == "have" and gov is not None and noun.head.head == gov
-            and child(gov, "dobj", ("you",)) is not None):  # "glad to have you as a friend"
-        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="you_as_friend",
-               timed=False, tokens=[noun], confidence=0.7)
-    elif lemma == "friend" and noun.dep_ == "attr" and gov is not None and gov.lemma_ == "be" and (
-            any(ch.dep_ == "nsubj" and ch.lower_ == "you" for ch in gov.children)) and any(
+        return "thanks_friend"  # "thanks for being a great friend", "glad we're friends"
+    if noun.tag_ == "NNS" and any(o.lower_ == "you" for _p, o in preps(noun, ("like",))) and (
+            glemma == "have" and not c.flags(gov).neg):
+        return "friends_like_you"  # "so awesome to have friends like you"
+    if noun.dep_ == "pobj" and noun.head.lower_ == "as" and glemma == "have" and (
+            noun.head.head == gov and child(gov, "dobj", ("you",)) is not None):
+        return "you_as_friend"  # "glad to have you as a friend"
+    if noun.dep_ == "attr" and gov.lemma_ == "be" and any(
+            ch.dep_ == "nsubj" and ch.lower_ == "you" for ch in gov.children) and any(
             ch.dep_ == "poss" and ch.lower_ == "my" for ch in noun.children):
-        c.emit(c.speaker_mention(), "FRIEND_OF", addressee, gov, rule="you_my_friend",
-               timed=False, tokens=[noun], confidence=0.7)
+        return "you_my_friend"
+    return None

@@ -22,6 +22,7 @@ from rich.table import Table
 from .errors import KgmemError
 from .factory import open_memory
 from .model import FactVersion
+from .names import check_group
 from .settings import Settings
 from .timeutil import format_with_precision
 from .vocabulary import PredicateSpec
@@ -58,6 +59,10 @@ def main(
     state.home, state.group, state.json = home, group, as_json
     state.store, state.extractor = store, extractor
     state.extract_workers = None  # set by ingest --workers only
+    try:
+        check_group(group)
+    except KgmemError as exc:  # one line, no traceback, whatever the command
+        _fail(f"--group {group!r}: {exc.message}")
     if extractor == "graphiti" and ctx.invoked_subcommand != "ingest":
         err.print("[red]error:[/red] --extractor graphiti applies to `kgmem ingest` only")
         raise typer.Exit(2)
@@ -97,8 +102,19 @@ def _fail(message: str, kind: str = "invalid_input") -> NoReturn:
     raise typer.Exit(2)
 
 
-def _memory(extract: bool = False):  # type: ignore[no-untyped-def]
+def _check_home(s: Settings, create: bool) -> None:
+    """An explicit home (--home / KGMEM_HOME) that does not exist is created only by the
+    commands that write (``create``); the others refuse it, since a mistyped path must not
+    become a new, empty memory. The default home is created on first use."""
+    if create or s.store != "embedded" or state.home is None or Path(s.home).exists():
+        return
+    _fail(f"no kgmem store at {s.home} (--home / KGMEM_HOME): check the path, or create "
+          f"one with `kgmem --home {s.home} init`", "not_found")
+
+
+def _memory(extract: bool = False, create: bool = False):  # type: ignore[no-untyped-def]
     s = _settings()
+    _check_home(s, create)
     if not extract and state.extractor is None:
         s = s.model_copy(update={"extractor": "none"})
     return _run(lambda: open_memory(s))
@@ -150,16 +166,28 @@ def _run(fn: Any) -> Any:
 
 
 # ---------------------------------------------------------------------- writes
+@app.command()
+def init() -> None:
+    """Create the store (the embedded directory --home, or Neo4j's schema) if it does not
+    exist yet; reads of a --home that does not exist are refused until then."""
+    m = _memory(create=True)
+    where = "neo4j" if _settings().store == "neo4j" else str(_settings().home)
+    m.close()
+    _emit({"store": where}) if state.json else console.print(f"kgmem store ready at {where}")
+
+
 @app.command("add")
 def add_episode(
     content: str,
-    time: Annotated[str, typer.Option("--time", "-t", help="reference time (ISO-8601)")],
+    time: Annotated[str, typer.Option("--time", "-t", help="reference time (ISO-8601, or now)")],
     speaker: Annotated[str | None, typer.Option()] = None,
     source: Annotated[str, typer.Option()] = "message",
     no_extract: Annotated[bool, typer.Option("--no-extract")] = False,
 ) -> None:
     """Add an episode (stored verbatim; facts extracted offline unless --no-extract)."""
-    m = _memory(extract=not no_extract)
+    m = _memory(extract=not no_extract, create=True)
+    if time.strip().lower() == "now":  # the store's clock, as for every write
+        time = m.now().isoformat()
     ep = _run(lambda: m.add_episode(content, time, source=source, speaker=speaker,
                                     group=state.group, extract=not no_extract))
     _emit(ep) if state.json else console.print(f"episode {ep.id}")
@@ -199,7 +227,7 @@ def ingest(
     items = _run(lambda: list(read_episodes(file, fmt, time, speaker)))  # type: ignore[arg-type]
     if state.extractor == "graphiti":
         return _run(lambda: _ingest_graphiti(items, no_extract))
-    m = _memory(extract=not no_extract)
+    m = _memory(extract=not no_extract, create=True)
     from .retrieve.backend import resolve_embedder
 
     semantic = resolve_embedder(m) is not None  # else keyword-only search: nothing to embed
@@ -386,7 +414,7 @@ def assert_fact(
     episode: Annotated[str | None, typer.Option()] = None,
 ) -> None:
     """Assert a fact: SUBJECT PREDICATE OBJECT."""
-    m = _memory()
+    m = _memory(create=True)
     f = _run(lambda: m.assert_fact(subject, predicate, object, valid_at=valid_at,
                                    invalid_at=invalid_at, group=state.group, episode=episode))
     _emit(f) if state.json else console.print(f"fact {f.fact_id}: {f.describe()}")
@@ -468,6 +496,9 @@ def facts(
     m = _memory()
     out = _run(lambda: m.facts(subject, predicate, object, valid_at=valid_at, known_at=known_at,
                                group=state.group, limit=limit))
+    for name in (subject, object):  # no facts: say so when the entity itself is unknown
+        if not out and name is not None:  # (as `history` does; resolutions: one cheap lookup)
+            _run(lambda name=name: m.resolutions(name, group=state.group))
     _emit(out) if state.json else console.print(_fact_table(out, "facts"))
     if not out and not state.json:
         _point_at_other_groups(m)
@@ -764,7 +795,7 @@ def predicates_declare(
 ) -> None:
     """Declare NAME in the group (stored; `kgmem undo CHANGE` reverts it). A change of
     cardinality or symmetry recomputes the predicate's timelines."""
-    m = _memory()
+    m = _memory(create=True)
     spec = _run(lambda: m.declare_predicate(name, functional, description, symmetric,
                                             group=state.group, reason=reason))
     if state.json:

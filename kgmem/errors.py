@@ -121,3 +121,19 @@ class StoreBusyError(StoreUnavailableError):
 
     type = "store_busy"
     retry_after = 1
+
+
+class MissingExtraError(KgmemError, ImportError):
+    """An optional part of kgmem was used without its extra installed (graphiti-core's
+    pipeline, a framework adapter): the message names the ``pip install 'kgmem[...]'``."""
+
+    type = "missing_extra"
+    http_status = 501
+
+
+def missing_extra(what: str, extra: str, package: str) -> MissingExtraError:
+    """The error for ``what`` needing ``package``, which ``pip install 'kgmem[extra]'``
+    installs."""
+    return MissingExtraError(
+        f"{what} needs {package}, which is not installed: pip install 'kgmem[{extra}]'",
+        extra=extra, package=package)

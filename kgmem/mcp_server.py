@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from datetime import timedelta
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context
@@ -139,15 +140,21 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         speaker: str | None = None,
         source: str = "message",
         group: str | None = None,
+        record_time: Literal["now", "reference"] = "now",
     ) -> RememberResult:
         """Store an episode (a message, note or document) verbatim; facts are extracted from
         it when extraction is configured. reference_time: when it was said (default: now).
+        record_time: "now" (learnt now; the default) or "reference" (replaying history: learnt
+        when it was said, so a later known_at read sees it from then on).
         Idempotent: the same episode twice is stored once."""
         g = _call(gate.group, ctx, group)
         m = lazy.get()
         ref = reference_time if reference_time is not None else m.now()
-        before = m.store.last_tx_time(g) or EPOCH
-        ep = _call(m.add_episode, content, ref, source=source, speaker=speaker, group=g)
+        # a replayed write is recorded at the group's last write at the earliest: include it
+        before = (m.store.last_tx_time(g) or EPOCH) - timedelta(microseconds=1)
+        ep = _call(m.ingest, [{"content": content, "reference_time": ref, "source": source,
+                               "speaker": speaker}], group=g,
+                   record_time=record_time).episodes[0]
         learnt = []  # facts extracted from this episode
         for change in _call(m.changes, before, group=g):
             for fid in change.fact_ids:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import lineage_edits as edits
 from . import named_reads, timeline
 from .entity_types import check_entity_type, signature_types
+from .fact_ids import resolve_fact_id
 from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
 from .merges import SplitResult
 from .merges import merge_entities as _merge_entities
@@ -594,6 +595,7 @@ class Memory:
         """One change of one lineage, in its own write or inside ``tx`` (an open write and
         its transaction time). ``edit`` validates before anything is written."""
         if tx is None:
+            fact_id = resolve_fact_id(self.store, group, fact_id)
             with self.store.write() as w:
                 return self._change_lineage(group, fact_id, kind, edit, reason, needs_tx,
                                             (w, None))
@@ -726,6 +728,7 @@ class Memory:
         """The version of one lineage visible at (valid_at, known_at), if any."""
         group = check_group(group)
         when = self._when(valid_at, known_at)
+        fact_id = resolve_fact_id(self.store, group, fact_id)
         versions = self.store.versions_of_fact(group, fact_id)
         if not versions:
             raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
@@ -802,6 +805,7 @@ class Memory:
     def history(self, entity_or_fact_id: str, group: str = DEFAULT_GROUP) -> list[FactVersion]:
         """Every version (both intervals, provenance) of a fact lineage or about an entity."""
         group = check_group(group)
+        entity_or_fact_id = resolve_fact_id(self.store, group, entity_or_fact_id)
         got = named_reads.history(self, group, entity_or_fact_id)  # one round trip, or None
         if got is not None:
             return got

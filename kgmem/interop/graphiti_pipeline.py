@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError, StoreUnavailableError
+from ..errors import InvalidInputError, StoreUnavailableError, missing_extra
 from ..llm.client import chat_completions_url
 from ..llm.errors import (
     LLMAuthError,
@@ -63,8 +63,13 @@ from ..timeutil import parse_instant
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 import numpy as np  # noqa: E402
-from graphiti_core.cross_encoder.client import CrossEncoderClient  # noqa: E402
-from graphiti_core.embedder.client import EmbedderClient  # noqa: E402
+
+try:  # an extra: pip install 'kgmem[graphiti]'
+    from graphiti_core.cross_encoder.client import CrossEncoderClient  # noqa: E402
+    from graphiti_core.embedder.client import EmbedderClient  # noqa: E402
+except ImportError as _exc:
+    raise missing_extra("graphiti-core's pipeline (--extractor graphiti)", "graphiti",
+                        "graphiti-core") from _exc
 
 if TYPE_CHECKING:
     from graphiti_core import Graphiti

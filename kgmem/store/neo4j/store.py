@@ -472,6 +472,12 @@ class Neo4jStore(SummaryReads):
             params["limit"] = limit
         return _versions(self._q(query, **params))
 
+    def fact_ids_starting(self, group: str, prefix: str, limit: int = 2) -> list[str]:
+        rows = self._q("MATCH (l:KgmemLineage) WHERE l.fact_id STARTS WITH $p AND "
+                       "l.group_id = $g RETURN l.fact_id ORDER BY l.fact_id LIMIT $n",
+                       p=prefix, g=group, n=limit)
+        return [r[0] for r in rows]
+
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
         rows = self._q(
             f"CALL () {{ {_lineage_versions('$f')} }} WITH s, r, o WHERE r.group_id = $g "

@@ -435,6 +435,12 @@ class EmbeddedStore(SummaryReads):
         )
         return self._versions(rows)
 
+    def fact_ids_starting(self, group: str, prefix: str, limit: int = 2) -> list[str]:
+        rows = self._q("SELECT fact_id FROM lineages WHERE fact_id >= ? AND fact_id < ? "
+                       "AND group_id=? ORDER BY fact_id LIMIT ?",
+                       (prefix, prefix + "\U0010ffff", group, limit))
+        return [r[0] for r in rows]
+
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
         rows = self._q(
             f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE +v.group_id=? AND v.subject_id=? "

@@ -157,6 +157,12 @@ class _Job:
         assert self.stored is not None
         return (self.stored.content, self.stored.reference_time, self.stored.speaker)
 
+    def group(self) -> str:
+        if self.parsed is not None:
+            return str(self.parsed["group"])
+        assert self.stored is not None
+        return self.stored.group
+
 
 def wants_extraction(ep: Episode | None) -> bool:
     """New episodes, and stored ones whose extraction is failed, pending or skipped (an
@@ -182,7 +188,8 @@ def write_batch(m: IngestFacade, parsed: Sequence[dict[str, Any]], extract: bool
             if key not in seen and j.parsed["extract"] and wants_extraction(j.stored):
                 todo.append(j)
             seen.add(key)
-        for j, o in zip(todo, pipeline.extract([j.item() for j in todo]), strict=True):
+        for j, o in zip(todo, pipeline.extract([j.item() for j in todo],
+                                               [j.group() for j in todo]), strict=True):
             j.outcome = o
     written = _commit(m, jobs, pipeline)
     _count(report, written, pipeline)
@@ -196,7 +203,8 @@ def extract_stored(m: IngestFacade, pipeline: ExtractionPipeline, episodes: list
     again: identical ones only gain provenance)."""
     jobs = [_Job(None, ep) for ep in episodes]
     todo = [j for j in jobs if force or wants_extraction(j.stored)]
-    for j, o in zip(todo, pipeline.extract([j.item() for j in todo]), strict=True):
+    for j, o in zip(todo, pipeline.extract([j.item() for j in todo],
+                                           [j.group() for j in todo]), strict=True):
         j.outcome = o
     written = _commit(m, jobs, pipeline, force)
     if report is not None:

@@ -63,11 +63,13 @@ from kgmem.llm import (
 )
 from kgmem.names import normalize_name
 from kgmem.timeline import is_interval
-from kgmem.timeutil import Precision, parse_instant, parse_instant_with_precision, to_utc
+from kgmem.timeutil import parse_instant, to_utc
 from kgmem.vocabulary import Vocabulary, normalize_predicate
 
 from . import llm_prompt as P
 from .facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
+from .llm_time import in_text, resolve_fact_times
+from .llm_turns import Chunk, Turn, estimate_tokens, plan_chunks
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -90,9 +92,13 @@ log = logging.getLogger("kgmem.ingest.llm")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 FORMAT_MODES = ("json_schema", "json_object", "none")
-# About 14 facts of ~70 tokens; bounds a local model that loops (the reply is then cut off
-# and its complete facts are kept).
-DEFAULT_MAX_TOKENS = 1024
+# About 30 facts of ~65 tokens (a request holds a sitting); bounds a local model that loops
+# (the reply is then cut off, its complete facts are kept and the turns after them asked
+# again).
+DEFAULT_MAX_TOKENS = 2048
+DEFAULT_CHUNK_TOKENS = 3000  # most (estimated) tokens of turns in one request
+DEFAULT_CONTEXT_TURNS = 6  # earlier turns repeated as context when a sitting is cut
+DEFAULT_CONTEXT_WINDOW = 8192  # what the server holds: instructions + turns + reply
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours",
                            "ourselves", "speaker", "the speaker"})
@@ -104,10 +110,7 @@ _KIND_ALIASES = {"assert": "assert", "asserted": "assert", "add": "assert", "hol
                  "stop": "end", "stopped": "end",
                  "retract": "retract", "retracted": "retract", "retraction": "retract",
                  "correction": "retract", "never": "retract"}
-_PRECISION_RANK = {Precision.YEAR: 0, Precision.MONTH: 1, Precision.DAY: 2, Precision.INSTANT: 3}
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
-_WEEKDAY_SUFFIX = re.compile(
-    r"\s*\((?:mon|tues|wednes|thurs|fri|satur|sun)day\)\s*$", re.I)
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```\s*$", re.S)
 
 
@@ -123,7 +126,7 @@ class LLMSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KGMEM_LLM_", env_file=".env", extra="ignore")
 
     timeout: float = 60.0  # seconds per HTTP request
-    episode_timeout: float = 180.0  # seconds per episode, retries and repair included
+    episode_timeout: float = 180.0  # seconds per request, retries and repair included
     max_retries: int = 4
     backoff_base: float = 0.5
     cache: bool = True
@@ -135,6 +138,9 @@ class LLMSettings(BaseSettings):
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
     instructions: Literal["auto", "system", "user"] = "auto"
     on_error: Literal["raise", "skip"] = "raise"
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS  # 0: one turn per request
+    context_turns: int = DEFAULT_CONTEXT_TURNS
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
 
 # --------------------------------------------------------------------------- validation
@@ -211,17 +217,17 @@ def salvage_facts(content: str | None) -> list[Any]:
 
 
 class LLMFact(BaseModel):
-    """One fact as the model returns it (validated; lenient about harmless variations)."""
+    """One fact as the model returns it (validated; lenient about harmless variations).
+    ``start_time``/``end_time`` are the words of the turn that date it, not dates."""
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
+    turn: str = ""
     subject: str = Field(min_length=1, max_length=300)
     predicate: str = Field(min_length=1, max_length=100)
     object: str = Field(min_length=1, max_length=500)
-    valid_at: str | None = None
-    valid_precision: Precision | None = None
-    invalid_at: str | None = None
-    invalid_precision: Precision | None = None
+    start_time: str | None = None
+    end_time: str | None = None
     kind: Literal["assert", "end", "retract"] = "assert"
     confidence: float = 0.8
     evidence: str = ""
@@ -233,26 +239,24 @@ class LLMFact(BaseModel):
             return v
         return str(v) if isinstance(v, (int, float)) else v
 
+    @field_validator("turn", mode="before")
+    @classmethod
+    def _turn(cls, v: Any) -> Any:
+        if v is None:
+            return ""
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
     @field_validator("predicate")
     @classmethod
     def _predicate(cls, v: str) -> str:
         return normalize_predicate(v)
 
-    @field_validator("valid_at", "invalid_at", mode="before")
+    @field_validator("start_time", "end_time", mode="before")
     @classmethod
-    def _time_text(cls, v: Any) -> Any:
+    def _time_words(cls, v: Any) -> Any:
         if v is None or (isinstance(v, str) and v.strip().lower() in _NULLS):
             return None
-        if isinstance(v, str):  # small models copy the prompt's "2023-05-08T10:00:00Z (Monday)"
-            v = _WEEKDAY_SUFFIX.sub("", v)
         return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-    @field_validator("valid_precision", "invalid_precision", mode="before")
-    @classmethod
-    def _precision(cls, v: Any) -> Any:
-        if v is None or (isinstance(v, str) and v.strip().lower() in _NULLS):
-            return None
-        return v.strip().lower() if isinstance(v, str) else v
 
     @field_validator("kind", mode="before")
     @classmethod
@@ -281,25 +285,6 @@ class LLMFact(BaseModel):
     @classmethod
     def _evidence(cls, v: Any) -> Any:
         return "" if v is None else v
-
-
-def _when(text: str | None, precision: Precision | None, field: str
-          ) -> tuple[datetime | None, Precision | None]:
-    if text is None:
-        return None, None
-    try:
-        when, parsed = parse_instant_with_precision(text, field)
-    except (ValueError, OverflowError) as exc:
-        raise ValueError(f"{field} {text!r} is not an ISO 8601 time") from exc
-    if precision is not None and _PRECISION_RANK[precision] < _PRECISION_RANK[parsed]:
-        parsed = precision  # "2023-05-01" given with precision month -> month
-    if parsed is Precision.YEAR:
-        when = when.replace(month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
-    elif parsed is Precision.MONTH:
-        when = when.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-    elif parsed is Precision.DAY:
-        when = when.replace(hour=0, minute=0, second=0, microsecond=0)
-    return when, parsed
 
 
 def _span(text: str, quote: str) -> tuple[int, int]:
@@ -385,6 +370,9 @@ class LLMExtractor:
         vocabulary: Vocabulary | None = None,
         allow_new_predicates: bool = True,
         on_error: str = "raise",
+        chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+        context_turns: int = DEFAULT_CONTEXT_TURNS,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         transport: httpx.BaseTransport | None = None,
@@ -419,6 +407,9 @@ class LLMExtractor:
         self.vocabulary = vocabulary or Vocabulary()
         self.allow_new_predicates = allow_new_predicates
         self.on_error = on_error
+        self.chunk_tokens = int(chunk_tokens)
+        self.context_turns = max(0, int(context_turns))
+        self.context_window = int(context_window)
         self.extra_body = dict(extra_body or {})
         self.response_format_mode = response_format
         self.instructions = "system" if instructions == "auto" else instructions
@@ -468,6 +459,9 @@ class LLMExtractor:
             response_format=extra.response_format,
             instructions=extra.instructions,
             on_error=extra.on_error,
+            chunk_tokens=extra.chunk_tokens,
+            context_turns=extra.context_turns,
+            context_window=extra.context_window,
         )
         kw.update(overrides)
         return cls(**kw)
@@ -491,15 +485,33 @@ class LLMExtractor:
         speaker: str | None = None,
         user: str | None = None,
     ) -> list[ExtractedFact]:
-        """Facts in one episode said at ``reference_time`` (naive = UTC) by ``speaker``.
+        """Facts in one episode said at ``reference_time`` (naive = UTC) by ``speaker``
+        (one request: a sitting of one turn).
 
         ``valid_at``/``invalid_at`` are ``None`` when the text gives no date (the caller uses
         the episode's reference time). Raises :class:`LLMError` if the endpoint fails."""
+        if not isinstance(text, str) or not text.strip():
+            return []
+        turn = Turn(0, text, _utc(reference_time), speaker, user)
+        self.stats.add(episodes=1)
         try:
-            return self._extract_one(text, reference_time, speaker, user)
+            return self._extract_chunk(Chunk((turn,)))[0]
         except LLMError:
             self.stats.add(errors=1, failed_episodes=1)
             raise
+
+    @property
+    def chunk_budget(self) -> int:
+        """Most estimated tokens of turns in one request: ``chunk_tokens``, bounded by what
+        ``context_window`` leaves after the instructions and the reply (0: one turn each)."""
+        if self.chunk_tokens <= 0:
+            return 0
+        instructions = estimate_tokens(P.build_messages("", vocabulary=self.vocabulary)[0]
+                                       ["content"])
+        if self.response_format_mode != "json_schema":
+            instructions += estimate_tokens(P.schema_instructions())
+        room = self.context_window - instructions - (self.max_tokens or 0)
+        return max(0, min(self.chunk_tokens, room))
 
     def extract_outcomes(
         self,
@@ -509,34 +521,48 @@ class LLMExtractor:
         user: str | None = None,
     ) -> list[EpisodeOutcome]:
         """One :class:`EpisodeOutcome` per item, in input order, whatever ``on_error`` says:
-        the facts of the episodes that succeeded and the error of each that failed. After an
-        error that every request would hit (:func:`ends_batch`: unreachable endpoint, bad key,
-        unknown model) the episodes not yet started are not sent and carry that error."""
-        norm = [normalize_item(it, reference_time, speaker, user) for it in items]
-        outcomes: list[EpisodeOutcome] = [EpisodeOutcome() for _ in norm]
+        the facts of the episodes that succeeded and the error of each that failed.
+
+        Items are read as conversations in the order given: consecutive turns of one
+        ``group`` (a mapping key; none for tuples) at most a sitting apart go to the model in
+        one request (:func:`kgmem.ingest.llm_turns.plan_chunks`), so a failed request fails
+        each of its episodes. After an error that every request would hit
+        (:func:`ends_batch`: unreachable endpoint, bad key, unknown model) the requests not
+        yet started are not sent and their episodes carry that error."""
+        turns = [_turn(i, it, reference_time, speaker, user) for i, it in enumerate(items)]
+        outcomes: list[EpisodeOutcome] = [EpisodeOutcome() for _ in turns]
+        chunks = plan_chunks(turns, self.chunk_budget, self.context_turns)
+        self.stats.add(episodes=len(turns))
         stop: list[LLMError] = []
 
-        def run(i: int) -> None:
+        def run(chunk: Chunk) -> None:
+            n = len(chunk.turns)
             if stop:
-                outcomes[i] = EpisodeOutcome(error=stop[0], attempted=False)
-                self.stats.add(episodes=1, failed_episodes=1)
+                for t in chunk.turns:
+                    outcomes[t.index] = EpisodeOutcome(error=stop[0], attempted=False)
+                self.stats.add(failed_episodes=n)
                 return
             try:
-                outcomes[i] = EpisodeOutcome(self._extract_one(*norm[i]))
+                facts = self._extract_chunk(chunk)
             except LLMError as exc:
-                self.stats.add(errors=1, failed_episodes=1)
-                outcomes[i] = EpisodeOutcome(error=exc)
+                self.stats.add(errors=1, failed_episodes=n)
+                for t in chunk.turns:
+                    outcomes[t.index] = EpisodeOutcome(error=exc)
                 if ends_batch(exc):
                     stop.append(exc)
-                log.error("LLM extraction failed for episode %d of the batch: %s", i, exc)
+                log.error("LLM extraction failed for %d episode(s) of the batch (from %d): %s",
+                          n, chunk.turns[0].index, exc)
+                return
+            for t, fs in zip(chunk.turns, facts, strict=True):
+                outcomes[t.index] = EpisodeOutcome(fs)
 
-        workers = min(self.concurrency, len(norm))
+        workers = min(self.concurrency, len(chunks))
         if workers <= 1:
-            for i in range(len(norm)):
-                run(i)
+            for c in chunks:
+                run(c)
         else:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgmem-llm") as ex:
-                list(ex.map(run, range(len(norm))))
+                list(ex.map(run, chunks))
         if stop:
             left = sum(not o.attempted for o in outcomes)
             log.error("LLM extraction stopped: %s (%d episode(s) of the batch not sent)",
@@ -552,7 +578,8 @@ class LLMExtractor:
     ) -> list[list[ExtractedFact]]:
         """Like :meth:`OfflineExtractor.extract_many`: items are ``(text, reference_time[,
         speaker[, user]])`` tuples, mappings with ``text``..., or strings (using the keyword
-        arguments). One call per episode, ``concurrency`` at a time; results in input order.
+        arguments). One request per sitting (see :meth:`extract_outcomes`), ``concurrency``
+        at a time; results in input order.
         With ``on_error="raise"`` a failure is raised after the batch: the error that stopped
         it, else the first by position."""
         outcomes = self.extract_outcomes(items, reference_time, speaker, user)
@@ -624,16 +651,14 @@ class LLMExtractor:
         self.stats.add(retries=1)
         log.warning("LLM request retry %d in %.2fs after %s", attempt, wait, why)
 
-    def _extract_one(self, text: str, reference_time: datetime | str, speaker: str | None,
-                     user: str | None) -> list[ExtractedFact]:
-        if not isinstance(text, str) or not text.strip():
-            return []
-        ref = to_utc(parse_instant(reference_time, "reference_time")
-                     if isinstance(reference_time, str) else reference_time)
-        who = resolve_speaker(speaker, user)
-        messages = P.build_messages(text, ref, speaker, user, self.vocabulary)
+    def _extract_chunk(self, chunk: Chunk) -> list[list[ExtractedFact]]:
+        """The facts of each of the chunk's turns, from one request (or the cache). A reply
+        cut off at ``max_tokens`` keeps the facts of the turns it finished and asks again for
+        the turns after them (with the earlier ones as context)."""
+        turns, context = chunk.prompt_turns()
+        messages = P.build_turn_messages(turns, context, self.vocabulary)
         key = cache_key(self.model, self.prompt_version, messages)
-        self.stats.add(episodes=1)
+        self.stats.add(chunks=1, context_turns=len(chunk.context))
         raw: list[Any] | None = None
         result: ChatResult | None = None
         if self.cache is not None:
@@ -649,14 +674,32 @@ class LLMExtractor:
             t0 = time.monotonic()
             try:
                 result, raw = self._call(messages, t0 + self.episode_timeout)
+            except LLMOutputError as exc:
+                if exc.details.get("rejected") != "cut_off" or len(chunk.turns) < 2:
+                    raise
+                log.warning("LLM reply cut off before its first fact; asking for the %d turns "
+                            "in two halves", len(chunk.turns))
+                first, second = chunk.split()
+                return self._extract_chunk(first) + self._extract_chunk(second)
             finally:
-                self.stats.episode_done(time.monotonic() - t0)
+                self.stats.request_done(time.monotonic() - t0)
             if self.cache is not None:
-                self.cache.put(key, result.raw, self.model, self.prompt_version, text=text)
+                self.cache.put(key, result.raw, self.model, self.prompt_version,
+                               text="\n".join(t.text for t in chunk.turns))
         assert result is not None
-        facts = self._convert(raw, text, who, result.model or self.model)
-        self.stats.add(facts=len(facts))
-        return facts
+        out = self._convert(raw, chunk, result.model or self.model)
+        if result.finish_reason == "length" and len(chunk.turns) > 1:
+            named = [pos for pos, facts in enumerate(out) if facts]
+            rest = max(named[-1] if named else 0, 1)  # the last turn named may be unfinished
+            if rest < len(chunk.turns):
+                log.warning("LLM reply cut off at max_tokens=%s after turn %d of %d; asking "
+                            "again for the rest", self.max_tokens, rest, len(chunk.turns))
+                keep = (*chunk.context, *chunk.turns[:rest])[-self.context_turns:] \
+                    if self.context_turns else ()
+                self.stats.add(facts=sum(len(f) for f in out[:rest]))
+                return out[:rest] + self._extract_chunk(Chunk(chunk.turns[rest:], keep))
+        self.stats.add(facts=sum(len(f) for f in out))
+        return out
 
     def _payload(self, messages: list[dict[str, str]], mode: str) -> dict[str, Any]:
         sent = P.arrange(messages, self.instructions, schema=mode != "json_schema")
@@ -760,16 +803,19 @@ class LLMExtractor:
                         self.max_tokens, len(kept))
         return kept
 
-    def _convert(self, raw: list[Any], text: str, who: str, model: str) -> list[ExtractedFact]:
-        out: list[ExtractedFact] = []
-        seen: set[tuple[str, str, str, str]] = set()
+    def _convert(self, raw: list[Any], chunk: Chunk, model: str) -> list[list[ExtractedFact]]:
+        """The reply's valid facts, per turn of the chunk (by the turn each names)."""
+        out: list[list[ExtractedFact]] = [[] for _ in chunk.turns]
+        position = {t.index: pos for pos, t in enumerate(chunk.turns)}
+        seen: set[tuple[int, tuple[str, str, str, str]]] = set()
         known = set(self.vocabulary.names())
-        who_key = normalize_name(who)
         for n, item in enumerate(raw):
             try:
                 if not isinstance(item, Mapping):
                     raise ValueError(f"a fact must be a JSON object, got {type(item).__name__}")
-                fact = self._to_fact(LLMFact.model_validate(item), text, who, model)
+                f = LLMFact.model_validate(item)
+                turn = _turn_of(f, chunk)
+                fact = self._to_fact(f, turn, model)
                 if not self.allow_new_predicates and fact.predicate not in known:
                     raise ValueError(f"predicate {fact.predicate} is not in the vocabulary")
             except (ValidationError, ValueError) as exc:
@@ -779,38 +825,78 @@ class LLMExtractor:
                 ) if isinstance(exc, ValidationError) else str(exc)
                 log.warning("dropped invalid LLM fact #%d %s: %s", n, _short(item), reason)
                 continue
-            fact.subject_is_speaker = normalize_name(fact.subject) == who_key
-            if fact.key() in seen:
+            who = resolve_speaker(turn.speaker, turn.user)
+            fact.subject_is_speaker = normalize_name(fact.subject) == normalize_name(who)
+            if (turn.index, fact.key()) in seen:
                 continue
-            seen.add(fact.key())
-            out.append(fact)
+            seen.add((turn.index, fact.key()))
+            out[position[turn.index]].append(fact)
         return out
 
-    def _to_fact(self, f: LLMFact, text: str, who: str, model: str) -> ExtractedFact:
+    def _to_fact(self, f: LLMFact, turn: Turn, model: str) -> ExtractedFact:
+        who = resolve_speaker(turn.speaker, turn.user)
         subject = _resolve_person(f.subject, who, "subject")
         obj = f.object if f.object == ANY_OBJECT else _resolve_person(f.object, who, "object")
         if obj == ANY_OBJECT and f.kind != "end":
             raise ValueError('object "*" is only allowed on "end" facts')
-        valid_at, valid_p = _when(f.valid_at, f.valid_precision, "valid_at")
-        invalid_at, invalid_p = _when(f.invalid_at, f.invalid_precision, "invalid_at")
-        if not is_interval(valid_at, invalid_at):
-            raise ValueError(f"invalid_at {f.invalid_at} is not after valid_at {f.valid_at}")
+        times = resolve_fact_times(f.start_time, f.end_time, f.kind, turn.text,
+                                   turn.reference_time, turn.last_sitting)
+        if times.unquoted:
+            self.stats.add(unquoted_times=times.unquoted)
+            log.info("LLM fact %s %s %s: time words %r / %r are not in its turn; ignored",
+                     subject, f.predicate, obj, f.start_time, f.end_time)
+        if not is_interval(times.valid_at, times.invalid_at):
+            raise ValueError(f"its end ({f.end_time!r}) is not after its start "
+                             f"({f.start_time!r})")
+        said = [w for w in (f.start_time, f.end_time) if w and in_text(w, turn.text)]
         return ExtractedFact(
             subject=subject,
             predicate=f.predicate,
             object=obj,
-            valid_at=valid_at,
-            valid_precision=valid_p,
-            invalid_at=invalid_at,
-            invalid_precision=invalid_p,
+            valid_at=times.valid_at,
+            valid_precision=times.valid_precision,
+            invalid_at=times.invalid_at,
+            invalid_precision=times.invalid_precision,
             kind=f.kind,
             confidence=f.confidence,
-            evidence=_span(text, f.evidence),
+            evidence=_span(turn.text, f.evidence),
             rule=f"llm:{model}",
-            time_text=None,
+            time_text="; ".join(said) or None,
             attributes={"evidence_text": f.evidence, "prompt_version": self.prompt_version,
-                        "model": model},
+                        "model": model, "start_time": f.start_time, "end_time": f.end_time},
         )
+
+
+def _utc(value: datetime | str) -> datetime:
+    return to_utc(parse_instant(value, "reference_time") if isinstance(value, str) else value)
+
+
+def _turn(i: int, item: str | Mapping[str, Any] | tuple, reference_time: datetime | None,
+          speaker: str | None, user: str | None) -> Turn:
+    """One batch item as a :class:`Turn` (a mapping may add ``group`` and ``last_sitting``)."""
+    text, ref, who, usr = normalize_item(item, reference_time, speaker, user)
+    extra = item if isinstance(item, Mapping) else {}
+    last = extra.get("last_sitting")
+    return Turn(i, text if isinstance(text, str) else "", _utc(ref), who, usr,
+                extra.get("group"), _utc(last) if last is not None else None)
+
+
+def _turn_of(f: LLMFact, chunk: Chunk) -> Turn:
+    """The turn a fact comes from: the one it names; with no name, the only turn, or the one
+    turn its evidence quotes."""
+    if f.turn:
+        turn = chunk.turn(f.turn)
+        if turn is None:
+            why = "a context turn" if f.turn.strip("[] ").lower().startswith("c") else \
+                "no turn of the request"
+            raise ValueError(f"turn {f.turn!r} is {why}")
+        return turn
+    if len(chunk.turns) == 1:
+        return chunk.turns[0]
+    quoting = [t for t in chunk.turns if f.evidence and _span(t.text, f.evidence) != (0, 0)]
+    if len(quoting) == 1:
+        return quoting[0]
+    raise ValueError("it names no turn")
 
 
 def _resolve_person(name: str, who: str, field: str) -> str:

@@ -188,9 +188,12 @@ class ExtractionPipeline:
         return str(getattr(self.extractor, "version", None) or __version__)
 
     # ------------------------------------------------------------------ extraction (pure)
-    def extract(self, items: Sequence[Item]) -> list[Outcome]:
+    def extract(self, items: Sequence[Item], groups: Sequence[str] | None = None
+                ) -> list[Outcome]:
         """One :class:`Outcome` per ``(text, reference_time, speaker)`` item, in order (long
-        texts in pieces, at most ``batch_chars`` characters per extractor call)."""
+        texts in pieces, at most ``batch_chars`` characters per extractor call). ``groups``
+        (one per item): an extractor call never mixes groups, so an extractor that reads a
+        conversation's turns together (a sitting) never reads another group's."""
         pieces: list[Item] = []
         owner: list[int] = []
         for i, (text, ref, speaker) in enumerate(items):
@@ -199,8 +202,10 @@ class ExtractionPipeline:
             owner += [i] * len(parts)
         runs: list[list[Item]] = [[]]
         size = 0
-        for piece in pieces:
-            if runs[-1] and size + len(piece[0]) > self.batch_chars:
+        for k, piece in enumerate(pieces):
+            other_group = groups is not None and k > 0 and (
+                groups[owner[k]] != groups[owner[k - 1]])
+            if runs[-1] and (other_group or size + len(piece[0]) > self.batch_chars):
                 runs.append([])
                 size = 0
             runs[-1].append(piece)

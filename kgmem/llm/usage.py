@@ -138,14 +138,18 @@ def _seconds_summary(values: list[float]) -> dict[str, float | int | None]:
 class LLMStats:
     """Running totals, thread-safe. ``calls`` counts billable (2xx) chat-completions responses,
     repair calls included; ``requests`` counts HTTP attempts (retries and fallbacks included);
-    ``cache_hits`` counts episodes answered from the response cache (no request at all).
+    ``cache_hits`` counts chunks answered from the response cache (no request at all).
     ``cost_usd`` is ``None`` until a call is priced (no price table, or unknown model).
     ``per_call`` keeps the most recent calls (bounded). ``rejected`` counts replies that could
     not be used, by reason (``not_json``, ``no_facts_array``, ``cut_off``, ``empty``,
     ``system_dropped``); ``failed_episodes`` the episodes left without facts by an error;
     ``cache_reported_calls`` the calls whose response said how many prompt tokens came from the
     server's prompt cache (0: the server does not say, so ``cached_prompt_tokens`` means
-    nothing); ``episode_seconds`` the wall time of each episode that sent a request."""
+    nothing); ``request_seconds`` the wall time of each request (a sitting, or a chunk of a
+    long one; retries and the repair included). ``episodes`` counts the turns extracted,
+    ``chunks`` the requests they went in (asked or answered from the cache),
+    ``context_turns`` the earlier turns repeated as context in them, ``unquoted_times`` the
+    time words a model gave that its turn does not contain (ignored)."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -154,6 +158,9 @@ class LLMStats:
     repairs: int = 0
     errors: int = 0
     episodes: int = 0
+    chunks: int = 0
+    context_turns: int = 0
+    unquoted_times: int = 0
     facts: int = 0
     dropped_facts: int = 0
     refusals: int = 0
@@ -166,7 +173,7 @@ class LLMStats:
     truncated_replies: int = 0
     cache_reported_calls: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
-    episode_seconds: list[float] = field(default_factory=list)
+    request_seconds: list[float] = field(default_factory=list)
     per_call: deque[CallUsage] = field(default_factory=lambda: deque(maxlen=1000))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -183,9 +190,9 @@ class LLMStats:
         with self._lock:
             self.rejected[reason] = self.rejected.get(reason, 0) + 1
 
-    def episode_done(self, seconds: float) -> None:
+    def request_done(self, seconds: float) -> None:
         with self._lock:
-            self.episode_seconds.append(seconds)
+            self.request_seconds.append(seconds)
 
     def record_call(self, model: str, usage: Mapping[str, Any] | None, prices: PriceTable,
                     configured_model: str, latency_s: float = 0.0,
@@ -216,9 +223,9 @@ class LLMStats:
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
             d = {k: getattr(self, k) for k in self.__dataclass_fields__
-                 if k not in ("per_call", "_lock", "rejected", "episode_seconds")}
+                 if k not in ("per_call", "_lock", "rejected", "request_seconds")}
             d["rejected"] = dict(self.rejected)
-            d["episode_seconds"] = _seconds_summary(self.episode_seconds)
+            d["request_seconds"] = _seconds_summary(self.request_seconds)
             d["total_tokens"] = self.total_tokens
             d["per_call"] = [asdict(c) | {"total_tokens": c.total_tokens} for c in self.per_call]
         return d
@@ -226,10 +233,11 @@ class LLMStats:
     def summary(self) -> dict[str, Any]:
         """The figures an ingest prints: requests, retries, rejected replies by reason,
         tokens in/out (cached prompt tokens ``None`` when the server does not report them),
-        seconds per episode."""
+        seconds per request."""
         with self._lock:
             return {
-                "episodes": self.episodes, "cache_hits": self.cache_hits,
+                "episodes": self.episodes, "chunks": self.chunks,
+                "cache_hits": self.cache_hits,
                 "failed_episodes": self.failed_episodes, "requests": self.requests,
                 "retries": self.retries, "repairs": self.repairs,
                 "rejected": dict(self.rejected), "truncated_replies": self.truncated_replies,
@@ -238,7 +246,7 @@ class LLMStats:
                 "cached_prompt_tokens": (self.cached_prompt_tokens
                                          if self.cache_reported_calls else None),
                 "cost_usd": self.cost_usd,
-                "episode_seconds": _seconds_summary(self.episode_seconds),
+                "request_seconds": _seconds_summary(self.request_seconds),
             }
 
     def reset(self) -> None:
@@ -253,17 +261,18 @@ def format_summary(s: Mapping[str, Any]) -> str:
     """One human line for :meth:`LLMStats.summary` (the CLI's ingest summary)."""
     rej = s.get("rejected") or {}
     why = ", ".join(f"{k} {v}" for k, v in sorted(rej.items()))
-    secs = s.get("episode_seconds") or {}
+    secs = s.get("request_seconds") or {}
     cached = s.get("cached_prompt_tokens")
     parts = [
-        f"{s['episodes']} episodes ({s['cache_hits']} from cache, {s['failed_episodes']} failed)",
+        f"{s['episodes']} episodes in {s.get('chunks', 0)} sitting chunks "
+        f"({s['cache_hits']} from cache, {s['failed_episodes']} episodes failed)",
         f"{s['requests']} requests, {s['retries']} retries, {s['repairs']} repairs",
         f"{sum(rej.values())} rejected replies" + (f" ({why})" if why else ""),
         f"tokens {s['tokens_in']:,} in / {s['tokens_out']:,} out, cached "
         + ("not reported by the server" if cached is None else f"{cached:,}"),
     ]
     if secs.get("n"):
-        parts.append(f"{secs['median']:.2f} s per episode (median, p95 {secs['p95']:.2f} s, "
+        parts.append(f"{secs['median']:.2f} s per request (median, p95 {secs['p95']:.2f} s, "
                      f"max {secs['max']:.2f} s)")
     if s.get("cost_usd") is not None:
         parts.append(f"${s['cost_usd']:.4f}")

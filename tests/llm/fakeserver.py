@@ -45,6 +45,36 @@ EPISODES: dict[str, tuple[str, str, str]] = {
 }
 
 
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """The fake server's token count: one token per word or punctuation mark (real BPE
+    tokenizers give about 1.3 tokens a word on English chat; the ratio of two prompts is what
+    this is for)."""
+    return len(_TOKEN.findall(text))
+
+
+def counting(content: Callable[[Seen], str] | None = None) -> Callable[[Seen], Reply]:
+    """A chat-completions responder that bills what it receives: ``usage.prompt_tokens``
+    counted over the messages (:func:`count_tokens`), the reply ``content(request)`` (default
+    ``{"facts": []}``) counted as the completion."""
+
+    def answer(seen: Seen) -> Reply:
+        text = content(seen) if content is not None else '{"facts": []}'
+        prompt = sum(count_tokens(m.get("content") or "") for m in seen.body["messages"])
+        done = count_tokens(text)
+        return Reply(200, {
+            "id": "chatcmpl-counting", "object": "chat.completion", "created": 0,
+            "model": seen.body.get("model", "fake"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": done,
+                      "total_tokens": prompt + done}})
+
+    return answer
+
+
 def load(name: str, root: Path = FIXTURES) -> dict[str, Any]:
     return json.loads((root / f"{name}.json").read_text())
 

@@ -92,7 +92,7 @@ def test_dropped_system_message_moves_the_instructions_to_the_user_message(serve
     first, second = server.requests[0], server.requests[1]
     assert roles(first) == ["system", "user"] and roles(second) == ["user"]
     user = second.body["messages"][0]["content"]
-    assert user.startswith("You extract facts") and "<episode>" in user
+    assert user.startswith("You extract facts") and "<turns>" in user
     assert ex.instructions == "user" and ex.stats.rejected == {"system_dropped": 1}
     # remembered: the next run starts with the user layout
     again = make_extractor()
@@ -114,7 +114,7 @@ def test_instructions_setting_user_sends_no_system_message(server, make_extracto
     ex.extract("Nice weather.", REF, speaker="Alice")
     (msg,) = server.requests[0].body["messages"]
     assert msg["role"] == "user" and "Output JSON schema" in msg["content"]
-    assert msg["content"].index("You extract facts") < msg["content"].index("<episode>")
+    assert msg["content"].index("You extract facts") < msg["content"].index("<turns>")
 
 
 # --------------------------------------------------------------------------- replies
@@ -227,7 +227,8 @@ def test_summary_figures(server, make_extractor):
     assert s["episodes"] == 3 and s["failed_episodes"] == 1 and s["requests"] == 4
     assert s["rejected"] == {"not_json": 2} and s["repairs"] == 1
     assert s["tokens_in"] == 4 * 1100 and s["cached_prompt_tokens"] == 1000
-    assert s["episode_seconds"]["n"] == 3 and s["episode_seconds"]["max"] >= 0
+    assert s["request_seconds"]["n"] == 3 and s["request_seconds"]["max"] >= 0
+    assert s["chunks"] == 3  # three texts dated alike: three sittings
     line = format_summary(s)
     assert "4 requests" in line and "2 rejected replies (not_json 2)" in line
     assert "tokens 4,400 in" in line and "cached 1,000" in line

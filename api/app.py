@@ -13,9 +13,9 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
-from kgmem.consolidate_schedule import ConsolidationScheduler
-from kgmem.memory import Memory
-from kgmem.retention_schedule import RetentionScheduler, parse_groups
+from kgmem.jobs.consolidate_schedule import ConsolidationScheduler
+from kgmem.jobs.retention_schedule import RetentionScheduler, parse_groups
+from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 
 from .deps import AUTH, app_memory

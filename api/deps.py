@@ -15,7 +15,7 @@ from fastapi import Depends, Header, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPBearer
 
 from kgmem.factory import open_memory
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 from kgmem.timeline import expiry_known_at, in_interval, recorded_by
 from kgmem.timeutil import parse_instant

@@ -29,7 +29,7 @@ from typing import Any
 
 from benchmarks.scale import BASE, generate
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 
 def main(argv: list[str] | None = None) -> float:

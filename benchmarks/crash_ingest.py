@@ -5,7 +5,7 @@ must equal a clean run's and ``kgmem check`` must be clean (right after the kill
     python -m benchmarks.crash_ingest [--store embedded|neo4j|both] [--kills 10] [--seed 13]
         [--sessions N] [--batch-size 16] [--out DIR]
 
-Each trial is a real ``python -m kgmem.cli ingest`` process on a fresh embedded directory or a
+Each trial is a real ``python -m kgmem.cli.main ingest`` process on a fresh embedded directory or a
 fresh Neo4j group (the conversation's ``sample_id`` is rewritten per trial), killed at a moment
 drawn uniformly from (``--from`` x, 1 x) the clean run's duration with a fixed seed; the
 moments are printed.
@@ -98,7 +98,7 @@ class Target:
 
     @contextmanager
     def memory(self, home: Path | None) -> Iterator[Any]:
-        from kgmem.memory import Memory
+        from kgmem.memory.facade import Memory
 
         if home is not None:
             with Memory(home, extractor=None) as m:
@@ -112,7 +112,7 @@ class Target:
 
     def cleanup(self) -> None:
         if self._neo4j is not None:
-            from kgmem.memory import Memory
+            from kgmem.memory.facade import Memory
 
             m = Memory(store=self._neo4j, extractor=None)
             for g in self.groups:
@@ -122,7 +122,7 @@ class Target:
 
 def observe(target: Target, home: Path | None, group: str) -> tuple[int, list[FactRow], bool]:
     """(episodes, facts, check clean) of a trial's group."""
-    from kgmem.check import check_store
+    from kgmem.jobs.check import check_store
 
     with target.memory(home) as m:
         return (m.stats(group)["episodes"], facts_of(m, group),
@@ -189,10 +189,10 @@ def run_trials(kind: str, kills: int, seed: int, make_file: Callable[[Path, str]
 
 
 class ProcessRun:
-    """``python -m kgmem.cli <args>`` in its own process (what a user runs)."""
+    """``python -m kgmem.cli.main <args>`` in its own process (what a user runs)."""
 
     def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "kgmem.cli", *args],
+        self.proc = subprocess.Popen([sys.executable, "-m", "kgmem.cli.main", *args],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def kill(self) -> bool:

@@ -33,7 +33,7 @@ LOCOMO = Path(os.environ.get("KGMEM_BENCH_DATA", "/work/shared/benchmarks/data")
 
 def build(path: Path, n_facts: int) -> None:
     from kgmem.embed import HashingEmbedder
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
     from kgmem.retrieve import index_pending, warm
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -59,7 +59,7 @@ def build(path: Path, n_facts: int) -> None:
 def run(path: Path, n: int, mode: str) -> dict[str, Any]:
     """Erase ``n`` episodes and ``n`` entities of the store at ``path``; times in ms."""
     from kgmem.embed import HashingEmbedder
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
 
     m = Memory(path, extractor=None)
     if mode == "server":

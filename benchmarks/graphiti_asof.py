@@ -58,7 +58,7 @@ from rich.table import Table
 
 from benchmarks.graphiti_clients import NoLLM, PassThroughCrossEncoder
 from kgmem.interop.graphiti_pipeline import KgmemEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.neo4j import Neo4jStore
 
 MODES = ("bitemporal", "valid_time")

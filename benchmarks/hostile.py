@@ -37,7 +37,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]

@@ -32,7 +32,7 @@ from kgmem.embed.cache import CachedEmbedder
 from kgmem.embed.onnx_minilm import OnnxMiniLM
 from kgmem.ingest.formats import read_episodes
 from kgmem.ingest.pipeline import make_extractor
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 from .datasets._common import default_data_dir
 

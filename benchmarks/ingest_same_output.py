@@ -79,13 +79,12 @@ def ingest(limit: int, data: Path | None = None, extract_workers: int = 1) -> Pa
     """Ingest the first ``limit`` LoCoMo turns as the ingest-locomo benchmark does; returns
     the store's folder. ``extract_workers > 1`` extracts in worker processes (a commit
     without that option is only run with 1)."""
+    from benchmarks.ingest_locomo import default_data
     from kgmem.embed.cache import CachedEmbedder
     from kgmem.embed.onnx_minilm import OnnxMiniLM
     from kgmem.ingest.formats import read_episodes
     from kgmem.ingest.pipeline import make_extractor
-    from kgmem.memory import Memory
-
-    from benchmarks.ingest_locomo import default_data
+    from kgmem.memory.facade import Memory
 
     items = list(read_episodes(data or default_data(), "locomo"))[:limit]
     inner = OnnxMiniLM(intra_op_threads=1, workers=2)

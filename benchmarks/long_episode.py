@@ -24,7 +24,7 @@ CHILD = r"""
 import json, resource, sys, time
 from kgmem.ingest.offline import OfflineExtractor
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 path, text_file, mode = sys.argv[1:4]
 text = open(text_file, encoding="utf-8").read()

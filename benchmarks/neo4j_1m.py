@@ -42,7 +42,7 @@ from benchmarks.neo4j_bulk import bulk_load, uptime
 from benchmarks.neo4j_scale import plan_summary, profile, search_queries, server_info
 from benchmarks.scale import BASE
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import search, warm
 from kgmem.store.base import TimeFilter
 from kgmem.store.named_reads import StepByStep

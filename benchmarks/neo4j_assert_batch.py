@@ -33,7 +33,7 @@ if os.environ.get("KGMEM_BENCH_DRIVER") == "python":
     sys.modules["neo4j._rust"] = None  # the driver's pure-Python packstream (no Rust extension)
 from benchmarks.scale import generate
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.neo4j import Neo4jStore
 n = int(sys.argv[1])
 m = Memory(store=Neo4jStore(uri=sys.argv[2]), embedder=HashingEmbedder(384), extractor=None)

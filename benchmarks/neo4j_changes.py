@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.neo4j_bulk import uptime
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.model import Change
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.queries import _CHANGE_RETURN, _change

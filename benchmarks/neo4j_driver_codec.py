@@ -27,7 +27,7 @@ _READ = """
 import json, os, statistics, sys, time
 if sys.argv[1] == "python":
     sys.modules["neo4j._rust"] = None
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.embed import HashingEmbedder
 m = Memory(store=Neo4jStore(uri=sys.argv[2]), embedder=HashingEmbedder(384), extractor=None)
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from benchmarks.scale import generate
     from kgmem.embed import HashingEmbedder
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
     from kgmem.store.neo4j import Neo4jStore
 
     m = Memory(store=Neo4jStore(uri=args.uri), embedder=HashingEmbedder(384), extractor=None)

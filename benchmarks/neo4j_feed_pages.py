@@ -24,7 +24,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.model import Change
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.queries import _CHANGE_RETURN, _change

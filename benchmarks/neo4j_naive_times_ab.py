@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.scale import BASE, generate
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store import visibility
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j import queries as n4

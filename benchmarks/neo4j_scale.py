@@ -40,7 +40,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.scale import BASE, generate, pct, timed
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.importer import import_embedded

@@ -41,7 +41,7 @@ from rich.table import Table
 
 from benchmarks.neo4j_scale import search_queries, server_info
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import search
 from kgmem.retrieve.backend import get_backend
 from kgmem.store.neo4j import Neo4jStore

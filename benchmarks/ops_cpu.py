@@ -41,7 +41,7 @@ def side(facts: int, keep: str | None = None) -> dict[str, Any]:
     runs, so a million facts are written once per side rather than once per round."""
     from benchmarks.scale import BASE, generate
     from kgmem.embed import HashingEmbedder
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
 
     rows, n_people = generate(facts)
     kw: dict[str, Any] = {"embedder": HashingEmbedder(384)}

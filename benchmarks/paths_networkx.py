@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.scale import generate
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.model import FactVersion, PathHop
 from kgmem.model import Path as GraphPath
 from kgmem.reason.paths import Adjacent, _expand, find_paths

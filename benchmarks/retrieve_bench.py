@@ -72,7 +72,7 @@ def _pct(xs: list[float], p: float) -> float:
 
 
 def _memory(path: Path, embedder: Any, clock_start: datetime) -> Any:
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
 
     t = [clock_start]
 
@@ -327,7 +327,7 @@ def chat(sittings: int, embedder: str = "hashing", queries: int = 60, path: str 
     """One group of ``sittings`` x ``per`` chat turns (a minute apart; sittings 2-48 h apart):
     latency of ``search(limit=100, kinds=episodes)`` and of ``search_sessions`` on the same
     queries, interleaved."""
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
     from kgmem.retrieve import index_pending, search, search_sessions
 
     rng = random.Random(7)

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 BASE = datetime(2000, 1, 1, tzinfo=timezone.utc)
 

@@ -1,4 +1,4 @@
-"""CPU cost of entity summaries (kgmem.summaries) on the embedded store: one entity with N facts
+"""CPU cost of entity summaries (kgmem.memory.summaries) on the embedded store: one entity with N facts
 (a functional LIVES_IN moving every 10th fact, multi-valued LIKES otherwise, every 3rd fact
 from an episode), each written in its own transaction.
 
@@ -22,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 
 

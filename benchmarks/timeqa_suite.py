@@ -6,7 +6,7 @@ questions from the facts valid at the question's time.
 Data: TimeQA human-annotated test set (``benchmarks/datasets/timeqa.py``; 257 documents, 989
 questions, of which 159 have no answer in the passage: gold ``""``).
 
-Per document, in one embedded :class:`~kgmem.memory.Memory` (fresh directory per run):
+Per document, in one embedded :class:`~kgmem.memory.facade.Memory` (fresh directory per run):
 
 1. every paragraph is added as an episode (``source="text"``) to a fresh group, with the
    offline extractor (the product default, ``Settings.extractor="offline"``) and an injected clock; the episodes' reference time

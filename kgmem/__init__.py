@@ -14,7 +14,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .factory import open_memory
-from .memory import Memory
+from .memory.facade import Memory
 from .model import Change, Entity, Episode, Erasure, ExtractionState, FactVersion, Path, PathHop
 from .settings import Settings
 from .timeutil import Precision

@@ -1,5 +1,5 @@
 """The small ASGI pieces the REST guard (api/middleware.py) and the MCP HTTP guard
-(kgmem/mcp_http.py) share: header lookup, the stable JSON error reply, a bounded body read."""
+(kgmem/mcp/http.py) share: header lookup, the stable JSON error reply, a bounded body read."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 ``"key1,key2=groupA|groupB"``: a key without ``=`` may use every group, ``key=g1|g2`` only
 those. The REST guard (:mod:`api.middleware`) and the MCP HTTP guard
-(:mod:`kgmem.mcp_http`) read the same spec with :func:`parse_api_keys` and match a
+(:mod:`kgmem.mcp.http`) read the same spec with :func:`parse_api_keys` and match a
 presented key with :func:`match_key`.
 """
 

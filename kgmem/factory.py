@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .memory import Memory
+from .memory.facade import Memory
 from .settings import Settings
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
-# Alias keys kept by the entity resolver (kgmem.resolve) start with this prefix, which neither
+# Alias keys kept by the entity resolver (kgmem.core.resolve) start with this prefix, which neither
 # clean_name nor normalize_name can produce ("\x1f" is whitespace to both). They are hidden from
 # Entity.aliases, together with aliases split off by a "~\x1fx:<alias>" key, unless the resolver
 # reads raw aliases (SHOW_INTERNAL_ALIASES set).

@@ -46,9 +46,9 @@ class Settings(BaseSettings):
         default=None, description="comma-separated 'speaker=trusted|normal|untrusted' entries")
     trust_default: Literal["trusted", "normal", "untrusted"] = "normal"
 
-    # kgmem serve: retention on a schedule (kgmem.retention_schedule)
+    # kgmem serve: retention on a schedule (kgmem.jobs.retention_schedule)
     retention_policy: Path | None = Field(
-        default=None, description="retention policy file (JSON; kgmem.retention) that `kgmem "
+        default=None, description="retention policy file (JSON; kgmem.jobs.retention) that `kgmem "
         "serve` applies every retention_interval seconds; unset: no scheduled retention")
     retention_interval: float = Field(
         default=3600.0, gt=0, description="seconds between scheduled retention runs (the first "
@@ -65,7 +65,7 @@ class Settings(BaseSettings):
         "long before the question lower (see docs; the default is decided by measuring)",
     )
 
-    # kgmem serve: entity summaries kept current on a schedule (kgmem.consolidate_schedule)
+    # kgmem serve: entity summaries kept current on a schedule (kgmem.jobs.consolidate_schedule)
     consolidate_interval: float | None = Field(
         default=None, gt=0, description="seconds between runs that bring every entity "
         "summary up to date (kgmem consolidate) inside `kgmem serve`; unset: summaries are "

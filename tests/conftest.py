@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

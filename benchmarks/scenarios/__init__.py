@@ -6,7 +6,7 @@ and with mistakes that are later retracted or corrected, and renders it two ways
 episodes in natural language (for the extractor) and as structured operations with explicit
 valid times (``assert_fact``/``invalidate``/``retract``/``correct``). Questions carry gold
 answers computed from the generator's own model of what had been told (:mod:`.truth`), never
-from kgmem. :mod:`.run` replays each scenario into a fresh :class:`kgmem.memory.Memory` with an
+from kgmem. :mod:`.run` replays each scenario into a fresh :class:`kgmem.memory.facade.Memory` with an
 injected clock (transaction time = when it was said) and scores exact match per question kind.
 """
 

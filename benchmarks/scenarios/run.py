@@ -3,7 +3,7 @@
     python -m benchmarks.scenarios.run --seed 1 --scenarios 50 --mode both \\
         --out benchmarks/out/scenarios
 
-Per scenario and mode, a fresh embedded :class:`~kgmem.memory.Memory` (temporary directory)
+Per scenario and mode, a fresh embedded :class:`~kgmem.memory.facade.Memory` (temporary directory)
 with an injected clock:
 
 * ``structured``: every told statement becomes ``assert_fact`` / ``invalidate`` / ``retract``
@@ -239,7 +239,7 @@ def run_scenario(
 
 
 def _memory_factory(mode: str) -> tuple[Callable[[Path, Clock], Any], _Recorder | None]:
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
 
     if mode == "structured":
         return (lambda p, c: Memory(p, clock=c, extractor=None)), None

@@ -1,4 +1,4 @@
-"""What ingestion needs of the facade (:class:`kgmem.memory.Memory`), as a protocol.
+"""What ingestion needs of the facade (:class:`kgmem.memory.facade.Memory`), as a protocol.
 
 :mod:`kgmem.ingest.episodes` and :mod:`kgmem.ingest.pipeline` write through the facade's own
 write steps (the clock, entity resolution, assertions and lineage changes, each inside an open
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from ..core.predicates import Predicates
 from ..model import Change, Entity, Episode
-from ..predicates import Predicates
 from ..store.base import LineageState, Store, WriteTx
 from ..timeutil import Precision
 from ..trust import TrustPolicy

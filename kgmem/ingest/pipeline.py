@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from .. import lineage_edits as edits
+from ..core import lineage_edits as edits
+from ..core.resolve import first_visible
 from ..entity_types import ENTITY_TYPES
 from ..errors import InvalidInputError, KgmemError
 from ..model import Episode, FactVersion
 from ..names import clean_name, normalize_name
-from ..resolve import first_visible
 from ..timeline import ends_inside, in_interval, is_interval
 from ..vocabulary import normalize_predicate
 from .extractor import Extractor, Item

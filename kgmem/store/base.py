@@ -3,7 +3,7 @@
 Stores are deliberately dumb: they persist entities, episodes, lineage states, immutable
 fact versions and change records, and answer visibility-filtered reads. The temporal rules
 (visibility, supersession, undo) are defined in :mod:`kgmem.timeline` and applied by
-:mod:`kgmem.supersede` and :mod:`kgmem.memory`; the stores' SQL and Cypher forms of the
+:mod:`kgmem.core.supersede` and :mod:`kgmem.memory.facade`; the stores' SQL and Cypher forms of the
 visibility rules are in :mod:`kgmem.store.visibility`, side by side, and nowhere else (a
 property test holds the three to agree). The contract tests (tests/contract) run the same
 suite on every store.
@@ -14,7 +14,7 @@ atomically and durably when the block exits normally, and is rolled back otherwi
 Transaction time is kept *per group*: ``last_tx_time(group)`` is the transaction time of the
 group's last write (None before its first). Groups are isolated tenants, possibly driven by
 their own injected clocks (replays, tests sharing one Neo4j server), so one group's clock never
-constrains another's. The store only records the clocks; :meth:`kgmem.memory.Memory._tick`
+constrains another's. The store only records the clocks; :meth:`kgmem.memory.facade.Memory._tick`
 reads them inside the write (after the store's write lock) and refuses to go backwards.
 """
 
@@ -40,7 +40,7 @@ from ..model import (
 from ..timeutil import Precision, parse_optional
 from ..vocabulary import Cardinality, PredicateSource, PredicateSpec
 
-# one fact version's valid interval as the integrity checks read it (kgmem.check): (group,
+# one fact version's valid interval as the integrity checks read it (kgmem.jobs.check): (group,
 # fact_id, subject_id, object_id, predicate, valid_at, invalid_at), times as epoch
 # microseconds (None = unbounded)
 FactInterval = tuple[str, str, str, str, str, "int | None", "int | None"]
@@ -176,7 +176,7 @@ class Declaration:
 
 @dataclass(frozen=True)
 class SummaryVersion:
-    """One version of an entity's summary (:mod:`kgmem.summaries`): derived data, held during
+    """One version of an entity's summary (:mod:`kgmem.memory.summaries`): derived data, held during
     ``[created_at, expired_at)`` of transaction time; ``episodes``: the episodes it quotes."""
 
     text: str
@@ -276,7 +276,7 @@ class WriteTx(Protocol):
     def change_effects(self, change_id: str) -> list[ChangeEffect]: ...
     def mark_undone(self, change_id: str, undone_by: str) -> None: ...
 
-    # erase (physical; kgmem/erase.py)
+    # erase (physical; kgmem/memory/erase.py)
     def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]: ...
     def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]: ...
     def entities_of_facts(self, fact_ids: Sequence[str]) -> set[str]:
@@ -317,7 +317,7 @@ class WriteTx(Protocol):
         ...
     def insert_erasure(self, erasure: Erasure) -> None: ...
 
-    # entity summaries (kgmem.consolidate)
+    # entity summaries (kgmem.memory.consolidate)
     def put_summary_history(self, group: str, entity_id: str, history: SummaryHistory,
                             keep: int = 0) -> None:
         """Replace the entity's summary versions from the ``keep``-th on (the first ``keep``

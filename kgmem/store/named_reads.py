@@ -6,9 +6,9 @@ trips on a server store, ~0.7 ms each before the server does any work. A store t
 :class:`NamedReads` does all of it in one query: it is sent each name as a :class:`NameKey`,
 returns what the name lookup found (:class:`Candidates`, the same rows ``get_entity`` and
 ``find_entities`` return) beside the read it made for its own pick (``used``), and
-:mod:`kgmem.named_reads` keeps the answer only when Memory's resolution rules, applied to
+:mod:`kgmem.memory.named_reads` keeps the answer only when Memory's resolution rules, applied to
 those rows, pick the same entity (else it falls back to the step-by-step reads). The rules
-of name resolution stay in one place (kgmem.memory / kgmem.resolve); the store only guesses.
+of name resolution stay in one place (kgmem.memory.facade / kgmem.core.resolve); the store only guesses.
 
 The embedded store does not need it (SQLite is in-process: a "round trip" is a function call),
 but a statement still costs a few microseconds of a ~0.25 ms read: it offers

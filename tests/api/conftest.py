@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 from tests.conftest import ManualClock, fresh_group
 

@@ -19,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kgmem.errors import StoreBusyError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.sqlite import EmbeddedStore
 from tests.conftest import fresh_group, neo4j_settings, neo4j_store_or_skip
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from kgmem.consolidate_schedule import ConsolidationScheduler
+from kgmem.jobs.consolidate_schedule import ConsolidationScheduler
 from tests.conftest import ManualClock, fresh_group
 
 from .conftest import client_for

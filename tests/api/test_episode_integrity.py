@@ -7,7 +7,7 @@ from typing import Any
 
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.ingest.test_extraction_state import Scripted
 
 from .conftest import assert_error, client_for

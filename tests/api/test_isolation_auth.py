@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 from .conftest import assert_error, client_for
 

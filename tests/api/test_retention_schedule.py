@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from kgmem.errors import InvalidInputError
-from kgmem.memory import Memory
-from kgmem.retention_schedule import RetentionScheduler, parse_groups
+from kgmem.jobs.retention_schedule import RetentionScheduler, parse_groups
+from kgmem.memory.facade import Memory
 from tests.conftest import fresh_group
 
 from .conftest import client_for

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from api.app import create_app
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 from .conftest import make_settings
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import ManualClock
 
 from .conftest import assert_error

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from kgmem import timeline
-from kgmem.check import check_store
-from kgmem.cli import app
+from kgmem.cli.main import app
 from kgmem.embed.hashing import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.jobs.check import check_store
+from kgmem.memory.facade import Memory
 from tests.conftest import fresh_group
 
 

@@ -98,7 +98,7 @@ def test_an_embedded_store_from_before_types_opens_untyped(tmp_path) -> None:
 
 
 def test_types_over_rest_and_mcp(make_memory) -> None:
-    from kgmem.mcp_server import create_server
+    from kgmem.mcp.server import create_server
     from tests.api.conftest import client_for
 
     m, g = make_memory(), fresh_group()

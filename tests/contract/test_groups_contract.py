@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 from ..conftest import fresh_group
 

@@ -9,10 +9,10 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from kgmem.cli import app as cli_app
+from kgmem.cli.main import app as cli_app
 from kgmem.errors import ConflictError, InvalidInputError, NotFoundError
-from kgmem.mcp_server import create_server
-from kgmem.memory import Memory
+from kgmem.mcp.server import create_server
+from kgmem.memory.facade import Memory
 from tests.api.conftest import client_for
 from tests.conftest import fresh_group
 

@@ -15,7 +15,7 @@ import pytest
 from kgmem.errors import ConflictError, UnknownPredicateError
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import ManualClock, fresh_group, neo4j_settings
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import importance, index_pending
 from tests.conftest import fresh_group
 

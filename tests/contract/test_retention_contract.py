@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import pytest
 
 from kgmem.errors import InvalidInputError
-from kgmem.memory import Memory
-from kgmem.retention import RetentionPolicy, retain
+from kgmem.jobs.retention import RetentionPolicy, retain
+from kgmem.memory.facade import Memory
 
 from ..conftest import fresh_group
 

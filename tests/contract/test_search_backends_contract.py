@@ -10,7 +10,7 @@ import pytest
 
 from kgmem.embed import HashingEmbedder
 from kgmem.errors import NotFoundError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve.backend import get_backend
 from tests.conftest import fresh_group
 

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-import kgmem.memory as memory_module
+import kgmem.memory.facade as memory_module
 from kgmem.errors import InvalidInputError, NotFoundError
 from tests.conftest import fresh_group
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kgmem import summaries
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.trust import TrustPolicy
 

@@ -6,7 +6,7 @@ and after the re-run. On 1953ce8 the killed runs lost facts for good.
 
 The runs are ``kgmem ingest`` (the CLI's own code) in processes forked from the test after
 spaCy is loaded, so a run costs its extraction and writes only; ``benchmarks/crash_ingest.py``
-runs the whole conversation in fresh ``python -m kgmem.cli`` processes.
+runs the whole conversation in fresh ``python -m kgmem.cli.main`` processes.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SESSIONS = 5
 
 
 class ForkedRun:
-    """``kgmem <args>`` (kgmem.cli.app) in a forked child."""
+    """``kgmem <args>`` (kgmem.cli.main.app) in a forked child."""
 
     def __init__(self, args: list[str]) -> None:
         self.pid = os.fork()
@@ -40,7 +40,7 @@ class ForkedRun:
 
     @staticmethod
     def run_here(args: list[str]) -> int:
-        from kgmem.cli import app
+        from kgmem.cli.main import app
 
         try:
             app(args=args, standalone_mode=False)

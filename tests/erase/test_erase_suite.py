@@ -24,7 +24,7 @@ from kgmem.embed import CachedEmbedder
 from kgmem.embed.base import EmbedderBase, l2_normalize
 from kgmem.embed.cache import text_key
 from kgmem.llm.cache import ResponseCache, cache_key
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending, search
 from kgmem.store.fts_tokens import fts5_tokens
 from kgmem.store.sqlite import vectors as vector_mod

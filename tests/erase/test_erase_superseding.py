@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import fresh_group, neo4j_store_or_skip
 
 SECRET = "Zanzibarquux"  # only in the erased episode, fact and reason

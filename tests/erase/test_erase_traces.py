@@ -16,7 +16,7 @@ import pytest
 
 from kgmem.embed import CachedEmbedder, HashingEmbedder
 from kgmem.embed.cache import text_key
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending, search
 from tests.conftest import fresh_group, neo4j_store_or_skip
 
@@ -102,8 +102,8 @@ def test_no_byte_of_an_erased_name_stays_in_the_store_files(setup) -> None:  # t
 
 
 def test_erasing_a_fact_drops_the_resolvers_note_of_the_alias_it_used(setup) -> None:  # type: ignore[no-untyped-def]
+    from kgmem.core.resolve import raw_aliases
     from kgmem.model import INTERNAL_ALIAS
-    from kgmem.resolve import raw_aliases
 
     m, group, _cache, _ep = setup
     m.add_alias("Bob", "Bobby Tables", group=group)

@@ -6,7 +6,7 @@ import pytest
 
 from kgmem.embed import HashingEmbedder
 from kgmem.ingest.pipeline import make_extractor
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve.backend import get_backend
 
 TURNS = [

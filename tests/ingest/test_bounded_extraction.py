@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline, split_text
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.api.conftest import assert_error, client_for
 
 

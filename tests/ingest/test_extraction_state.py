@@ -11,7 +11,7 @@ import pytest
 
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import fresh_group
 
 UTC = timezone.utc

@@ -11,7 +11,7 @@ from pathlib import Path
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.offline import OfflineExtractor
 from kgmem.ingest.pipeline import ExtractionPipeline, make_extractor
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 
 REF = datetime(2024, 5, 1, 12, tzinfo=timezone.utc)

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import ManualClock
 
 

@@ -15,7 +15,7 @@ pytest.importorskip("graphiti_core")
 from benchmarks.graphiti_asof import KgmemEmbedder, compare, make_questions  # noqa: E402
 from kgmem.embed import HashingEmbedder  # noqa: E402
 from kgmem.errors import InvalidInputError  # noqa: E402
-from kgmem.memory import Memory  # noqa: E402
+from kgmem.memory.facade import Memory  # noqa: E402
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip  # noqa: E402
 
 pytestmark = pytest.mark.neo4j

@@ -35,7 +35,7 @@ from graphiti_core.search.search_filters import (  # noqa: E402
     SearchFilters,
 )
 
-from kgmem.memory import Memory  # noqa: E402
+from kgmem.memory.facade import Memory  # noqa: E402
 from kgmem.store.neo4j import Neo4jStore  # noqa: E402
 from kgmem.store.neo4j.queries import GRAPHITI_REASON  # noqa: E402
 from tests.conftest import ManualClock, fresh_group, neo4j_settings, neo4j_store_or_skip  # noqa: E402

@@ -28,7 +28,7 @@ from graphiti_core.prompts.extract_edges import EdgeTimestamps, ExtractedEdges  
 from graphiti_core.prompts.extract_nodes import ExtractedEntities  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from kgmem.cli import app  # noqa: E402
+from kgmem.cli.main import app  # noqa: E402
 from kgmem.embed import HashingEmbedder  # noqa: E402
 from kgmem.errors import InvalidInputError  # noqa: E402
 from kgmem.interop.graphiti_pipeline import (  # noqa: E402
@@ -38,7 +38,7 @@ from kgmem.interop.graphiti_pipeline import (  # noqa: E402
     episode_name,
 )
 from kgmem.llm.errors import LLMAuthError, LLMUnavailableError  # noqa: E402
-from kgmem.memory import Memory  # noqa: E402
+from kgmem.memory.facade import Memory  # noqa: E402
 from kgmem.settings import Settings  # noqa: E402
 from kgmem.store.neo4j.queries import GRAPHITI_REASON  # noqa: E402
 from tests.conftest import fresh_group, neo4j_settings, neo4j_store_or_skip  # noqa: E402

@@ -31,7 +31,7 @@ from graphiti_core.search.search_config_recipes import COMBINED_HYBRID_SEARCH_RR
 
 from kgmem.embed.hashing import HashingEmbedder  # noqa: E402
 from kgmem.errors import KgmemError  # noqa: E402
-from kgmem.memory import Memory  # noqa: E402
+from kgmem.memory.facade import Memory  # noqa: E402
 from tests.api.conftest import client_for  # noqa: E402
 from tests.conftest import fresh_group, neo4j_store_or_skip  # noqa: E402
 from tests.interop.fakes import HashEmbedder, NoLLM, PassThroughReranker  # noqa: E402

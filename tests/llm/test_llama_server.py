@@ -54,7 +54,7 @@ def run_ingest(home: Path, cache: Path, file: Path, model: str, *args: str,
     env = {**os.environ, **LOCAL_SETTINGS, "KGMEM_LLM_BASE_URL": LLAMA_URL,
            "KGMEM_LLM_MODEL": model, "KGMEM_LLM_CACHE_DIR": str(cache)}
     return subprocess.run(
-        [sys.executable, "-m", "kgmem.cli", "--home", str(home), *args, "ingest", str(file),
+        [sys.executable, "-m", "kgmem.cli.main", "--home", str(home), *args, "ingest", str(file),
          "--extractor", "llm"], env=env, capture_output=True, text=True, timeout=timeout)
 
 
@@ -155,7 +155,7 @@ def test_server_killed_mid_ingest_stops_with_unreachable(own_server, llama_model
            "KGMEM_LLM_BASE_URL": f"http://127.0.0.1:{port}/v1", "KGMEM_LLM_MODEL": llama_model,
            "KGMEM_LLM_CACHE_DIR": str(cache), "KGMEM_LLM_MAX_RETRIES": "2"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kgmem.cli", "--home", str(tmp_path / "home"), "ingest",
+        [sys.executable, "-m", "kgmem.cli.main", "--home", str(tmp_path / "home"), "ingest",
          str(file), "--extractor", "llm"], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     try:
@@ -184,7 +184,7 @@ def test_server_killed_mid_ingest_stops_with_unreachable(own_server, llama_model
     restarted = llama_sh("start", port, home)
     assert restarted.returncode == 0, restarted.stderr[-2000:]
     again = subprocess.run(
-        [sys.executable, "-m", "kgmem.cli", "--home", str(tmp_path / "home"), "--json",
+        [sys.executable, "-m", "kgmem.cli.main", "--home", str(tmp_path / "home"), "--json",
          "ingest", str(file), "--extractor", "llm"], env=env, capture_output=True, text=True,
         timeout=1800)
     assert again.returncode == 0, again.stderr[-3000:]

@@ -112,7 +112,7 @@ def test_mcp_lifecycle_tools_over_stdio(tmp_path: Path) -> None:
     assert then == {("LIVES_IN", "Boston"), ("WORKS_AT", "Acme")}
     assert [f["object"] for f in out["profile_known_t0"]["facts"]] == ["Boston"]
     assert out["profile_2022"]["valid_at"].startswith("2022-06-01")
-    # the summary as known at known_at (kgmem.summaries): Boston only, before anything else
+    # the summary as known at known_at (kgmem.memory.summaries): Boston only, before anything else
     assert out["profile_known_t0"]["entity"]["summary"] == "Now: Alice lives in Boston (since 2020)."
     assert "Alice lives in Austin (since 2023)" in out["profile_now"]["entity"]["summary"]
 
@@ -181,7 +181,7 @@ def test_mcp_http_enforces_api_keys_and_groups(tmp_path: Path) -> None:
     env = {**os.environ, "KGMEM_HOME": str(home), "KGMEM_EXTRACTOR": "none",
            "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO),
            "KGMEM_API_KEYS": "admin-key,team-key=team"}
-    code = f"from kgmem.mcp_server import run; run('http', host='127.0.0.1', port={port})"
+    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
     url = f"http://127.0.0.1:{port}/mcp"
     with open(tmp_path / "server.log", "w") as log:
         proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from kgmem.mcp_server import create_server
-from kgmem.memory import Memory
+from kgmem.mcp.server import create_server
+from kgmem.memory.facade import Memory
 
 from .test_mcp_stdio import _structured
 

@@ -44,7 +44,7 @@ def _error_text(result: Any) -> str:
 
 
 def stdio_params(tmp_path: Path) -> StdioServerParameters:
-    """`python -m kgmem.mcp_server` over stdio on an embedded store in ``tmp_path/home``, no
+    """`python -m kgmem.mcp.server` over stdio on an embedded store in ``tmp_path/home``, no
     extraction (the set-up every stdio test of this folder uses)."""
     env = {
         "KGMEM_HOME": str(tmp_path / "home"),
@@ -53,7 +53,7 @@ def stdio_params(tmp_path: Path) -> StdioServerParameters:
         "PYTHONPATH": str(REPO),
         "PATH": os.environ.get("PATH", ""),
     }
-    return StdioServerParameters(command=sys.executable, args=["-m", "kgmem.mcp_server"],
+    return StdioServerParameters(command=sys.executable, args=["-m", "kgmem.mcp.server"],
                                  env=env, cwd=str(REPO))
 
 
@@ -177,7 +177,7 @@ def test_mcp_over_streamable_http(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
            "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO)}
-    code = f"from kgmem.mcp_server import run; run('http', host='127.0.0.1', port={port})"
+    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
     with open(tmp_path / "server.log", "w") as log:
         proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
                                 stdout=log, stderr=subprocess.STDOUT)

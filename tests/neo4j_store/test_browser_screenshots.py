@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import IN_CI, ManualClock, fresh_group, neo4j_apoc_store_or_skip
 from tests.neo4j_store.test_browser_doc import DOC, doc_queries
 from tests.neo4j_store.test_browser_views import GRAPH_VIEWS, drawn, seed_issue_graph

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from neo4j.graph import Node, Relationship
 
 from kgmem.errors import KgmemError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import ManualClock, fresh_group, neo4j_apoc_store_or_skip
 from tests.neo4j_store.test_browser_doc import doc_queries
 

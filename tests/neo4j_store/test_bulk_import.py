@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.bulk import EmbeddedVectors, finish, write_and_import
@@ -162,7 +162,7 @@ def test_bulk_loaded_groups_read_the_same_with_the_same_vectors(tmp_path, bulk_s
 def test_the_import_command_refuses_without_overwrite(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from typer.testing import CliRunner
 
-    from kgmem.cli import app
+    from kgmem.cli.main import app
 
     res = CliRunner().invoke(app, ["--home", str(tmp_path / "emb"), "neo4j", "import",
                                    "--neo4j-home", str(tmp_path / "home")])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip
 
 pytestmark = pytest.mark.neo4j

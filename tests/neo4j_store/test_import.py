@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.neo4j.importer import import_embedded
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip
 

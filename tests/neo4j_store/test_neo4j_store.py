@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from kgmem.errors import StoreUnavailableError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.store.neo4j import Neo4jStore, settings_from_env
 from kgmem.store.neo4j.queries import _facts_query

@@ -16,7 +16,7 @@ import pytest
 from neo4j._sync.io._bolt._common import Outbox
 
 from kgmem.errors import NotFoundError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.store.named_reads import StepByStep
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip
 
@@ -97,7 +97,7 @@ def test_facts_entity_history_one_round_trip_each(world, monkeypatch) -> None:  
         assert got == expected, name
         if name == "entity profile":
             # the entity and both sides' facts in one request, where step by step makes three
-            # (lookup, outgoing, incoming); its summary (kgmem.summaries) reads on
+            # (lookup, outgoing, incoming); its summary (kgmem.memory.summaries) reads on
             # its own
             assert trips.n == before.n - 2, (name, trips.n, before.n)
         else:  # "history of a fact" also asks facts() for the id first: 2 reads

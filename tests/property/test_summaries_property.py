@@ -16,9 +16,9 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgmem.check import check_summaries_rebuildable
 from kgmem.errors import KgmemError
-from kgmem.memory import Memory
+from kgmem.jobs.check import check_summaries_rebuildable
+from kgmem.memory.facade import Memory
 from tests.conftest import fresh_group
 
 from ..contract.test_summaries_contract import expected_at

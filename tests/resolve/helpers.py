@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.model import FactVersion
 
 

@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from kgmem.cli import app as cli_app
+from kgmem.cli.main import app as cli_app
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.mcp_server import create_server
-from kgmem.memory import Memory
+from kgmem.mcp.server import create_server
+from kgmem.memory.facade import Memory
 from kgmem.names import normalize_name
 from tests.api.conftest import client_for
 from tests.conftest import fresh_group

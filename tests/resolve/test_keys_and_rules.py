@@ -9,10 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kgmem.errors import InvalidInputError
-from kgmem.model import INTERNAL_ALIAS, Entity, public_aliases
-from kgmem.names import clean_name, normalize_name
-from kgmem.resolve import (
+from kgmem.core.resolve import (
     EntityResolver,
     fold,
     fuzzy_eligible,
@@ -21,6 +18,9 @@ from kgmem.resolve import (
     typo_score,
     variant_form,
 )
+from kgmem.errors import InvalidInputError
+from kgmem.model import INTERNAL_ALIAS, Entity, public_aliases
+from kgmem.names import clean_name, normalize_name
 from tests.conftest import fresh_group
 from tests.resolve.helpers import said
 
@@ -80,7 +80,7 @@ def test_erasing_an_entity_removes_its_keys(make_memory) -> None:
 def test_key_budget_per_entity(make_memory) -> None:
     """A full-name person: first-name key (= person evidence) + 6 band keys; a place:
     non-person evidence + 6 band keys; identifiers with digits: none."""
-    from kgmem.resolve import raw_aliases
+    from kgmem.core.resolve import raw_aliases
 
     m, g = make_memory(), fresh_group()
     v = said(m, "Jonathan Smith", "LIVES_IN", "Springfield", group=g)

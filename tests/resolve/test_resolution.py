@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgmem.resolve import ExactResolver
+from kgmem.core.resolve import ExactResolver
 from tests.conftest import fresh_group
 from tests.resolve.helpers import said
 

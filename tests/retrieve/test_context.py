@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgmem.embed import HashingEmbedder, count_tokens
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import context
 from kgmem.retrieve.context import BEGIN, END, quote
 

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.datasets.poisoning import POISONING
 from kgmem.errors import InvalidInputError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import context
 from kgmem.trust import TrustPolicy
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 from .conftest import at
 

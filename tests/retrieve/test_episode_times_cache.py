@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve.backend import get_backend
 from kgmem.timeutil import to_micros
 

@@ -8,7 +8,7 @@ least as high as a fact extracted from it.
 
 from __future__ import annotations
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending, search
 
 from .conftest import at

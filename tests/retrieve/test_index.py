@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kgmem.embed import HashingEmbedder, count_tokens
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import flush, index_pending, search
 from kgmem.store.sqlite import vectors as vector_mod
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 
 def test_resolver_keys_are_not_indexed(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from kgmem.retrieve.keyword import terms

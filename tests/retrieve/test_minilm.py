@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import search
 
 from .conftest import StepClock

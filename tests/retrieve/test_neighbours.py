@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from kgmem.errors import InvalidInputError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending, search
 from kgmem.retrieve.backend import get_backend
 

@@ -12,7 +12,7 @@ import pytest
 import kgmem.store.neo4j.search as nb
 from benchmarks.scale import generate
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from kgmem.store.base import TimeFilter

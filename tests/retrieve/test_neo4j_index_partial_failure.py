@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending, search
 from tests.conftest import fresh_group, neo4j_store_or_skip
 

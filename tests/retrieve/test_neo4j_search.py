@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import context, index_pending, search
 from tests.conftest import fresh_group, neo4j_store_or_skip
 

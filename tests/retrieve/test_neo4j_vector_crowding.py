@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from tests.conftest import fresh_group, neo4j_store_or_skip

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kgmem.errors import InvalidInputError
 from kgmem.ingest.lexicon import EVENT_PREDICATES
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import importance, index_pending, search
 from kgmem.retrieve.recency import (
     DAY_MICROS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import SearchOptions, SearchParams, index_pending, search
 
 from .conftest import at

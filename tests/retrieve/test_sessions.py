@@ -8,7 +8,7 @@ import math
 import pytest
 
 from kgmem.errors import InvalidInputError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending, search_sessions
 
 from .conftest import at

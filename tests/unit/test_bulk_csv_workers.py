@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kgmem.embed import HashingEmbedder
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending
 from kgmem.store.neo4j.bulk import (
     EmbeddedVectors,

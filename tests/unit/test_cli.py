@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from kgmem.cli import app
+from kgmem.cli.main import app
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[2] / "kgmem" / "data" / "demo_conversation.jsonl"

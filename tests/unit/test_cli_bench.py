@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from kgmem.cli import app
+from kgmem.cli.main import app
 
 REPO = Path(__file__).resolve().parents[2]
 

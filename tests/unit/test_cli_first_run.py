@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgmem.cli import app
-from kgmem.memory import Memory
+from kgmem.cli.main import app
+from kgmem.memory.facade import Memory
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[2] / "kgmem" / "data" / "demo_conversation.jsonl"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgmem.cli import app
+from kgmem.cli.main import app
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
 from tests.conftest import fresh_group, neo4j_store_or_skip

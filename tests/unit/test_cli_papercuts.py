@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from kgmem.cli import app
+from kgmem.cli.main import app
 
 runner = CliRunner()
 

@@ -11,11 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 CHILD = r"""
 import sys
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 m = Memory(sys.argv[1])
 print("ready", flush=True)
 i = 0

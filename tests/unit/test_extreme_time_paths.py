@@ -12,13 +12,13 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from kgmem.cli import app
+from kgmem.cli.main import app
 from kgmem.embed.hashing import HashingEmbedder
 from kgmem.errors import InvalidTimeError
 from kgmem.ingest.formats import read_episodes
 from kgmem.ingest.temporal import resolve_time
-from kgmem.mcp_server import create_server
-from kgmem.memory import Memory
+from kgmem.mcp.server import create_server
+from kgmem.memory.facade import Memory
 
 MIN_INSTANT = datetime.min.replace(tzinfo=timezone.utc)  # the supported range (kgmem.timeutil)
 MAX_INSTANT = datetime.max.replace(tzinfo=timezone.utc)

@@ -27,7 +27,7 @@ def test_the_bridge_without_graphiti_names_the_extra(monkeypatch: pytest.MonkeyP
 def test_kgmem_runs_without_graphiti_and_the_cli_says_what_to_install(tmp_path: Path) -> None:
     f = tmp_path / "chat.jsonl"
     f.write_text('{"content": "I moved to Oslo.", "reference_time": "2023-01-01"}\n')
-    code = (_HIDE + "from kgmem.cli import app; "
+    code = (_HIDE + "from kgmem.cli.main import app; "
             f"app(['--home', {str(tmp_path / 'h')!r}, '--extractor', 'graphiti', 'ingest', "
             f"{str(f)!r}])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,

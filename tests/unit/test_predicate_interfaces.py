@@ -12,9 +12,9 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 from typer.testing import CliRunner
 
-from kgmem.cli import app as cli_app
-from kgmem.mcp_server import create_server
-from kgmem.memory import Memory
+from kgmem.cli.main import app as cli_app
+from kgmem.mcp.server import create_server
+from kgmem.memory.facade import Memory
 from tests.api.conftest import client_for
 
 

@@ -50,7 +50,7 @@ def test_readme_cli_examples_run_and_say_what_their_comments_say(tmp_path, monke
                                                                  ) -> None:  # type: ignore[no-untyped-def]
     from typer.testing import CliRunner
 
-    from kgmem.cli import app
+    from kgmem.cli.main import app
 
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"## CLI\s+```bash\n(.*?)```.*?```bash\n(.*?)```", text, re.S)
@@ -94,7 +94,7 @@ def test_public_api_names_are_pinned() -> None:
 
 
 def test_demo_answers_differ_between_now_as_of_and_as_known(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from kgmem.demo import answers, replay
+    from kgmem.cli.demo import answers, replay
 
     m = replay(tmp_path / "demo")
     rows = {r["question"]: r for r in answers(m)}

@@ -14,12 +14,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from typer.testing import CliRunner
 
 from api.app import create_app
-from kgmem.cli import app as cli_app
+from kgmem.cli.main import app as cli_app
 from kgmem.errors import InvalidInputError, InvalidNameError
 from kgmem.ingest.facts import ExtractedFact
 from kgmem.ingest.pipeline import ExtractionPipeline
-from kgmem.mcp_server import create_server
-from kgmem.memory import Memory
+from kgmem.mcp.server import create_server
+from kgmem.memory.facade import Memory
 from kgmem.names import clean_name, normalize_name
 from kgmem.vocabulary import normalize_predicate
 from tests.api.conftest import client_for, make_settings

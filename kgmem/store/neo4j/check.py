@@ -1,4 +1,4 @@
-"""The reads :mod:`kgmem.check` needs, on the Neo4j store (parameterised Cypher).
+"""The reads :mod:`kgmem.jobs.check` needs, on the Neo4j store (parameterised Cypher).
 
 Only kgmem's own data is judged where graphiti-core may write the same labels: versions are
 ``RELATES_TO`` edges with a ``fact_id``, kgmem episodes carry a ``content_hash``. Relationships

@@ -309,7 +309,7 @@ class Neo4jStore(SummaryReads):
         (the server's transaction logs follow its retention policy: docs/erase.md)."""
 
     def integrity_reads(self) -> Any:
-        """The reads of ``kgmem check`` (:mod:`kgmem.check`, :mod:`.neo4j_check`)."""
+        """The reads of ``kgmem check`` (:mod:`kgmem.jobs.check`, :mod:`.neo4j_check`)."""
         from .check import Neo4jIntegrityReads
 
         return Neo4jIntegrityReads(self)

@@ -1,4 +1,4 @@
-"""Entity summaries on the Neo4j store (:mod:`kgmem.summaries`).
+"""Entity summaries on the Neo4j store (:mod:`kgmem.memory.summaries`).
 
 The current text is the Entity node's ``summary`` property, where graphiti-core keeps its own
 summaries (and its ``node_name_and_summary`` fulltext index reads it); every version is a
@@ -6,7 +6,7 @@ summaries (and its ``node_name_and_summary`` fulltext index reads it); every ver
 the build mark a ``(:KgmemSummaryMark {group_id, entity_id, through, links})`` node
 (both indexed on (group_id, entity_id): kgmem.store.neo4j.schema). Erase
 deletes an entity's summary nodes with it, and the histories of every entity whose summaries
-quote an erased episode (kgmem/erase.py; :meth:`SummaryWrites.summary_entities_citing`).
+quote an erased episode (kgmem/memory/erase.py; :meth:`SummaryWrites.summary_entities_citing`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reads :mod:`kgmem.check` needs, on the embedded store (SQL over its tables).
+"""The reads :mod:`kgmem.jobs.check` needs, on the embedded store (SQL over its tables).
 
 Every read of one :class:`EmbeddedIntegrityReads` runs in one read transaction, so the checks
 see one snapshot however many writers run meanwhile; the FTS5 ``integrity-check`` commands

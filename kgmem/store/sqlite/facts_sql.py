@@ -14,7 +14,7 @@ from .rows import VERSION_COLS, VERSION_FROM
 
 
 def read_vocabulary_stamp(conn: sqlite3.Connection) -> str | None:
-    """The stamp that moves whenever a predicate declaration changes (kgmem.named_reads)."""
+    """The stamp that moves whenever a predicate declaration changes (kgmem.memory.named_reads)."""
     row = conn.execute("SELECT value FROM meta WHERE key='vocabulary'").fetchone()
     return row[0] if row else None
 

@@ -212,7 +212,7 @@ class EmbeddedStore(SummaryReads):
         self._lock = self._db.lock
         self._search_backends: dict[Hashable, SearchBackend] = {}
         self._search_tables: SearchTables | None = None
-        # erase leaves no bytes behind: freed cells and pages are zeroed (kgmem/erase.py); the
+        # erase leaves no bytes behind: freed cells and pages are zeroed (kgmem/memory/erase.py); the
         # write connection is the only one that deletes
         self._conn.execute("PRAGMA secure_delete=ON")
         with self._db.write() as c:
@@ -299,7 +299,7 @@ class EmbeddedStore(SummaryReads):
             c.execute(f"PRAGMA busy_timeout={before}")
 
     def integrity_reads(self) -> EmbeddedIntegrityReads:
-        """The reads of ``kgmem check`` (:mod:`kgmem.check`)."""
+        """The reads of ``kgmem check`` (:mod:`kgmem.jobs.check`)."""
         from .check import EmbeddedIntegrityReads
 
         return EmbeddedIntegrityReads(self)

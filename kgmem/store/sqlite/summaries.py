@@ -1,10 +1,10 @@
-"""Entity summaries on the embedded store (:mod:`kgmem.summaries`): their versions in
+"""Entity summaries on the embedded store (:mod:`kgmem.memory.summaries`): their versions in
 transaction time, how far they were built, and which episodes they quote.
 
 ``entities.summary`` holds the current text (what ``Entity.summary`` reads);
 ``entity_summaries`` every version; ``summary_marks`` the build mark; ``summary_cites`` the
 episodes each entity's versions quote, so that erasing an episode finds every summary that
-quotes it (kgmem/erase.py drops those histories in the erase's transaction, and the store's
+quotes it (kgmem/memory/erase.py drops those histories in the erase's transaction, and the store's
 ``secure_delete`` zeroes their bytes).
 """
 

@@ -1,6 +1,6 @@
 """Consolidation on a schedule: with ``KGMEM_CONSOLIDATE_INTERVAL`` set, ``kgmem serve`` brings
 the entity summaries of ``KGMEM_CONSOLIDATE_GROUPS`` (unset: every group of the store) up to
-date every so many seconds (:func:`kgmem.consolidate.consolidate`), so the Neo4j Entity nodes'
+date every so many seconds (:func:`kgmem.memory.consolidate.consolidate`), so the Neo4j Entity nodes'
 ``summary`` is current without anyone reading a profile. A failing group is logged and
 retried at the next run; stop waits at most for the entity under way.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from .consolidate import consolidate
-from .memory import Memory
+from ..memory.consolidate import consolidate
+from ..memory.facade import Memory
 from .periodic import Periodic
 
 log = logging.getLogger("kgmem.consolidate")

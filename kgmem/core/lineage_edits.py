@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from . import timeline
-from .model import Entity
-from .names import clean_name
-from .store.base import LineageState, WriteTx
-from .timeutil import parse_instant_with_precision
+from .. import timeline
+from ..model import Entity
+from ..names import clean_name
+from ..store.base import LineageState, WriteTx
+from ..timeutil import parse_instant_with_precision
 
 TimeLike = datetime | str  # as Memory's
 

@@ -23,11 +23,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
-from .errors import ConflictError, UnknownPredicateError
-from .model import Change
-from .store.base import Declaration, LineageState, Store, WriteTx
+from ..errors import ConflictError, UnknownPredicateError
+from ..model import Change
+from ..store.base import Declaration, LineageState, Store, WriteTx
+from ..vocabulary import DEFAULT_PREDICATES, Cardinality, PredicateSpec, near_miss
 from .supersede import recompute
-from .vocabulary import DEFAULT_PREDICATES, Cardinality, PredicateSpec, near_miss
 
 _BUILT_IN = {s.name: s for s in DEFAULT_PREDICATES}
 
@@ -70,7 +70,7 @@ class Predicates:
     def cached(self, group: str) -> tuple[str | None, dict[str, PredicateSpec]] | None:
         """The group's specs as last read, with the stamp they were read at (None: not read
         yet). A read that checks the stamp in the same round trip may use them
-        (kgmem.named_reads)."""
+        (kgmem.memory.named_reads)."""
         return self._cache.get(group)
 
     def spec(self, reader: _Reader, group: str, name: str) -> PredicateSpec:

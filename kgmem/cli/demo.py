@@ -17,8 +17,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .memory import DEFAULT_GROUP, Memory
-from .timeutil import parse_instant, utcnow
+from ..memory.facade import DEFAULT_GROUP, Memory
+from ..timeutil import parse_instant, utcnow
 
 DEMO_FILE = "demo_conversation.jsonl"
 
@@ -51,7 +51,7 @@ def load_conversation() -> list[dict[str, str]]:
 
 
 def replay(home: Path, fresh: bool = True, progress: Any = None) -> Memory:
-    from .ingest.pipeline import make_extractor
+    from ..ingest.pipeline import make_extractor
 
     if fresh and home.exists():
         shutil.rmtree(home)
@@ -110,7 +110,7 @@ def run_demo(home: Path, fresh: bool = True, console: Console | None = None,
     h = Table(title="History of 'Maya LIVES_IN' (both clocks)", title_justify="left")
     for col in ("object", "valid from", "valid to", "believed from", "believed until", "why"):
         h.add_column(col)
-    from .timeutil import format_with_precision as fmt
+    from ..timeutil import format_with_precision as fmt
 
     for v in hist:
         h.add_row(v.object, fmt(v.valid_at, v.valid_precision),

@@ -18,9 +18,9 @@ err = Console(stderr=True, soft_wrap=True)
 
 
 def _source(ctx: typer.Context) -> tuple[Any, list[str]]:
-    from .settings import Settings
-    from .store.neo4j.importer import embedded_groups
-    from .store.sqlite import EmbeddedStore
+    from ..settings import Settings
+    from ..store.neo4j.importer import embedded_groups
+    from ..store.sqlite import EmbeddedStore
 
     parent = ctx.find_root().params
     home = parent.get("home") or Settings().home
@@ -46,7 +46,7 @@ def import_(
     """Step 1, server stopped: write the embedded store's groups (--home) as CSV with their
     search vectors and run neo4j-admin database import. Then start the server and run
     `kgmem neo4j finish-import`."""
-    from .store.neo4j.bulk import write_and_import
+    from ..store.neo4j.bulk import write_and_import
 
     if not overwrite:
         err.print("[red]error:[/red] pass --overwrite: the server's whole 'neo4j' database is "
@@ -78,8 +78,8 @@ def finish_import(
 ) -> None:
     """Step 2, server started (KGMEM_NEO4J_URI): create and populate kgmem's indexes (shown
     as they fill), write the counters and each group's transaction clock."""
-    from .store.neo4j import Neo4jStore
-    from .store.neo4j.bulk import dedicated_home, finish
+    from ..store.neo4j import Neo4jStore
+    from ..store.neo4j.bulk import dedicated_home, finish
 
     src, _ = _source(ctx)
     out = csv_dir or dedicated_home(neo4j_home) / "import" / "kgmem"

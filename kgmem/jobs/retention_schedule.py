@@ -1,7 +1,7 @@
 """Retention on a schedule: a background thread of the server process (``kgmem serve``) that
 applies a retention policy file every ``interval`` seconds, the first time when it starts.
 
-Each run is :func:`kgmem.retention.retain` per group, so it leaves exactly the audit records
+Each run is :func:`kgmem.jobs.retention.retain` per group, so it leaves exactly the audit records
 ``kgmem retain`` leaves (an :class:`~kgmem.model.Erasure` per erased episode, an undoable
 change naming the rule per invalidated fact). The policy file is read again at every run, so
 an edit takes effect at the next one; a run that fails (the file no longer parses, the store
@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from .memory import Memory
+from ..memory.facade import Memory
 from .periodic import Periodic, parse_groups
 from .retention import RetentionPolicy, RetentionReport, retain
 

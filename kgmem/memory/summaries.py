@@ -26,11 +26,11 @@ import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 
-from . import timeline
-from .model import Episode, FactVersion
-from .store.base import SummaryHistory, SummaryVersion
-from .timeutil import Precision, format_with_precision
-from .trust import is_suspect
+from .. import timeline
+from ..model import Episode, FactVersion
+from ..store.base import SummaryHistory, SummaryVersion
+from ..timeutil import Precision, format_with_precision
+from ..trust import is_suspect
 
 MAX_NOW = 10  # open-ended facts listed
 MAX_BEFORE = 5  # ended facts listed (latest end first)

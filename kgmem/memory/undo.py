@@ -11,12 +11,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
-from .errors import ConflictError, NotFoundError
+from ..core.predicates import undo_declarations
+from ..core.supersede import listing
+from ..errors import ConflictError, NotFoundError
+from ..model import Change
+from ..store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
 from .merges import undo_merge_mark
-from .model import Change
-from .predicates import undo_declarations
-from .store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
-from .supersede import listing
 
 
 class UndoFacade(Protocol):

@@ -1,6 +1,6 @@
 """A job of the server process run every ``interval`` seconds on its own thread (the first run
-when it starts): retention (:mod:`kgmem.retention_schedule`) and consolidation
-(:mod:`kgmem.consolidate_schedule`) inside ``kgmem serve``.
+when it starts): retention (:mod:`kgmem.jobs.retention_schedule`) and consolidation
+(:mod:`kgmem.jobs.consolidate_schedule`) inside ``kgmem serve``.
 
 A run that raises is logged and counted, never fatal: the next run tries again. ``stop`` asks
 the thread to stop and waits for the run under way (a job checks :meth:`stopping` between its
@@ -13,7 +13,7 @@ import logging
 import threading
 from typing import Any
 
-from .names import check_group
+from ..names import check_group
 
 
 def parse_groups(spec: str | None) -> list[str] | None:

@@ -2,7 +2,7 @@
 ``Memory.undo`` reverses), :func:`split_alias` (undo a merge the resolver made, or an alias a
 user added), and the facade's seam for them.
 
-This module takes what it needs of :class:`kgmem.memory.Memory` through the narrow
+This module takes what it needs of :class:`kgmem.memory.facade.Memory` through the narrow
 :class:`Facade` protocol (Memory passes itself) and never imports the facade, so the layers
 stay one-way: memory -> merges -> resolve -> store.
 """
@@ -17,9 +17,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import InvalidInputError
-from .model import Change, Entity, FactVersion
-from .resolve import (
+from ..core.resolve import (
     Resolver,
     mark_merged,
     mark_unmerged,
@@ -27,13 +25,15 @@ from .resolve import (
     record_split,
     start_split,
 )
-from .store.base import ChangeEffect, LineageState, Store, WriteTx
-from .supersede import listing
-from .timeutil import Precision
+from ..core.supersede import listing
+from ..errors import InvalidInputError
+from ..model import Change, Entity, FactVersion
+from ..store.base import ChangeEffect, LineageState, Store, WriteTx
+from ..timeutil import Precision
 
 
 class Facade(Protocol):
-    """What merges and splits need of the facade (:class:`kgmem.memory.Memory`)."""
+    """What merges and splits need of the facade (:class:`kgmem.memory.facade.Memory`)."""
 
     store: Store
     resolver: Resolver

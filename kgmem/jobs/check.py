@@ -22,7 +22,7 @@ The invariants:
   checks, no vector or time row of a vanished item; Neo4j: every kgmem episode tokenised,
   indexes online, no chunk or time node without its episode, 384-dim vectors).
 * ``summaries_rebuildable``: every entity's stored summary history (derived data,
-  :mod:`kgmem.summaries`) equals the one rebuilt from its facts up to the instant it was built
+  :mod:`kgmem.memory.summaries`) equals the one rebuilt from its facts up to the instant it was built
   to.
 * ``extraction_states_consistent``: every extraction state is well formed (a known status, the
   indexed status equal to the stored state's, ``done``/``failed`` with at least one attempt,
@@ -42,11 +42,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from . import timeline
-from .model import ExtractionState
-from .store.base import FactInterval
-from .timeutil import opt_from_micros
-from .vocabulary import Vocabulary
+from .. import timeline
+from ..model import ExtractionState
+from ..store.base import FactInterval
+from ..timeutil import opt_from_micros
+from ..vocabulary import Vocabulary
 
 MAX_SAMPLES = 20
 
@@ -198,7 +198,7 @@ def _extraction_problem(status: str | None, text: str | None) -> str | None:
 
 
 def check_summaries_rebuildable(store: Any, group: str | None) -> Finding:
-    from .consolidate import rebuild_problem
+    from ..memory.consolidate import rebuild_problem
 
     problems = [p for g in ([group] if group is not None else store.groups())
                 for eid in store.summarized_entities(g) if (p := rebuild_problem(store, g, eid))]

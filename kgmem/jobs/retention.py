@@ -8,7 +8,7 @@ kept. An expired episode is **erased** (physically, with its audit record
 expiry (valid from ``valid_at``, or from when it was recorded when its start is unknown, plus
 ``keep_days``), a change whose reason names the rule, so it can be undone. ``dry_run`` lists
 what would go and changes nothing. ``kgmem serve`` applies a policy on a schedule too
-(:mod:`kgmem.retention_schedule`).
+(:mod:`kgmem.jobs.retention_schedule`).
 
 Policy file (JSON)::
 
@@ -31,12 +31,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from . import timeline
-from .errors import InvalidInputError
-from .memory import Memory
-from .model import Episode, FactVersion
-from .names import check_group
-from .vocabulary import normalize_predicate
+from .. import timeline
+from ..errors import InvalidInputError
+from ..memory.facade import Memory
+from ..model import Episode, FactVersion
+from ..names import check_group
+from ..vocabulary import normalize_predicate
 
 PAGE = 500
 

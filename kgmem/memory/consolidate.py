@@ -1,4 +1,4 @@
-"""Consolidation: keep each entity's stored summary history (:mod:`kgmem.summaries`) up to date
+"""Consolidation: keep each entity's stored summary history (:mod:`kgmem.memory.summaries`) up to date
 with its facts, on both stores.
 
 A summary is derived data, so it is brought up to date when asked for (the entity profile,
@@ -8,7 +8,7 @@ catch-up, so the stored history is the same whenever it is built. The catch-up i
 if nothing was written to the group meanwhile (the group's last transaction time unchanged
 inside the write), so an erase that commits between the reads and the write can never have
 its text written back; the next call builds again. An erase drops the histories that may
-quote what it erased (kgmem/erase.py), and they are rebuilt from what is left.
+quote what it erased (kgmem/memory/erase.py), and they are rebuilt from what is left.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from ..errors import StoreBusyError
+from ..model import Episode, FactVersion
+from ..store.base import Store, SummaryHistory
 from . import summaries
-from .errors import StoreBusyError
-from .model import Episode, FactVersion
-from .store.base import Store, SummaryHistory
 
 log = logging.getLogger(__name__)
 ATTEMPTS = 3

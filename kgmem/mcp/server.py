@@ -5,7 +5,7 @@ Tools: ``remember`` (add an episode), ``assert_fact``, ``recall`` (context block
 ``declare_predicate``. Every tool takes an optional ``group``
 (default: the server's group); every read takes ``valid_at``/``known_at``.
 
-The whole lifecycle as well (:mod:`kgmem.mcp_lifecycle`): ``invalidate``, ``retract``,
+The whole lifecycle as well (:mod:`kgmem.mcp.lifecycle`): ``invalidate``, ``retract``,
 ``correct``, ``undo``, ``erase`` (with ``confirm=true``), ``entity_profile``,
 ``changes_since`` and ``list_groups``. Results are typed (each tool publishes an output
 schema); a failed call's text starts with the stable error type of docs/api.md
@@ -13,7 +13,7 @@ schema); a failed call's text starts with the stable error type of docs/api.md
 
 Run with ``run(transport="stdio")`` (what desktop clients spawn) or
 ``run(transport="http", host=..., port=...)`` for streamable HTTP at ``/mcp``, which enforces
-``KGMEM_API_KEYS`` like REST (:mod:`kgmem.mcp_http`).
+``KGMEM_API_KEYS`` like REST (:mod:`kgmem.mcp.http`).
 """
 
 from __future__ import annotations
@@ -26,13 +26,17 @@ from typing import Any, Literal
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel
 
-from .auth import parse_api_keys
-from .errors import KgmemError
-from .factory import open_memory
-from .mcp_calls import GroupGate, KgmemServer
-from .mcp_calls import call as _call
-from .mcp_lifecycle import register_lifecycle
-from .mcp_results import (
+from ..auth import parse_api_keys
+from ..errors import KgmemError
+from ..factory import open_memory
+from ..memory.facade import Memory
+from ..settings import Settings
+from ..timeutil import EPOCH
+from ..vocabulary import PredicateSpec
+from .calls import GroupGate, KgmemServer
+from .calls import call as _call
+from .lifecycle import register_lifecycle
+from .results import (
     FactResult,
     FactsResult,
     HistoryResult,
@@ -44,10 +48,6 @@ from .mcp_results import (
     RecallResult,
     RememberResult,
 )
-from .memory import Memory
-from .settings import Settings
-from .timeutil import EPOCH
-from .vocabulary import PredicateSpec
 
 INSTRUCTIONS = """\
 A bi-temporal memory. Facts have a valid time (when true in the world) and a transaction
@@ -105,7 +105,7 @@ def _retrieval(m: Memory) -> tuple[Any, Any]:
     search = getattr(m, "search", None)
     if ctx is None or search is None:
         try:
-            from . import retrieve
+            from .. import retrieve
         except ImportError:  # pragma: no cover - library without retrieval
             return ctx, search
         ctx = ctx or functools.partial(retrieve.context, m)
@@ -358,17 +358,17 @@ def run(
 
 
 def _serve_http(server: Any, host: str, port: int, settings: Settings, group: str) -> None:
-    """The SDK's streamable-HTTP app behind :class:`kgmem.mcp_http.McpGuard` (keys, groups)."""
+    """The SDK's streamable-HTTP app behind :class:`kgmem.mcp.http.McpGuard` (keys, groups)."""
     import uvicorn
 
-    from .mcp_http import McpGuard
+    from .http import McpGuard
 
     app = McpGuard(server.streamable_http_app(host=host), parse_api_keys(settings.api_keys),
                    group, settings.max_request_bytes)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-if __name__ == "__main__":  # python -m kgmem.mcp_server [stdio|http]
+if __name__ == "__main__":  # python -m kgmem.mcp.server [stdio|http]
     import sys
 
     run(sys.argv[1] if len(sys.argv) > 1 else "stdio")  # type: ignore[arg-type]

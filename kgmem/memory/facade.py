@@ -14,21 +14,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import lineage_edits as edits
-from . import named_reads, timeline
-from .entity_types import check_entity_type, signature_types
-from .fact_ids import resolve_fact_id
-from .errors import ClockError, ConflictError, InvalidInputError, NotFoundError
-from .merges import SplitResult
-from .merges import merge_entities as _merge_entities
-from .merges import split_alias as _split_alias
-from .model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
-from .model import Path as GraphPath
-from .names import UUID_SHAPE, check_group, check_limit, clean_name, normalize_name
-from .predicates import Predicates, declare
-from .resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
-from .resolve import resolutions as _resolutions
-from .store.base import (
+from .. import timeline
+from ..core import lineage_edits as edits
+from ..core.predicates import Predicates, declare
+from ..core.resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
+from ..core.resolve import resolutions as _resolutions
+from ..core.supersede import listing, recompute
+from ..entity_types import check_entity_type, signature_types
+from ..errors import ClockError, ConflictError, InvalidInputError, NotFoundError
+from ..fact_ids import resolve_fact_id
+from ..model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
+from ..model import Path as GraphPath
+from ..names import UUID_SHAPE, check_group, check_limit, clean_name, normalize_name
+from ..store.base import (
     ChangeEffect,
     LineageState,
     OrphanedLineage,
@@ -38,8 +36,7 @@ from .store.base import (
     WriteTx,
     refuse_orphans,
 )
-from .supersede import listing, recompute
-from .timeutil import (
+from ..timeutil import (
     Precision,
     parse_instant,
     parse_instant_with_precision,
@@ -47,16 +44,20 @@ from .timeutil import (
     to_utc,
     utcnow,
 )
-from .trust import TrustPolicy
-from .vocabulary import Cardinality, PredicateSpec, Vocabulary, normalize_predicate
+from ..trust import TrustPolicy
+from ..vocabulary import Cardinality, PredicateSpec, Vocabulary, normalize_predicate
+from . import named_reads
+from .merges import SplitResult
+from .merges import merge_entities as _merge_entities
+from .merges import split_alias as _split_alias
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .ingest.episodes import IngestReport
-    from .retrieve.models import ContextBlock, SearchResult, SessionResult
-    from .retrieve.recency import RankingDefaults
-    from .retrieve.search import SearchOptions
+    from ..ingest.episodes import IngestReport
+    from ..retrieve.models import ContextBlock, SearchResult, SessionResult
+    from ..retrieve.recency import RankingDefaults
+    from ..retrieve.search import SearchOptions
 
 Clock = Callable[[], datetime]
 TimeLike = datetime | str
@@ -94,7 +95,7 @@ class Memory:
         ranking: RankingDefaults | None = None,
     ) -> None:
         if store is None:
-            from .store.sqlite import EmbeddedStore
+            from ..store.sqlite import EmbeddedStore
 
             store = EmbeddedStore(default_path() if path is None else path)
         self.store: Store = store
@@ -114,7 +115,7 @@ class Memory:
         """The extraction pipeline ``add_episode``/``ingest`` run (``None``: store only);
         ``"offline"`` (the default) is built on first use."""
         if isinstance(self._extractor, str):
-            from .ingest.pipeline import make_extractor
+            from ..ingest.pipeline import make_extractor
 
             self._extractor = make_extractor()
         return self._extractor
@@ -128,7 +129,7 @@ class Memory:
             extractor = None
         if extractor is not None and not isinstance(extractor, str) and not hasattr(
                 extractor, "apply_in"):
-            from .ingest.pipeline import ExtractionPipeline
+            from ..ingest.pipeline import ExtractionPipeline
 
             extractor = ExtractionPipeline(extractor)  # a bare extractor (extract_many)
         self._extractor = extractor
@@ -137,7 +138,7 @@ class Memory:
     def close(self) -> None:
         """Close the store and stop the extraction worker processes, if any were started
         (a pipeline shared with another Memory starts them again when next used)."""
-        from .ingest.pipeline import ExtractionPipeline
+        from ..ingest.pipeline import ExtractionPipeline
 
         try:
             if isinstance(self._extractor, ExtractionPipeline):  # not a caller's own object
@@ -359,7 +360,7 @@ class Memory:
         ``known_at=T`` answers what the conversation had told by T. By default they are
         recorded now, and ``known_at`` before the ingest sees none of them.
         """
-        from .ingest.episodes import parse_episodes, run_batches
+        from ..ingest.episodes import parse_episodes, run_batches
 
         if record_time not in ("now", "reference"):
             raise InvalidInputError("record_time must be 'now' or 'reference'",
@@ -388,7 +389,7 @@ class Memory:
         pending (and, with ``include_skipped``, those stored without extraction), oldest
         reference time first, with the configured extractor; each batch is one write with
         the facts and the new states."""
-        from .ingest.episodes import IngestReport, extract_stored, pipeline_of
+        from ..ingest.episodes import IngestReport, extract_stored, pipeline_of
 
         group = check_group(group)
         pipeline = pipeline_of(self)
@@ -628,7 +629,7 @@ class Memory:
 
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
         """Reverse one change: restore the stated beliefs (or predicate declarations) it
-        replaced, as a new change (:func:`kgmem.undo.undo_change`)."""
+        replaced, as a new change (:func:`kgmem.memory.undo.undo_change`)."""
         from .undo import undo_change
 
         return undo_change(self, change_id, check_group(group))
@@ -648,7 +649,7 @@ class Memory:
         and in the embedding and LLM caches; an audit record without content remains
         (:meth:`erasures`). Neighbouring facts that were closed by an erased fact keep their
         past versions (their cause reference is scrubbed) and are recomputed from now on.
-        See :mod:`kgmem.erase`.
+        See :mod:`kgmem.memory.erase`.
         """
         from .erase import erase
 
@@ -670,7 +671,7 @@ class Memory:
         parties: Iterable[str] = (),
     ) -> list[str]:
         """Bring one (subject, predicate)'s current versions in line with the rules of the
-        predicate as the group declares it (:func:`kgmem.supersede.recompute`)."""
+        predicate as the group declares it (:func:`kgmem.core.supersede.recompute`)."""
         spec = self._predicates.spec(w, group, predicate)
         return recompute(w, group, subject_id, spec, change, reason, lins, parties)
 
@@ -771,8 +772,8 @@ class Memory:
     def summary(self, entity: str, known_at: TimeLike | None = None,
                 group: str = DEFAULT_GROUP) -> str:
         """The entity's summary as known at ``known_at`` (default now): built offline from its
-        facts as known then and the most telling episodes behind them (kgmem.summaries);
-        the stored history is brought up to date first (kgmem.consolidate)."""
+        facts as known then and the most telling episodes behind them (kgmem.memory.summaries);
+        the stored history is brought up to date first (kgmem.memory.consolidate)."""
         from .consolidate import refresh
         from .summaries import text_at
 
@@ -844,7 +845,7 @@ class Memory:
         limit: int = 50,
     ) -> list[GraphPath]:
         """How are ``a`` and ``b`` connected? See :mod:`kgmem.reason.paths`."""
-        from .reason.paths import find_paths, with_sources
+        from ..reason.paths import find_paths, with_sources
 
         group = check_group(group)
         if mode not in ("slice", "sequenced"):
@@ -876,7 +877,7 @@ class Memory:
         """Hybrid, time-aware search (keyword + vector + graph, fused); the options of
         :func:`kgmem.retrieve.search` (``diversity=``, ``neighbours=``, ``weights=``,
         ``ranking=``, ``half_life_days=``...)."""
-        from .retrieve import search
+        from ..retrieve import search
 
         return search(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
                       kinds=tuple(kinds), group=group, reference_time=reference_time, **options)
@@ -892,7 +893,7 @@ class Memory:
     ) -> list[SessionResult]:
         """The sittings (runs of episodes at most 30 min apart) most likely to hold the
         answer, best first; see kgmem.retrieve.sessions."""
-        from .retrieve import search_sessions
+        from ..retrieve import search_sessions
 
         return search_sessions(self, query, valid_at=valid_at, known_at=known_at, limit=limit,
                                group=group, reference_time=reference_time)
@@ -914,7 +915,7 @@ class Memory:
         a snippet no longer current at (valid_at, known_at) is labelled or dropped, items from
         untrusted or instruction-like episodes are marked or omitted (kgmem.trust); ranked as
         :meth:`search` ranks (``ranking``, ``half_life_days``; default: this memory's)."""
-        from .retrieve import context
+        from ..retrieve import context
 
         return context(self, query, budget_tokens=budget_tokens, valid_at=valid_at,
                        known_at=known_at, group=group, reference_time=reference_time,
@@ -924,7 +925,7 @@ class Memory:
     def index(self, group: str | None = None) -> int:
         """Embed and index everything written since the last call (search does this lazily);
         with ``group``, on Neo4j, only that group's items."""
-        from .retrieve import index_pending
+        from ..retrieve import index_pending
 
         return index_pending(self, groups=None if group is None else [check_group(group)])
 

@@ -1,6 +1,6 @@
 """How an MCP tool call runs: library errors as tool errors that start with the stable error
 type of docs/api.md, and the group a call may use (its API key over HTTP). Shared by
-:mod:`kgmem.mcp_server` and :mod:`kgmem.mcp_lifecycle`."""
+:mod:`kgmem.mcp.server` and :mod:`kgmem.mcp.lifecycle`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from mcp.server.mcpserver import MCPServer as _Server  # mcp >= 2 (pyproject pin
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import ValidationError
 
-from .auth import ApiKey, match_key, presented_key
-from .errors import ForbiddenError, KgmemError
+from ..auth import ApiKey, match_key, presented_key
+from ..errors import ForbiddenError, KgmemError
 
 
 def call(fn: Any, *args: Any, **kw: Any) -> Any:

@@ -5,7 +5,7 @@ With ``KGMEM_API_KEYS`` set, every request needs a key (``Authorization: Bearer 
 ``tools/call`` naming a group the key may not use (its ``group`` argument, or the server's
 default group when it has none) is answered **403**. Both bodies have REST's stable shape
 ``{"error": {"type", "message", "details"}}``. The tools check the group again themselves
-(:func:`kgmem.mcp_server.create_server`), so nothing reaches the store for another group
+(:func:`kgmem.mcp.server.create_server`), so nothing reaches the store for another group
 even in a JSON-RPC batch.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from .asgi import ASGIApp, Message, Receive, Scope, Send, header, read_body, send_error
-from .auth import ApiKey, match_key, presented_key
+from ..asgi import ASGIApp, Message, Receive, Scope, Send, header, read_body, send_error
+from ..auth import ApiKey, match_key, presented_key
 
 # Tools that read no group's data (list_groups filters its answer by the key itself).
 GROUPLESS_TOOLS = frozenset({"list_groups"})

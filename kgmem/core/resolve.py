@@ -58,9 +58,9 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import InvalidInputError, NotFoundError
-from .model import INTERNAL_ALIAS as P
-from .model import (
+from ..errors import InvalidInputError, NotFoundError
+from ..model import INTERNAL_ALIAS as P
+from ..model import (
     MERGED,
     MERGED_INTO,
     SHOW_INTERNAL_ALIASES,
@@ -68,8 +68,8 @@ from .model import (
     Entity,
     public_aliases,
 )
-from .names import clean_name, normalize_name
-from .store.base import WriteTx
+from ..names import clean_name, normalize_name
+from ..store.base import WriteTx
 
 Role = Literal["subject", "object", "speaker", "other"]
 Method = Literal["person_short", "person_full", "variant", "fuzzy", "split"]

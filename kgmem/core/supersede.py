@@ -11,11 +11,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 
-from . import timeline
-from .model import Change, FactVersion
-from .store.base import LineageState, WriteTx
-from .timeutil import Precision
-from .vocabulary import PredicateSpec
+from .. import timeline
+from ..model import Change, FactVersion
+from ..store.base import LineageState, WriteTx
+from ..timeutil import Precision
+from ..vocabulary import PredicateSpec
 
 
 def listing(change: Change, touched: Iterable[str]) -> Change:

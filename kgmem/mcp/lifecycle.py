@@ -4,7 +4,7 @@ Each tool is one library call with the library's semantics (see DESIGN.md sectio
 ``invalidate`` ends a fact's valid time, ``retract`` says it was never true (past beliefs
 kept for ``known_at`` before now), ``correct`` changes its object or dates in the same
 lineage, ``undo`` reverses one change by its id, ``erase`` deletes physically and needs
-``confirm=true``. Registered by :func:`kgmem.mcp_server.create_server`.
+``confirm=true``. Registered by :func:`kgmem.mcp.server.create_server`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import Context
 
-from .errors import InvalidInputError
-from .mcp_calls import GroupGate
-from .mcp_calls import call as _call
-from .mcp_results import ChangeResult, ChangesResult, EraseResult, GroupsResult, ProfileResult
-from .memory import Memory
-from .model import Change, FactVersion
-from .timeutil import parse_instant
+from ..errors import InvalidInputError
+from ..memory.facade import Memory
+from ..model import Change, FactVersion
+from ..timeutil import parse_instant
+from .calls import GroupGate
+from .calls import call as _call
+from .results import ChangeResult, ChangesResult, EraseResult, GroupsResult, ProfileResult
 
 MAX_CHANGES = 1000
 

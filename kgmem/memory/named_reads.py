@@ -4,7 +4,7 @@
 
 The store resolves each name by guessing (the entity with that id, else the first with that
 name, in the key's order) and reads from its pick in the same query; it also returns the rows
-of the lookup. Here Memory's own rules (:func:`kgmem.resolve.first_visible`: no split-off
+of the lookup. Here Memory's own rules (:func:`kgmem.core.resolve.first_visible`: no split-off
 alias; merges followed) are applied to those rows: when they pick the same entity, and it was
 not merged into another, the answer stands; otherwise each function returns None and Memory
 reads step by step as before. So the answers are the step-by-step answers, always; only the
@@ -17,19 +17,19 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from .errors import InvalidInputError, NotFoundError
-from .model import Entity, FactVersion, Path
-from .names import UUID_SHAPE, clean_name, normalize_name
-from .predicates import Predicates
-from .reason.paths import depths, paths_over, with_source_map
-from .resolve import first_visible
-from .store.base import TimeFilter
-from .store.named_reads import Candidates, NamedReads, NameKey, StampedFacts
-from .vocabulary import PredicateSpec
+from ..core.predicates import Predicates
+from ..core.resolve import first_visible
+from ..errors import InvalidInputError, NotFoundError
+from ..model import Entity, FactVersion, Path
+from ..names import UUID_SHAPE, clean_name, normalize_name
+from ..reason.paths import depths, paths_over, with_source_map
+from ..store.base import TimeFilter
+from ..store.named_reads import Candidates, NamedReads, NameKey, StampedFacts
+from ..vocabulary import PredicateSpec
 
 
 class Memory(Protocol):
-    """What these reads use of :class:`kgmem.memory.Memory`."""
+    """What these reads use of :class:`kgmem.memory.facade.Memory`."""
 
     store: Any
     _predicates: Predicates

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .model import Change, Entity, Episode, Erasure, FactVersion, Path
+from ..model import Change, Entity, Episode, Erasure, FactVersion, Path
 
 
 def described(facts: list[FactVersion]) -> list[str]:

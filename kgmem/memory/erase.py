@@ -14,7 +14,7 @@ without content remains (:class:`kgmem.model.Erasure`). In one store transaction
   lineage or episode mention refers to it any more. Aliases, resolution records and summaries
   belong to their entity and go with it; a surviving entity loses its summary and every
   stored version of it (a summary may quote the erased text; it is rebuilt from what is left,
-  kgmem/consolidate.py), as does every entity whose summaries quote the erased episode;
+  kgmem/memory/consolidate.py), as does every entity whose summaries quote the erased episode;
 * the store's own remnants (:meth:`~kgmem.store.base.WriteTx.purge_erased`: the FTS5 segments).
 
 After the commit, copies outside the live data: the store's WAL (``after_erase``), persisted
@@ -32,21 +32,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .errors import InvalidInputError
-from .model import INTERNAL_ALIAS, Change, Entity, Episode, Erasure
-from .names import check_group
-from .resolve import merged_into_entity
-from .store.base import ErasedContent, LineageState, Store, WriteTx
-from .supersede import listing
+from ..core.resolve import merged_into_entity
+from ..core.supersede import listing
+from ..errors import InvalidInputError
+from ..model import INTERNAL_ALIAS, Change, Entity, Episode, Erasure
+from ..names import check_group
+from ..store.base import ErasedContent, LineageState, Store, WriteTx
 
 if TYPE_CHECKING:
-    from .vocabulary import PredicateSpec
+    from ..vocabulary import PredicateSpec
 
 log = logging.getLogger(__name__)
 
 
 class EraseFacade(Protocol):
-    """What erasing needs of the facade (:class:`kgmem.memory.Memory` passes itself; this
+    """What erasing needs of the facade (:class:`kgmem.memory.facade.Memory` passes itself; this
     module never imports it, so the layers stay one-way: memory -> erase -> store)."""
 
     store: Store
@@ -138,7 +138,7 @@ def _delete_items(
     lineages = [lin for f in fact_ids if (lin := w.get_lineage(f)) is not None]
     parties = w.entities_of_facts(fact_ids)
     candidates = parties | set(w.episode_mentions(episode) if episode is not None else ())
-    if episode is not None:  # summaries quoting the episode lose it too (kgmem.consolidate)
+    if episode is not None:  # summaries quoting the episode lose it too (kgmem.memory.consolidate)
         candidates |= set(w.summary_entities_citing(group, [episode]))
     candidates.discard(entity_id or "")
     content = w.erased_content(group, fact_ids, [entity_id] if entity_id else [],
@@ -146,7 +146,7 @@ def _delete_items(
     w.erase_changes(group, fact_ids, parties)
     counts = {"facts": len(fact_ids), "versions": w.delete_lineages(fact_ids)}
     w.scrub_caused_by(fact_ids)
-    # the resolver's note of a fact asserted through an alias (kgmem.resolve, note_fact)
+    # the resolver's note of a fact asserted through an alias (kgmem.core.resolve, note_fact)
     w.delete_alias_keys(group, [f"{INTERNAL_ALIAS}t:{f}:{r}" for f in fact_ids for r in "so"])
     if episode is not None:
         counts["episodes"] = w.delete_episode(group, episode)
@@ -228,7 +228,7 @@ def _scrub_search_indexes(memory: EraseFacade) -> None:
 
 def _embedders(memory: EraseFacade) -> list[Any]:
     """Every embedder this Memory may have written texts through."""
-    from . import embed
+    from .. import embed
 
     found = [memory.embedder, getattr(memory.store, "embedder", None),
              getattr(embed, "_default", None)]
@@ -243,9 +243,9 @@ def _embedders(memory: EraseFacade) -> list[Any]:
 def embedded_texts(content: ErasedContent, embedders: Iterable[Any]) -> list[str]:
     """The strings that were (or may have been) embedded for ``content``: each text, and each
     episode whole and in the windows of every embedder's model (kgmem.store.indexing)."""
-    from .embed.resources import MAX_SEQ_LENGTH
-    from .store.base import episode_keyword_text
-    from .store.indexing import episode_chunks, model_window
+    from ..embed.resources import MAX_SEQ_LENGTH
+    from ..store.base import episode_keyword_text
+    from ..store.indexing import episode_chunks, model_window
 
     windows = {MAX_SEQ_LENGTH, *(model_window(e) for e in embedders)}
     out = set(content.texts)
@@ -259,8 +259,8 @@ def embedded_texts(content: ErasedContent, embedders: Iterable[Any]) -> list[str
 def _forget_embeddings(memory: EraseFacade, content: ErasedContent) -> None:
     if not content.texts and not content.episodes:
         return
-    from .embed.cache import CachedEmbedder, forget_in_file
-    from .embed.resources import cache_dir
+    from ..embed.cache import CachedEmbedder, forget_in_file
+    from ..embed.resources import cache_dir
 
     embedders = _embedders(memory)
     texts = embedded_texts(content, embedders)
@@ -278,7 +278,7 @@ def _forget_embeddings(memory: EraseFacade, content: ErasedContent) -> None:
 def _forget_llm_responses(memory: EraseFacade, content: ErasedContent) -> None:
     if not content.episodes:
         return
-    from .llm.cache import ResponseCache, forget_texts_in_dir
+    from ..llm.cache import ResponseCache, forget_texts_in_dir
 
     caches: list[ResponseCache] = []
     for ext in (memory.extractor, getattr(memory.extractor, "extractor", None)):
@@ -286,14 +286,14 @@ def _forget_llm_responses(memory: EraseFacade, content: ErasedContent) -> None:
         if isinstance(cache, ResponseCache):
             caches.append(cache)
     # what the extractor was given: each episode text whole, or in pieces (ingest.pipeline)
-    from .ingest.pipeline import CHUNK_CHARS, split_text
+    from ..ingest.pipeline import CHUNK_CHARS, split_text
 
     sizes = {CHUNK_CHARS, getattr(memory.extractor, "chunk_chars", None) or CHUNK_CHARS}
     texts = sorted({piece for text, _speaker in content.episodes
                     for size in sizes for piece in [text, *split_text(text, size)]})
     for cache in caches:
         cache.forget_texts(texts)
-    from .ingest.llm import LLMSettings, default_cache_dir
+    from ..ingest.llm import LLMSettings, default_cache_dir
 
     done = {c.directory.resolve() for c in caches}
     for d in (default_cache_dir(), LLMSettings().cache_dir):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kgmem import summaries
+from kgmem.memory import summaries
 from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.trust import TrustPolicy

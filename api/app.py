@@ -21,7 +21,17 @@ from kgmem.settings import Settings
 from .deps import AUTH, app_memory
 from .errors import errors, install_error_handlers
 from .middleware import GuardMiddleware, parse_api_keys
-from .routes import changes, entities, episodes, facts, graph, health, predicates, retrieval
+from .routes import (
+    archive,
+    changes,
+    entities,
+    episodes,
+    facts,
+    graph,
+    health,
+    predicates,
+    retrieval,
+)
 
 API_VERSION = "v1"
 
@@ -48,6 +58,7 @@ TAGS = [
     {"name": "changes", "description": "The change log and undo."},
     {"name": "graph", "description": "Paths between entities."},
     {"name": "retrieval", "description": "Search and prompt context."},
+    {"name": "archive", "description": "Export and import a group (versioned JSONL)."},
     {"name": "health", "description": "Probes."},
 ]
 
@@ -92,7 +103,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         dependencies=AUTH,
         responses=errors(401, 403, 422, 503),
     )
-    for module in (episodes, facts, entities, predicates, changes, graph, retrieval):
+    for module in (episodes, facts, entities, predicates, changes, graph, retrieval, archive):
         v1.include_router(module.router)
     app.include_router(health.router)
     app.include_router(v1)

@@ -721,6 +721,50 @@ def groups() -> None:
         console.print("the store is empty")
 
 
+@app.command("export")
+def export_(
+    out: Annotated[Path, typer.Argument(help="the archive file (- for stdout)")],
+    groups: Annotated[list[str] | None, typer.Option(
+        "--only", help="export this group (repeatable; default: every group)")] = None,
+) -> None:
+    """Write a versioned JSONL archive of the store (docs/archive.md): every fact version
+    with both clocks, provenance, changes, declarations, merges; erased content stays out."""
+    m = _memory()
+    if str(out) == "-":
+        _run(lambda: m.export(sys.stdout, groups))
+        return
+    with out.open("w", encoding="utf-8") as f:
+        counts = _run(lambda: m.export(f, groups))
+    _emit(counts) if state.json else console.print(
+        f"wrote {out}: " + ", ".join(f"{n:,} {k}" for k, n in counts.items()), highlight=False)
+
+
+@app.command("import")
+def import_(file: Annotated[Path, typer.Argument(help="an archive `kgmem export` wrote")]
+            ) -> None:
+    """Read an archive into the store (--home, or --store neo4j); what is already there is
+    skipped: importing twice is importing once, and an interrupted import is finished by
+    running it again."""
+    if not file.is_file():
+        _fail(f"no archive at {file}")
+    m = _memory(create=True)
+    with file.open(encoding="utf-8") as f:
+        report = _run(lambda: m.import_(f))
+    _emit(report.summary()) if state.json else console.print(
+        f"imported {', '.join(report.groups) or 'nothing'}: written "
+        + ", ".join(f"{n:,} {k}" for k, n in report.summary()["written"].items())  # type: ignore[attr-defined]
+        + f"; already there: {sum(report.skipped.values()):,}", highlight=False)
+
+
+@app.command()
+def backup(target: Annotated[Path, typer.Argument(help="a new directory")]) -> None:
+    """Copy the (live) embedded store into TARGET with SQLite's online backup API."""
+    m = _memory()
+    r = _run(lambda: m.backup(target))
+    _emit(r.__dict__) if state.json else console.print(
+        f"backed up {r.source} to {r.target} ({r.bytes:,} bytes)", highlight=False)
+
+
 @app.command()
 def check(
     all_groups: Annotated[bool, typer.Option("--all-groups", help="every group of the store "

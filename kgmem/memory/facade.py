@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import timeline
+from ..archive.verbs import ArchiveVerbs
 from ..core import lineage_edits as edits
 from ..core.predicates import Predicates, declare
 from ..core.resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
@@ -75,7 +76,7 @@ def _new_id() -> str:
 
 
 
-class Memory:
+class Memory(ArchiveVerbs):
     """Bi-temporal knowledge-graph memory.
 
     >>> m = Memory(tmp_path)  # doctest: +SKIP

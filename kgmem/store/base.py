@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Hashable, Iterator, MutableMap
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import OrphanedFactError
 from ..model import (
@@ -39,6 +39,9 @@ from ..model import (
 )
 from ..timeutil import Precision, parse_optional
 from ..vocabulary import Cardinality, PredicateSource, PredicateSpec
+
+if TYPE_CHECKING:
+    from .archive_reads import ArchiveReads
 
 # one fact version's valid interval as the integrity checks read it (kgmem.jobs.check): (group,
 # fact_id, subject_id, object_id, predicate, valid_at, invalid_at), times as epoch
@@ -428,6 +431,9 @@ class Store(Protocol):
         ...
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
         """The group's lineages whose versions or entities were deleted outside kgmem."""
+        ...
+    def archive_reads(self) -> ArchiveReads:
+        """The raw reads of an export (:mod:`kgmem.archive`)."""
         ...
 
 

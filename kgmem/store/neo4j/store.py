@@ -137,6 +137,7 @@ from .write import _WriteTx
 
 if TYPE_CHECKING:
     from ...embed.base import Embedder
+    from .archive import Neo4jArchiveReads
 
 __all__ = ["Neo4jStore", "settings_from_env"]
 
@@ -307,6 +308,12 @@ class Neo4jStore(SummaryReads):
     def after_erase(self) -> None:
         """Nothing outside the graph to clean: deleted nodes leave the indexes at commit
         (the server's transaction logs follow its retention policy: docs/erase.md)."""
+
+    def archive_reads(self) -> Neo4jArchiveReads:
+        """The raw reads of an export (:mod:`kgmem.archive`)."""
+        from .archive import Neo4jArchiveReads
+
+        return Neo4jArchiveReads(self._q)
 
     def integrity_reads(self) -> Any:
         """The reads of ``kgmem check`` (:mod:`kgmem.jobs.check`, :mod:`.neo4j_check`)."""

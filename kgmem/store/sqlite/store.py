@@ -72,6 +72,7 @@ from .summaries import SummaryReads, SummaryWrites
 if TYPE_CHECKING:
     from ...embed.base import Embedder
     from ..search_reads import SearchReads
+    from .archive import EmbeddedArchiveReads
     from .check import EmbeddedIntegrityReads
 
 SCHEMA_VERSION = "1"
@@ -303,6 +304,12 @@ class EmbeddedStore(SummaryReads):
         from .check import EmbeddedIntegrityReads
 
         return EmbeddedIntegrityReads(self)
+
+    def archive_reads(self) -> EmbeddedArchiveReads:
+        """The raw reads of an export (:mod:`kgmem.archive`)."""
+        from .archive import EmbeddedArchiveReads
+
+        return EmbeddedArchiveReads(self._db)
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:

@@ -1,0 +1,209 @@
+"""Read a kgmem archive into a store (:mod:`kgmem.archive`), idempotently.
+
+Records are written in batches, each batch one atomic write; a lineage and all its versions
+are always in one. Whatever is already in the target (same id) is skipped, so importing twice
+is importing once and an interrupted import is finished by running it again. A group the
+target already holds with a *different* history (its first change is not the archive's) is
+refused: merging two memories' timelines is not an import.
+
+Lineage sequence numbers (the store-wide order in which lineages arrived, which breaks ties
+between facts) are given anew by the target, in the archive's order, and the copies of
+lineage states inside change effects follow them, so undo restores consistent states.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from ..errors import ConflictError
+from .records import (
+    VERSION,
+    AliasLine,
+    ArchiveError,
+    ChangeLine,
+    DeclarationLine,
+    EndLine,
+    EntityLine,
+    EpisodeLine,
+    ErasureLine,
+    GroupLine,
+    Header,
+    LineageLine,
+    MentionLine,
+    SummaryLine,
+    read_line,
+)
+
+if TYPE_CHECKING:
+    from ..store.base import ChangeEffect, LineageState, Store, WriteTx
+
+BATCH = 500
+
+
+@dataclasses.dataclass
+class ImportReport:
+    """Per kind, how many records were written and how many were already there (alias and
+    mention rows are written idempotently with their entities and episodes, not counted)."""
+
+    groups: list[str] = dataclasses.field(default_factory=list)
+    written: Counter[str] = dataclasses.field(default_factory=Counter)
+    skipped: Counter[str] = dataclasses.field(default_factory=Counter)
+
+    def summary(self) -> dict[str, object]:
+        return {"groups": self.groups, "written": dict(sorted(self.written.items())),
+                "skipped": dict(sorted(self.skipped.items()))}
+
+
+def parse_lines(lines: Iterable[str]) -> Iterator[BaseModel]:
+    """The archive's records, checked: a header of a version this kgmem reads first, an
+    ``end`` line last (else the file was cut short)."""
+    n = 0
+    ended = False
+    for n, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        rec = read_line(text, n)
+        if n == 1 and not isinstance(rec, Header):
+            raise ArchiveError("not a kgmem archive: the first line is not its header", line=1)
+        if isinstance(rec, Header) and rec.version > VERSION:
+            raise ArchiveError(f"archive format version {rec.version} is newer than this "
+                               f"kgmem reads ({VERSION}): upgrade kgmem", version=rec.version)
+        if ended:
+            raise ArchiveError(f"archive line {n}: records after the end line", line=n)
+        ended = isinstance(rec, EndLine)
+        yield rec
+    if n == 0:
+        raise ArchiveError("empty archive")
+    if not ended:
+        raise ArchiveError("the archive is cut short (no end line): nothing after the last "
+                           "complete batch was imported; run the import again on the whole "
+                           "file", line=n)
+
+
+class _Loader:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.report = ImportReport()
+        self.group = ""
+        self.clock: datetime | None = None
+        self.seqs: dict[int, int] = {}  # archive seq -> the target's
+        self.declared: set[str] = set()
+        self.erased: set[str] = set()
+
+    def start_group(self, g: GroupLine) -> None:
+        self.group, self.clock = g.group, g.last_tx_time
+        self.report.groups.append(g.group)
+        counts = self.store.counts(g.group)
+        if any(counts.values()) and g.first_change is not None:
+            with self.store.write() as w:
+                known = w.get_change(g.group, g.first_change) is not None
+            if not known:
+                raise ConflictError(
+                    f"group {g.group!r} already holds a different memory in the target; "
+                    "import into another store, or erase that group first", group=g.group)
+        raw = self.store.archive_reads()
+        self.declared = {d.id for d in raw.declaration_versions(g.group)}
+        self.erased = {e.id for e in self.store.erasures(g.group)}
+        self.seqs = {}
+
+    def end_group(self) -> None:
+        if self.clock is None:
+            return
+        with self.store.write() as w:
+            last = w.last_tx_time(self.group)
+            if last is None or last < self.clock:
+                w.set_last_tx_time(self.group, self.clock)
+
+    def _seq(self, w: WriteTx, old: int) -> int:
+        if old not in self.seqs:
+            self.seqs[old] = w.next_seq()
+        return self.seqs[old]
+
+    def _state(self, w: WriteTx, s: LineageState | None) -> LineageState | None:
+        return None if s is None else dataclasses.replace(s, seq=self._seq(w, s.seq))
+
+    def write(self, w: WriteTx, rec: BaseModel) -> bool | None:
+        """Write one record inside ``w``; False when it was there already (None: an
+        idempotent row write, not counted)."""
+        g = self.group
+        if isinstance(rec, DeclarationLine):
+            if rec.declaration.id in self.declared:
+                return False
+            w.insert_declaration(rec.declaration)
+            self.declared.add(rec.declaration.id)
+        elif isinstance(rec, EntityLine):
+            if w.get_entity(g, rec.entity.id) is not None:
+                return False
+            w.insert_entity(rec.entity, rec.norm_name)
+        elif isinstance(rec, AliasLine):
+            w.add_alias(g, rec.entity_id, rec.alias, rec.norm_alias)  # idempotent
+            return None
+        elif isinstance(rec, EpisodeLine):
+            if w.get_episode(g, rec.episode.id) is not None:
+                return False
+            w.insert_episode(rec.episode, rec.content_hash)
+        elif isinstance(rec, MentionLine):
+            w.add_mentions(rec.episode_id, [rec.entity_id])  # idempotent
+            return None
+        elif isinstance(rec, LineageLine):
+            had = w.get_lineage(rec.state.fact_id)
+            if had is not None:
+                self.seqs.setdefault(rec.state.seq, had.seq)
+                return False
+            state = self._state(w, rec.state)
+            assert state is not None
+            w.put_lineage(state)
+            for ep in sorted({e for v in rec.versions for e in v.episodes}):
+                w.add_provenance(state.fact_id, ep)
+            for v in rec.versions:
+                w.insert_version(v)
+        elif isinstance(rec, ChangeLine):
+            if w.get_change(g, rec.change.id) is not None:
+                return False
+            effects: list[ChangeEffect] = [
+                dataclasses.replace(e, before=self._state(w, e.before),
+                                    after=self._state(w, e.after)) for e in rec.effects]
+            w.insert_change(rec.change, effects)
+        elif isinstance(rec, ErasureLine):
+            if rec.erasure.id in self.erased:
+                return False
+            w.insert_erasure(rec.erasure)
+            self.erased.add(rec.erasure.id)
+        elif isinstance(rec, SummaryLine):
+            w.put_summary_history(g, rec.entity_id, rec.history)  # replaces: idempotent
+        return True
+
+
+def import_archive(store: Store, lines: Iterable[str]) -> ImportReport:
+    """Read the archive ``lines`` (a file object works) into ``store``; see the module."""
+    loader = _Loader(store)
+    batch: list[BaseModel] = []
+
+    def flush() -> None:
+        if not batch:
+            return
+        with store.write() as w:
+            done = [(rec.kind, loader.write(w, rec)) for rec in batch]  # type: ignore[attr-defined]
+        for kind, wrote in done:
+            if wrote is not None:
+                (loader.report.written if wrote else loader.report.skipped)[kind] += 1
+        batch.clear()
+
+    for rec in parse_lines(lines):
+        if isinstance(rec, (GroupLine, EndLine)):
+            flush()
+            if loader.group:
+                loader.end_group()
+            if isinstance(rec, GroupLine):
+                loader.start_group(rec)
+        elif not isinstance(rec, Header):
+            batch.append(rec)
+            if len(batch) >= BATCH:
+                flush()
+    return loader.report

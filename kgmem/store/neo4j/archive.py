@@ -1,0 +1,61 @@
+"""Neo4j's reads for :mod:`kgmem.archive` (:class:`~kgmem.store.archive_reads.ArchiveReads`),
+parameterised Cypher over the store's auto-commit reads."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from ..base import ChangeEffect, Declaration, LineageState
+from .predicates import _RETURN as _DECL_RETURN
+from .predicates import declarations
+from .queries import _LINEAGE_RETURN, _lineage
+
+Query = Callable[..., list[list[Any]]]
+
+
+def _state(text: str | None) -> LineageState | None:
+    return LineageState.from_json(json.loads(text)) if text else None
+
+
+class Neo4jArchiveReads:
+    def __init__(self, q: Query) -> None:
+        self.q = q
+
+    def entity_keys(self, group: str) -> dict[str, str]:
+        return {r[0]: r[1] for r in self.q(
+            "MATCH (e:Entity {group_id: $g}) RETURN e.uuid, e.norm_name", g=group)}
+
+    def episode_hashes(self, group: str) -> dict[str, str]:
+        return {r[0]: r[1] for r in self.q(
+            "MATCH (e:Episodic {group_id: $g}) RETURN e.uuid, e.content_hash", g=group)}
+
+    def alias_rows(self, group: str) -> list[tuple[str, str, str]]:
+        return [(r[0], r[1], r[2]) for r in self.q(
+            "MATCH (a:KgmemAlias {group_id: $g}) RETURN a.entity_id, a.alias, a.norm_alias "
+            "ORDER BY a.entity_id, a.norm_alias, a.alias", g=group)]
+
+    def mention_rows(self, group: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.q(
+            "MATCH (ep:Episodic {group_id: $g})-[:MENTIONS]->(e:Entity) "
+            "RETURN DISTINCT ep.uuid, e.uuid ORDER BY ep.uuid, e.uuid", g=group)]
+
+    def lineages(self, group: str) -> list[LineageState]:
+        return [_lineage(r) for r in self.q(
+            "MATCH (l:KgmemLineage {group_id: $g}) " + _LINEAGE_RETURN + " ORDER BY l.seq",
+            g=group)]
+
+    def effects(self, group: str) -> dict[str, list[ChangeEffect]]:
+        out: dict[str, list[ChangeEffect]] = defaultdict(list)
+        for cid, fid, before, after in self.q(
+                "MATCH (e:KgmemEffect {group_id: $g}) RETURN e.change_id, e.fact_id, e.before, "
+                "e.after ORDER BY e.change_id, e.ord", g=group):
+            out[cid].append(ChangeEffect(fid, _state(before), _state(after)))
+        return dict(out)
+
+    def declaration_versions(self, group: str) -> list[Declaration]:
+        return declarations(self.q(
+            "MATCH (d:KgmemPredicate {group_id: $g}) " + _DECL_RETURN
+            + " ORDER BY d.created_at, d.id", g=group))

@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 from .conftest import make_settings
 

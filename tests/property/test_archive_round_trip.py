@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgmem.errors import KgmemError
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from kgmem.timeutil import MIN_INSTANT
 from tests.conftest import ManualClock, fresh_group, neo4j_store_or_skip
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from kgmem.archive import backup
 from kgmem.jobs.check import check_store
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 
 runner = CliRunner()
 

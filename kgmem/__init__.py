@@ -14,6 +14,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .factory import open_memory
+from .memory.aio import AsyncMemory
 from .memory.facade import Memory
 from .model import Change, Entity, Episode, Erasure, ExtractionState, FactVersion, Path, PathHop
 from .settings import Settings
@@ -22,6 +23,7 @@ from .version import __version__ as __version__
 from .vocabulary import Cardinality, PredicateSpec, Vocabulary
 
 __all__ = [
+    "AsyncMemory",
     "Cardinality",
     "Change",
     "ClockError",

@@ -85,7 +85,7 @@ def test_ingestion_doc_example_runs(tmp_path, monkeypatch, capsys) -> None:  # t
 
 def test_public_api_names_are_pinned() -> None:
     assert set(kgmem.__all__) == {
-        "Cardinality", "Change", "ClockError", "ConflictError", "Entity", "Episode", "Erasure",
+        "AsyncMemory", "Cardinality", "Change", "ClockError", "ConflictError", "Entity", "Episode", "Erasure",
         "ExtractionState", "FactVersion", "InvalidInputError", "InvalidIntervalError", "InvalidTimeError",
         "KgmemError", "Memory", "NotFoundError", "Path", "PathHop", "Precision",
         "PredicateSpec", "Settings", "StoreUnavailableError", "Vocabulary", "open_memory",

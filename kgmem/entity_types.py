@@ -56,6 +56,12 @@ SIGNATURES: dict[str, tuple[str | None, str | None]] = {
     "PLANS": ("person", None),
     "USES": ("person", "thing"),
     "WORKS_ON": ("person", None),
+    "HAS_DIET": ("person", "other"),
+    "AVOIDS": ("person", "thing"),
+    "HAS_CONDITION": ("person", "other"),
+    "INSTRUCTION": ("person", "other"),
+    "DECIDED": ("person", "other"),
+    "SCHEDULED_ON": ("event", "other"),
 }
 
 

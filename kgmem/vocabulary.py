@@ -74,6 +74,7 @@ DEFAULT_PREDICATES: tuple[PredicateSpec, ...] = (
     PredicateSpec("HAS_STATUS", F, "a current status (e.g. relationship status)"),
     PredicateSpec("AGE", F, "age"),
     PredicateSpec("FAVORITE", F, "favourite thing (single)"),
+    PredicateSpec("SCHEDULED_ON", F, "the date an event is set for (a moved date supersedes)"),
     # multi: many objects at once
     PredicateSpec("KNOWS", M, "acquaintance", symmetric=True),
     PredicateSpec("FRIEND_OF", M, "friend", symmetric=True),
@@ -92,6 +93,11 @@ DEFAULT_PREDICATES: tuple[PredicateSpec, ...] = (
     PredicateSpec("SPEAKS", M, "speaks a language"),
     PredicateSpec("HAS_HOBBY", M, "hobby / activity"),
     PredicateSpec("ATTENDED", M, "attended an event/school"),
+    PredicateSpec("HAS_DIET", M, "a diet kept (vegan, keto, gluten-free)"),
+    PredicateSpec("AVOIDS", M, "a food or drink the subject does not take"),
+    PredicateSpec("HAS_CONDITION", M, "a health condition (diabetes, asthma)"),
+    PredicateSpec("INSTRUCTION", M, "a standing instruction to the assistant"),
+    PredicateSpec("DECIDED", M, "a decision taken (by the subject or their group)"),
     PredicateSpec("RELATED_TO", M, "generic relation"),
     PredicateSpec("MENTIONED_WITH", M, "co-mentioned"),
 )

@@ -100,6 +100,7 @@ def evaluate(split: str = "dev", extractor: Any = None, show_errors: bool = Fals
     date_checked = date_ok = date_value_ok = spurious_dates = 0
     errors = []
     none_rows = none_clean = 0
+    none_outputs: list[list[str]] = []  # what a no-fact row gave: [text, predicate]
     for row, got in zip(rows, preds):
         cat = row["category"]
         exp_keys = [triple_key(e["subject"], e["predicate"], e["object"], e["kind"])
@@ -140,6 +141,7 @@ def evaluate(split: str = "dev", extractor: Any = None, show_errors: bool = Fals
         if cat == "none":
             none_rows += 1
             none_clean += int(not got)
+            none_outputs += [[row["text"], g.predicate] for g in got]
         if missed or remaining or bad_dates:
             errors.append({
                 "id": row["id"], "category": cat, "text": row["text"],
@@ -168,7 +170,8 @@ def evaluate(split: str = "dev", extractor: Any = None, show_errors: bool = Fals
             "value_accuracy": round(date_value_ok / date_checked, 4) if date_checked else None,
             "spurious_dates_on_matched": spurious_dates,
         },
-        "no_fact_utterances": {"total": none_rows, "with_no_output": none_clean},
+        "no_fact_utterances": {"total": none_rows, "with_no_output": none_clean,
+                               "outputs": none_outputs},
         "throughput_utterances_per_s": round(len(rows) / elapsed, 1) if elapsed else None,
         # wall-clock numbers swing with other load on a shared machine; CPU time does not
         "throughput_utterances_per_cpu_s": round(len(rows) / cpu, 1) if cpu else None,

@@ -59,7 +59,7 @@ def _subject_ok(label: Fact, case: Case, f: Any) -> bool:
 def _object_ok(label: Fact, f: Any) -> bool:
     if label.keywords:
         have = _words(f.object)
-        return all(_words(k) in have for k in label.keywords)
+        return all(_words(k).strip() in have for k in label.keywords)
     if label.predicate == "SCHEDULED_ON" or "SCHEDULED_ON" in label.predicates():
         return f.object.strip()[:10] == label.object
     return norm(f.object) in {norm(label.object)} | {norm(a) for a in label.aliases}
@@ -141,7 +141,7 @@ def score_modality(nlp: Any) -> dict[str, Any]:
     from kgmem.ingest.discourse.modality import clause_modality
 
     confusion: Counter[tuple[str, str]] = Counter()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sentence, verb, want in MODALITY:
         doc = nlp(sentence)
         tok = next((t for t in doc if t.text == verb), None)

@@ -3603,6 +3603,10 @@ SESSIONS: dict[tuple[int, int], list[Label]] = {
             otype="person", note="'I'm here to support you'"),
         opt("D13:20 D13:22", "Joanna", ("FRIEND_OF", "KNOWS"), "Nate", cat="friend",
             otype="person", note="'I value your opinion!'; 'Your support is greatly appreciated'"),
+        opt("D13:1", "Nate", "DECIDED", "do doggy playdates", cat="plan",
+            aliases=("doggy playdates", "to do doggy playdates"),
+            note="'We decided to do doggy playdates' (with the couple he met)",
+            added_after_review=True),
     ],
     (3, 15): [  # Sun 2022-06-05 (previous sitting Fri 2022-06-03)
         req("D15:1 D15:2 D15:3", "Joanna", ("ATTENDED", "EXPERIENCED"), "screening", kind=EV,

@@ -27,6 +27,7 @@ never holds more than that much text at a time.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -291,6 +292,7 @@ class ExtractionPipeline:
         """Validate one extracted fact and return the writes that apply it (reads only until
         then: an InvalidInputError here leaves nothing written)."""
         g = ep.group
+        f = owned_generic(f)
 
         def change(kind: Any, fact_ids: list[str], edit: Callable[..., Any], why: str,
                    needs_tx: bool = False) -> Callable[[datetime], list[str]]:
@@ -305,6 +307,9 @@ class ExtractionPipeline:
             # (only an open-ended assertion can complete an ended fact: skip the read otherwise)
             known = [] if f.invalid_at is not None else _matching_in(
                 m, w, g, f.subject, f.predicate, f.object)
+            held = _still_held(known, start, f)
+            if held is not None:  # said again: one lineage, one more source
+                return _strengthen(w, ep, held)
             for cur in known:
                 # "I left X in May 2020" told before "I joined X in 2015": the ended fact had
                 # no start yet; give it this one instead of opening a second interval.
@@ -346,6 +351,45 @@ class ExtractionPipeline:
             gone = [c.fact_id for c in _matching_in(m, w, g, f.subject, f.predicate, f.object)]
             return change("retract", gone, edits.retraction, f"corrected by episode {ep.id}")
         return lambda now: []
+
+
+# predicates whose unnamed object is the subject's own thing ("my dog", "my boat", "my bakery")
+OWNED_OBJECTS = frozenset({"HAS_PET", "OWNS", "RUNS"})
+
+
+def owned_generic(f: Any) -> Any:
+    """An unnamed thing one has is that person's ("Caroline's dog"), never a node shared by
+    everyone who has a dog: ``paths`` must not link two friends through "dog". A name (a
+    capital) is kept as it is."""
+    obj = str(getattr(f, "object", "") or "")
+    subject = str(getattr(f, "subject", "") or "")
+    if (getattr(f, "predicate", None) not in OWNED_OBJECTS or not obj or obj == "*"
+            or not obj[:1].islower() or not subject or obj.lower().startswith(
+                subject.lower() + "'s ")):
+        return f
+    f = copy.copy(f)
+    f.object = f"{subject}'s {obj}"
+    return f
+
+
+def _still_held(known: Sequence[FactVersion], start: datetime, f: Any
+                ) -> FactVersion | None:
+    """The current version an open-ended state restates ("my dog" told again next week): it
+    started no later and is still open. An event told again is another event."""
+    if getattr(f, "event", False) or (getattr(f, "attributes", None) or {}).get("event"):
+        return None
+    return next((cur for cur in known if cur.valid_at is not None
+                 and in_interval(start, cur.valid_at, None)
+                 and cur.invalid_at is None and cur.stated_invalid_at is None), None)
+
+
+def _strengthen(w: WriteTx, ep: Episode, cur: FactVersion) -> Callable[[datetime], list[str]]:
+    """Record ``ep`` as one more source of the fact ``cur`` (no new lineage)."""
+    def run(now: datetime) -> list[str]:
+        w.add_provenance(cur.fact_id, ep.id)
+        w.add_mentions(ep.id, [cur.subject_id, cur.object_id])
+        return [cur.fact_id]
+    return run
 
 
 def make_extractor(settings: Any = None) -> ExtractionPipeline | None:

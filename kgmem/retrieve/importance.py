@@ -35,7 +35,8 @@ TIERS: dict[str, float] = {
     **dict.fromkeys(
         ("LIVES_IN", "WORKS_AT", "HAS_ROLE", "LEADS", "REPORTS_TO", "MARRIED_TO", "DATING",
          "STUDIES_AT", "MEMBER_OF_TEAM", "HAS_STATUS", "AGE", "PARENT_OF", "CHILD_OF",
-         "SIBLING_OF", "HAS_PET", "EXPERIENCED", "ALLERGIC_TO", "RUNS", "FROM"),
+         "SIBLING_OF", "HAS_PET", "EXPERIENCED", "ALLERGIC_TO", "RUNS", "FROM", "HAS_DIET",
+         "HAS_CONDITION", "AVOIDS", "INSTRUCTION", "DECIDED", "SCHEDULED_ON"),
         LIFE,
     ),
     **dict.fromkeys(("VISITED", "ATTENDED", "CREATED", "PLANS"), EVENT),

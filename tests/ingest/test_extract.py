@@ -285,7 +285,7 @@ def test_extract_many_matches_extract_and_accepts_item_shapes(ex) -> None:
     ("I have two kids, Max and Lily.", {("Maya", "PARENT_OF", "Max", "assert"),
                                         ("Maya", "PARENT_OF", "Lily", "assert")}),
     ("I haven't worked at IBM since 2019.", {("Maya", "WORKS_AT", "IBM", "end")}),
-    ("I used to live in Chicago.", set()),
+    ("I used to live in Chicago.", {("Maya", "LIVES_IN", "Chicago", "end")}),  # over, undated
     ("I'd love to check it out sometime!", set()),
     ("I love your commitment.", set()),
     ("When I was 10 I loved skateboarding.", set()),

@@ -34,7 +34,11 @@ def test_date_accuracy_floor(report) -> None:
 def test_no_fact_utterances_stay_clean(report) -> None:
     # questions, hypotheticals, negations, compliments, reactions: not one fact from any
     n = report["no_fact_utterances"]
-    assert n["total"] >= 20 and n["with_no_output"] == n["total"], n
+    # except a date that moves, a kind this split was labelled before (issue 31): "The meeting
+    # was moved to next Friday." gives the meeting's new date and nothing else
+    moved = [["The meeting was moved to next Friday.", "SCHEDULED_ON"]]
+    assert n["total"] >= 20 and n["with_no_output"] >= n["total"] - len(moved), n
+    assert all(out in moved for out in n["outputs"]), n["outputs"]
 
 
 def test_every_category_is_covered(report) -> None:

@@ -16,6 +16,7 @@ from .. import lexicon as L
 from ..facts import ANY_OBJECT, ExtractedFact
 from ..temporal import ResolvedTime, find_time_expressions, resolve_time
 from .entities import strip_det
+from ..discourse.modality import PHRASE_DROPS, Modality, clause_modality, phrase_modality
 from .flags import Flags, asks, clause_flags, future_progressive
 from .mentions import Mention, Mentions
 from .objects import generic_object
@@ -27,6 +28,12 @@ if TYPE_CHECKING:
 
 # a negated clause of these states nothing ("I've never been to Boston" corrects nothing)
 UNNEGATABLE = L.EVENT_PREDICATES | {"PLANS"}
+# states a "used to" clause ends ("I used to live in Chicago", "I used to have a dog"); a past
+# taste ("I used to love spending time there") ends nothing worth a fact
+HABITUAL_ENDS = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "HAS_PET", "STUDIES_AT",
+                           "MEMBER_OF", "MEMBER_OF_TEAM", "VOLUNTEERS_AT", "RUNS", "LEADS",
+                           "OWNS", "DATING", "MARRIED_TO", "HAS_STATUS", "USES", "HAS_DIET",
+                           "AVOIDS"})
 
 
 class Context(Mentions):
@@ -39,6 +46,7 @@ class Context(Mentions):
         self.ref = ref
         self.facts: list[ExtractedFact] = []
         self.flag_cache: dict[int, Flags] = {}
+        self.modality_cache: dict[int, Modality] = {}
         low = doc.text.lower().lstrip(" \"'([")
         self.correction = low.startswith(L.CORRECTION_CUES) or bool(
             re.search(r"\b(?:actually|correction|i meant|to clarify|i misspoke)\b", low)
@@ -153,6 +161,10 @@ class Context(Mentions):
         f = self._emit_flags(anchor, tokens, allow_in_plan)
         if f is None:
             return None
+        if f.habitual:  # "I used to live in Chicago": the state is over (an event: nothing)
+            if kind != "assert" or predicate not in HABITUAL_ENDS or not negatable:
+                return None
+            kind = "end"
         hit = self.time_for(anchor, f, time_extra) if timed and anchor is not None else None
         if hit is None and timed and anchor is not None and predicate in L.EVENT_PREDICATES:
             hit = self._story_time(anchor)
@@ -173,19 +185,34 @@ class Context(Mentions):
         self.facts.append(fact)
         return fact
 
+    def modality(self, verb: Token) -> Modality:
+        """The modality of ``verb``'s clause (computed once per verb)."""
+        m = self.modality_cache.get(verb.i)
+        if m is None:
+            m = self.modality_cache[verb.i] = clause_modality(verb, self.flags(verb))
+        return m
+
     def _emit_flags(self, anchor: Token | None, tokens: list[Token | None],
                     allow_in_plan: bool) -> Flags | None:
-        """The flags of the stating clause, or None when it states no fact."""
-        if anchor is not None:
-            f = self.flags(anchor)
-        else:
-            f = Flags()
-            sent = next((t.sent for t in tokens if t is not None), None)
-            if sent is not None and asks(sent):
+        """The flags of the stating clause, or None when its modality states no fact
+        (kgmem.ingest.discourse.modality): asked, reported, wished, hypothetical, or planned
+        (unless the rule states the plan itself, ``allow_in_plan``; a plan told in the future
+        tense, "I'm going to move to Denver", is a dated future fact). A habitual past comes
+        back with ``habitual`` set (the caller ends the state)."""
+        if anchor is None:
+            first = next((t for t in tokens if t is not None), None)
+            if first is None:
+                return Flags()
+            if asks(first.sent) or phrase_modality(first) in PHRASE_DROPS:
                 return None
-        if f.hypothetical or (f.modal and not allow_in_plan):
-            return None
-        if f.in_plan and not allow_in_plan:
+            return Flags()
+        f = self.flags(anchor)
+        m = self.modality(anchor)
+        if m is Modality.PLANNED:
+            return f if allow_in_plan or (f.future and not f.in_plan) else None
+        if m is Modality.HABITUAL_PAST:
+            return f
+        if not m.states_fact:
             return None
         return f
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from kgmem.entity_types import signature_types
 from kgmem.timeutil import to_utc
 
-from ..facts import ANY_OBJECT, ASSISTANT_SPEAKERS, ExtractedFact, normalize_item, resolve_speaker
+from ..discourse.speakers import is_assistant_role, is_role, self_name
+from ..facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
 from .context import Context
 from .rules import run
 from .sitting import Sitting, Sittings
@@ -128,7 +129,13 @@ class OfflineExtractor:
         earlier turns of the same conversation said (and learns this one)."""
         ref = to_utc(reference_time)
         who = resolve_speaker(speaker, user)
-        is_assistant = bool(speaker and speaker.strip().lower() in ASSISTANT_SPEAKERS)
+        is_assistant = is_assistant_role(speaker)
+        if is_role(speaker) and not is_assistant:  # "my name is Priya" names the role
+            role = (speaker or "").strip().lower()
+            given = self_name(doc)
+            if given is not None and sitting is not None:
+                sitting.names[role] = given
+            who = given or (sitting.names.get(role, who) if sitting is not None else who)
         ctx = Context(doc, ref, who, is_assistant, user, sitting)
         try:
             run(ctx)
@@ -137,7 +144,10 @@ class OfflineExtractor:
             pass
         if sitting is not None:
             sitting.learn(who, [name for _i, name in ctx.persons], ctx.relatives, ref)
-        return _settle_types(_dedupe(ctx.facts))
+        facts = ctx.facts
+        if is_assistant:  # the assistant's "I" has no life to remember
+            facts = [f for f in facts if not f.subject_is_speaker]
+        return _settle_types(_dedupe(facts))
 
     def extract_many(
         self,
@@ -169,12 +179,26 @@ class OfflineExtractor:
         docs = self.nlp.pipe(texts, batch_size=batch_size or self.batch_size,
                              n_process=max(1, int(n_process)))
         sittings = Sittings()
+        roles: list[tuple[Sitting, str, str]] = []  # per item: its sitting, role, placeholder
         for it, (t, r, s, u), doc in zip(items, norm, docs):
             extra = it if isinstance(it, Mapping) else {}
             sitting = sittings.sitting_for(extra.get("group"), to_utc(r),
                                            _instant(extra.get("last_sitting")))
             out.append(self.extract_doc(doc, r, s, u, sitting) if t.strip() else [])
+            roles.append((sitting, (s or "").strip().lower(), resolve_speaker(s, u)))
+        for facts, (sitting, role, placeholder) in zip(out, roles):
+            given = sitting.names.get(role)
+            if given is not None:  # said before the speaker gave their name
+                _rename(facts, placeholder, given)
         return out
+
+
+def _rename(facts: list[ExtractedFact], old: str, new: str) -> None:
+    for f in facts:
+        if f.subject == old and f.subject_is_speaker:
+            f.subject = new
+        if f.object == old:
+            f.object = new
 
 
 def _instant(value: Any) -> datetime | None:

@@ -28,6 +28,7 @@ class Flags:
     reported_neg: bool = False  # "I never said I lived in Boston"
     modal: bool = False
     yet: bool = False  # "yet" on the verb: negated, "not so far" ("I haven't done pottery yet")
+    habitual: bool = False  # "I used to live in Chicago": held once, over now
 
 
 def clause_flags(verb: Token) -> Flags:
@@ -120,6 +121,7 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
             child(cur, "dobj") is None
         ):
             f.hypothetical = True  # "I used to live in Chicago": over, but when?
+            f.habitual = True
         if sub.dep_ == "advcl" and any(
             c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in sub.children
         ):

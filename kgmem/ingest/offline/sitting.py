@@ -20,6 +20,8 @@ class Sitting:
     speakers: list[str] = field(default_factory=list)  # most recent last
     people: list[str] = field(default_factory=list)  # third parties named, most recent last
     relatives: dict[tuple[str, str], str] = field(default_factory=dict)
+    # a chat role ("user") -> the name its speaker gave ("my name is Priya")
+    names: dict[str, str] = field(default_factory=dict)
 
     def addressee(self, speaker: str) -> str | None:
         """Whom ``speaker`` is talking to: the last other speaker of the sitting."""

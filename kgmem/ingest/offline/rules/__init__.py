@@ -43,6 +43,7 @@ from .life import (
 from .origins import be_from, grew_up, origin_noun, used_to_back_in
 from .personal import belong, play, speak, turn
 from .pets import have, named_after, pet_away, pet_end
+from .notes import RESCHEDULE_VERBS, date_moved, sentence_notes
 from .plans import plan
 from .possessions import own
 from .preferences import like, like_adj, stand
@@ -171,6 +172,8 @@ def run(c: Context) -> None:
                 exam_taken(c, tok)
             if lemma == "take":
                 photo_taken_at(c, tok)
+            if lemma in RESCHEDULE_VERBS:
+                date_moved(c, tok)
         if tok.pos_ in ("NOUN", "PROPN"):
             if lemma in L.RELATION_NOUNS or lemma in L.PET_NOUNS:
                 relation_noun(c, tok)
@@ -191,6 +194,8 @@ def run(c: Context) -> None:
                 named_after(c, tok)
             if lemma in ("friendship", "friend"):
                 friendship(c, tok)
+    for sent in c.doc.sents:
+        sentence_notes(c, sent)
 
 
 def _note_people(c: Context) -> None:

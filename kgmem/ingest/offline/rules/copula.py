@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
+from ...discourse.coordination import first_of_list, names_listed
 from ..context import Context
 from ..entities import ent_type
 from ..mentions import Mention, subjects
@@ -106,11 +107,15 @@ def _owned_attribute(c: Context, v: Token, subj_tok: Token, attr: Token) -> bool
         c.emit(owner, "FAVORITE", noun_phrase(c, subj_tok), v, rule="is_my_favorite",
                tokens=[subj_tok], attributes={"category": alem})
         return True
-    if alem in L.RELATION_NOUNS and (subj_tok.pos_ == "PROPN"
-                                     or ent_type(subj_tok) == "PERSON"):
-        pred, _ = L.RELATION_NOUNS[alem]
-        c.emit(owner, pred, c.name_of(subj_tok), v, rule="is_my_relation", timed=False,
-               tokens=[subj_tok])
+    pet = alem in L.PET_NOUNS and alem not in L.RELATION_NOUNS
+    if (alem in L.RELATION_NOUNS or pet) and (subj_tok.pos_ == "PROPN"
+                                               or ent_type(subj_tok) == "PERSON"):
+        pred = "HAS_PET" if pet else L.RELATION_NOUNS[alem][0]
+        # "Sarah is my sister"; "Pepper, Precious and Panda are my cats": one fact each
+        names = names_listed(first_of_list(subj_tok)) if attr.tag_ == "NNS" else [subj_tok]
+        for n in names:
+            c.emit(owner, pred, c.name_of(n), v, rule="is_my_pet" if pet else "is_my_relation",
+                   timed=False, tokens=[n])
         return True
     return False
 
@@ -199,8 +204,11 @@ def _complement(c: Context, v: Token, subs: list[Mention], acomp: Token) -> bool
     elif low == "allergic":
         allergic(c, acomp, subs, v)
     elif low == "intolerant":  # "I'm lactose intolerant", "gluten-intolerant"
-        what = next((ch for ch in acomp.children if ch.dep_ in ("amod", "compound", "npadvmod")
-                     and ch.pos_ in ("NOUN", "ADJ", "PROPN")), None)
+        before = acomp.doc[acomp.i - 1] if acomp.i > 0 else None
+        what = before if before is not None and before.is_alpha and before.pos_ in (
+            "NOUN", "ADJ", "PROPN") else None  # "gluten-free and lactose intolerant": lactose
+        what = what or next((ch for ch in acomp.children if ch.dep_ in (
+            "amod", "compound", "npadvmod") and ch.pos_ in ("NOUN", "ADJ", "PROPN")), None)
         if what is not None:
             for s in subs:
                 c.emit(s, "ALLERGIC_TO", what.lower_, v, rule="intolerant", tokens=[what],

@@ -161,6 +161,9 @@ def named_after(c: Context, noun: Token) -> None:
         if fact is not None:  # from when the pet was got ("two weeks ago")
             fact.valid_at, fact.valid_precision = pets[-1].valid_at, pets[-1].valid_precision
             fact.time_text = pets[-1].time_text
+            # one pet: the name replaces the noun it was told by, which stays its kind
+            fact.attributes.setdefault("kind_of", pets[-1].object)
+            c.facts.remove(pets[-1])
 
 
 def _child_just_told(doc: Any, end: int) -> bool:

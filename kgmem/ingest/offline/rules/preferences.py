@@ -87,6 +87,10 @@ def stand(c: Context, v: Token) -> None:
         return
     subs, _ = subjects(c, v)
     dobj = child(v, "dobj")
+    if dobj is None:  # "I can't stand cilantro" with the object tagged an adverb
+        dobj = next((ch for ch in v.rights if ch.dep_ in ("advmod", "acomp", "oprd")
+                     and ch.pos_ in ("ADJ", "NOUN", "PROPN") and ch.i == v.i + 1
+                     and ch.lower_ not in L.NOT_LIKES and not ch.lower_.endswith("ly")), None)
     if dobj is None or dobj.pos_ == "PRON":
         return
     for s in subs:

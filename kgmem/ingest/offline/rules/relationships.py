@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ... import lexicon as L
 from ...facts import ANY_OBJECT
+from ...discourse.coordination import names_listed
 from ..context import Context
 from ..entities import ent_type
 from ..mentions import Mention, subjects
@@ -189,9 +190,7 @@ def relation_noun(c: Context, noun: Token) -> None:
                                                                 ("down", "away", "up")))
         ):
             return  # pet_away covers it
-        names = [name] if name is not None else []
-        if name is not None:
-            names += [x for x in name.conjuncts if x.i > name.i]
+        names = _listed(name)
         unnamed = unnamed_pet(c, noun) if not names and noun.dep_ in (
             "nsubj", "dobj", "pobj") else None
         objs = [(c.name_of(n), n) for n in names] or ([(unnamed, noun)] if unnamed else [])
@@ -209,6 +208,18 @@ def relation_noun(c: Context, noun: Token) -> None:
     c.note_person(name, n)
     c.emit(owner, pred, n, None, kind="end" if ended else "assert", rule="my_relation",
            timed=False, confidence=0.9, tokens=[noun, name])
-    for extra in (x for x in name.children if x.dep_ == "conj" and x.pos_ == "PROPN"):
+    for extra in _listed(name)[1:]:
         c.emit(owner, pred, c.name_of(extra), None, kind="end" if ended else "assert",
                rule="my_relation", timed=False, confidence=0.8, tokens=[extra])
+
+
+def _listed(name: Token | None) -> list[Token]:
+    """The name and the ones coordinated with it, by the parse ("conj") and by the surface
+    ("my dogs Pepper, Precious and Panda")."""
+    if name is None:
+        return []
+    seen = {name.i: name}
+    for x in [*(x for x in name.conjuncts if x.i > name.i and x.pos_ == "PROPN"),
+              *names_listed(name)[1:]]:
+        seen.setdefault(x.i, x)
+    return [seen[i] for i in sorted(seen)]

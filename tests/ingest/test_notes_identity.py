@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from kgmem.ingest.pipeline import make_extractor
-from kgmem.memory import Memory
+from kgmem.memory.facade import Memory
 from tests.conftest import ManualClock
 
 UTC = timezone.utc

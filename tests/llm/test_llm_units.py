@@ -29,7 +29,6 @@ from kgmem.llm import (
     chat_completions_url,
     parse_retry_after,
 )
-from kgmem.timeutil import Precision
 from kgmem.vocabulary import Vocabulary
 
 from .fakeserver import FIXTURES

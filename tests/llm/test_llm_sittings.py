@@ -177,3 +177,19 @@ def test_tokens_per_turn_with_one_request_per_sitting(server, make_extractor):
 def test_seen_counts_tokens_of_every_message():
     seen = Seen("/v1/chat/completions", {}, {"messages": [{"role": "user", "content": "a b."}]})
     assert counting()(seen).body["usage"]["prompt_tokens"] == 3
+
+
+def test_turns_stored_one_by_one_are_extracted_later_in_one_request(server, make_extractor,
+                                                                    tmp_path):
+    """An agent that adds turn by turn stores them without extraction and extracts the
+    sitting when it is over (docs/llm.md, "Turn by turn")."""
+    server.route_path("/v1/chat/completions", counting())
+    ex = make_extractor()
+    with Memory(tmp_path / "mem", extractor=ExtractionPipeline(ex)) as m:
+        for text, ref, speaker in reversed(long_sitting(5)):  # in any order
+            m.add_episode(text, ref, speaker=speaker, extract=False)
+        assert server.requests == []
+        report = m.extract_failed(include_skipped=True)
+        assert report.summary()["groups"]["default"]["extracted"] == 5
+    (req,) = server.requests
+    assert req.user_text.index("Turn number 1 ") < req.user_text.index("Turn number 5 ")

@@ -14,6 +14,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from kgmem.jobs.consolidate_schedule import ConsolidationScheduler
+from kgmem.jobs.index_schedule import BackgroundIndexer
 from kgmem.jobs.retention_schedule import RetentionScheduler, parse_groups
 from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
@@ -73,7 +74,9 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.retention = _retention(app, settings)
         app.state.consolidation = _consolidation(app, settings)
-        jobs = [j for j in (app.state.retention, app.state.consolidation) if j is not None]
+        app.state.indexer = _indexer(app, settings)
+        jobs = [j for j in (app.state.retention, app.state.consolidation, app.state.indexer)
+                if j is not None]
         for job in jobs:
             job.start()
         yield
@@ -128,6 +131,13 @@ def _consolidation(app: FastAPI, settings: Settings) -> ConsolidationScheduler |
         return None
     return ConsolidationScheduler(lambda: app_memory(app.state), settings.consolidate_interval,
                                   parse_groups(settings.consolidate_groups))
+
+
+def _indexer(app: FastAPI, settings: Settings) -> BackgroundIndexer | None:
+    """Embeds what writes queued, outside the requests (None when KGMEM_INDEX_INTERVAL=0)."""
+    if not settings.index_interval:
+        return None
+    return BackgroundIndexer(lambda: app_memory(app.state), settings.index_interval)
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None,

@@ -88,7 +88,8 @@ ERROR_DOCS: dict[int | str, dict[str, Any]] = {
     404: _doc("No such id or name in this group (or nothing visible at the requested times)."),
     409: _doc("Conflicts with the current state (e.g. undo of a change later changes depend "
               "on, a retracted fact, an erase) or the transaction clock went backwards."),
-    413: _doc("Request body larger than max_request_bytes, or more episode text to extract "
+    413: _doc("Request body larger than max_request_bytes, more episode text than "
+              "max_episode_chars (content_too_large), or more episode text to extract "
               "than max_extract_chars (extraction_too_large)."),
     422: _doc("Invalid input: a malformed parameter, header, body, time or interval."),
     500: _doc("Unexpected server error (a bug): the message never includes internals."),

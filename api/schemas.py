@@ -192,6 +192,9 @@ class SearchResponse(BaseModel):
     items: list[SearchResult] = Field(
         description="Ranked results (facts, entities, episodes), best first."
     )
+    index_pending: int = Field(
+        0, description="Items of the group written but not embedded yet: found by keyword "
+        "and time only until the background indexer embeds them.")
 
 
 class SessionsResponse(BaseModel):

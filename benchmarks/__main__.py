@@ -2,7 +2,8 @@
 (also ``kgmem bench <suite> ...``).
 
 Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
-ingest-locomo, ingest-same-output (is a change's store the same as main's?), api-load, retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat).
+ingest-locomo, ingest-same-output (is a change's store the same as main's?), api-load,
+request-bound (search latency while an embedding backlog waits), retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat).
 Reports from finished runs: compare (kgmem beside the peers' published
 numbers), misses (the miss browser), final (every headline suite once, with the held-out look
 logged). ``python -m benchmarks <suite> --help`` shows a suite's options.
@@ -29,6 +30,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "ingest-locomo": ("benchmarks.ingest_locomo", []),
     "ingest-same-output": ("benchmarks.ingest_same_output", []),
     "api-load": ("benchmarks.api_load", []),
+    "request-bound": ("benchmarks.request_bound", []),
     "retrieve": ("benchmarks.retrieve_bench", []),
     "compare": ("benchmarks.compare", []),
     "misses": ("benchmarks.misses", []),

@@ -94,6 +94,14 @@ class ExtractionTooLargeError(KgmemError):
     http_status = 413
 
 
+class ContentTooLargeError(KgmemError):
+    """More episode text than one request may send, extracted or not (the API's and MCP's
+    ``max_episode_chars``): split it, or ingest it with ``kgmem ingest``."""
+
+    type = "content_too_large"
+    http_status = 413
+
+
 class OrphanedFactError(ConflictError):
     """The fact's versions (or an entity it links) were deleted outside kgmem, e.g. by
     graphiti-core's ``remove_episode`` on a shared Neo4j graph: it cannot be changed

@@ -65,6 +65,12 @@ class Settings(BaseSettings):
         "long before the question lower (see docs; the default is decided by measuring)",
     )
 
+    # kgmem serve: the background indexer (kgmem.jobs.index_schedule)
+    index_interval: float = Field(
+        default=1.0, ge=0, description="seconds between the background indexer's checks for "
+        "written items not embedded yet inside `kgmem serve` (0: no background indexer; a "
+        "search then embeds only a bounded part of its own group's backlog per request)")
+
     # kgmem serve: entity summaries kept current on a schedule (kgmem.jobs.consolidate_schedule)
     consolidate_interval: float | None = Field(
         default=None, gt=0, description="seconds between runs that bring every entity "
@@ -81,6 +87,12 @@ class Settings(BaseSettings):
     )
     max_request_bytes: int = 2_000_000
     max_list: int = 1000
+    max_episode_chars: int = Field(
+        default=200_000, ge=1,
+        description="characters of episode text one API request or MCP call may send, "
+        "extracted or not (stored text is embedded for search, in the background); more is "
+        "refused with 413 content_too_large (`kgmem ingest` has no such limit)",
+    )
     max_extract_chars: int = Field(
         default=200_000, ge=1,
         description="characters an API request may send to synchronous extraction (the sum "

@@ -6,8 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from kgmem.errors import ExtractionTooLargeError, InvalidInputError, NotFoundError
+from kgmem.errors import InvalidInputError, NotFoundError
 from kgmem.model import Episode, Erasure
+from kgmem.request_bounds import bound_request_text
+from kgmem.settings import Settings
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, SettingsDep, known_by, page_of
 from ..errors import errors
@@ -18,16 +20,9 @@ router = APIRouter(prefix="/episodes", tags=["episodes"])
 EpisodeId = Annotated[str, Path(min_length=1, max_length=128, description="Episode id.")]
 
 
-def _bound_extraction(episodes: list[EpisodeIn], limit: int) -> None:
-    """Refuse a request that would extract more than ``limit`` characters synchronously."""
-    got = sum(len(e.content) for e in episodes if e.extract)
-    if got > limit:
-        raise ExtractionTooLargeError(
-            f"this request has {got:,} characters to extract and one request may extract at "
-            f"most {limit:,} (KGMEM_MAX_EXTRACT_CHARS): split it into several requests, or send "
-            'it with "extract": false (stored and searchable at once) and extract it outside '
-            "the request with `kgmem extract --skipped`",
-            limit=limit, got=got)
+def _bound_text(episodes: list[EpisodeIn], settings: Settings) -> None:
+    bound_request_text(((e.content, e.extract) for e in episodes), settings.max_episode_chars,
+                       settings.max_extract_chars)
 
 
 def _add(memory: MemoryDep, group: str, body: EpisodeIn) -> Episode:
@@ -48,8 +43,9 @@ def add_episode(body: EpisodeIn, memory: MemoryDep, group: GroupDep,
                 settings: SettingsDep) -> Episode:
     """Store an episode verbatim and run extraction. Idempotent: the same content, reference
     time, source and speaker return the already stored episode. Content longer than
-    ``max_extract_chars`` is refused (413) unless ``extract`` is false."""
-    _bound_extraction([body], settings.max_extract_chars)
+    ``max_episode_chars`` is refused (413 content_too_large), and longer than
+    ``max_extract_chars`` unless ``extract`` is false (413 extraction_too_large)."""
+    _bound_text([body], settings)
     return _add(memory, group, body)
 
 
@@ -66,7 +62,7 @@ def add_episodes(body: EpisodesBulkIn, memory: MemoryDep, group: GroupDep,
             f"at most {settings.max_list} episodes per request",
             field="episodes", max=settings.max_list, got=len(body.episodes),
         )
-    _bound_extraction(body.episodes, settings.max_extract_chars)
+    _bound_text(body.episodes, settings)
     items = [e.model_dump() for e in body.episodes]
     return EpisodeList(items=memory.add_episodes(items, group=group, batch_size=len(items)))
 

@@ -64,11 +64,12 @@ def search(
 ) -> SearchResponse:
     """Keyword + embedding + graph-neighbourhood retrieval over facts, entities and episodes,
     evaluated at (valid_at, known_at), ranked as ``ranking`` says (a question naming a time
-    is not pulled to recent items)."""
+    is not pulled to recent items). Items not embedded yet are found by keyword and time
+    signals; ``index_pending`` says how many (the background indexer embeds them)."""
     result = memory.search(q, valid_at=at.valid_at, known_at=at.known_at, limit=limit,
                            kinds=DEFAULT_KINDS if kinds is None else kinds, group=group,
                            ranking=ranking, half_life_days=half_life_days)
-    return SearchResponse(query=q, items=result)
+    return SearchResponse(query=q, items=result, index_pending=memory.pending_index(group))
 
 
 @router.get("/search/sessions", response_model=SessionsResponse, summary="Session search")

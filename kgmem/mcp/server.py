@@ -30,6 +30,7 @@ from ..auth import parse_api_keys
 from ..errors import KgmemError
 from ..factory import open_memory
 from ..memory.facade import Memory
+from ..request_bounds import bound_request_text
 from ..settings import Settings
 from ..timeutil import EPOCH
 from ..vocabulary import PredicateSpec
@@ -148,6 +149,9 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         when it was said, so a later known_at read sees it from then on).
         Idempotent: the same episode twice is stored once."""
         g = _call(gate.group, ctx, group)
+        limits = lazy.settings or Settings()
+        _call(bound_request_text, [(content, True)], limits.max_episode_chars,
+              limits.max_extract_chars)
         m = lazy.get()
         ref = reference_time if reference_time is not None else m.now()
         # a replayed write is recorded at the group's last write at the earliest: include it

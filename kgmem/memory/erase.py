@@ -94,7 +94,7 @@ def erase(
             w.purge_erased()
             er = Erasure(id=_new_id(), group=group, kind="group", created_at=now, counts=counts)
             w.insert_erasure(er)
-        after_commit(memory, content)
+        after_commit(memory, content, group)
         return er
     with memory.store.write() as w:
         now = memory._tick(w, group)
@@ -119,7 +119,7 @@ def erase(
         w.purge_erased()
         er = Erasure(id=_new_id(), group=group, kind=kind, created_at=now, counts=gone.counts)
         w.insert_erasure(er)
-    after_commit(memory, gone.content)
+    after_commit(memory, gone.content, group)
     return er
 
 
@@ -202,12 +202,12 @@ def _delete_orphans(w: WriteTx, group: str, candidates: set[str],
 
 
 # ---------------------------------------------------------------------------- after commit
-def after_commit(memory: EraseFacade, content: ErasedContent) -> None:
+def after_commit(memory: EraseFacade, content: ErasedContent, group: str) -> None:
     """Remove the copies outside the store's live data. Failures are logged, not raised: the
     erase itself has committed (and a retry would find nothing to erase)."""
     steps = (
         ("store", lambda: memory.store.after_erase()),
-        ("search indexes", lambda: _scrub_search_indexes(memory)),
+        ("search indexes", lambda: _scrub_search_indexes(memory, group)),
         ("embedding cache", lambda: _forget_embeddings(memory, content)),
         ("LLM cache", lambda: _forget_llm_responses(memory, content)),
     )
@@ -218,11 +218,12 @@ def after_commit(memory: EraseFacade, content: ErasedContent) -> None:
             log.exception("erase: could not clean the %s", what)
 
 
-def _scrub_search_indexes(memory: EraseFacade) -> None:
-    """Loaded search backends catch up (drop erased vectors, rewrite their ANN files); ANN files
-    of models no backend has loaded in this process are rewritten too."""
+def _scrub_search_indexes(memory: EraseFacade, group: str) -> None:
+    """Loaded search backends drop what they keep of the erased items (rewrite their ANN
+    files), embedding nothing (the backlog of any group is the indexer's, not the erase's);
+    ANN files of models no backend has loaded in this process are rewritten too."""
     for backend in list(memory.store.search_backends().values()):
-        backend.index_pending(256, None)
+        backend.forget_erased(group)
     memory.store.scrub_search_files()
 
 

@@ -924,11 +924,17 @@ class Memory(ArchiveVerbs):
                        half_life_days=half_life_days)
 
     def index(self, group: str | None = None) -> int:
-        """Embed and index everything written since the last call (search does this lazily);
-        with ``group``, on Neo4j, only that group's items."""
+        """Embed and index everything written since the last call (a search embeds only a
+        bounded part of its own group's backlog); with ``group``, only that group's items."""
         from ..retrieve import index_pending
 
         return index_pending(self, groups=None if group is None else [check_group(group)])
+
+    def pending_index(self, group: str = DEFAULT_GROUP) -> int:
+        """Items of ``group`` not embedded yet (searched by keyword and time until indexed)."""
+        from .retrieve import pending
+
+        return pending(self, check_group(group))
 
     # ------------------------------------------------------------------ bulk
     def assert_facts(

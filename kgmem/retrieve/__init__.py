@@ -11,6 +11,8 @@ Public API (all take the :class:`kgmem.Memory` first)::
     context(memory, query, budget_tokens=1000, valid_at=None, known_at=None,
             group="default", reference_time=None, *, embedder=None) -> ContextBlock
     index_pending(memory, *, embedder=None) -> int      # embed everything not yet indexed
+    pending(memory, group) -> int                      # a group's items not embedded yet
+    index_round(memory, per_group=64) -> int           # one round of a background indexer
     flush(memory)                                      # persist ANN index files now
     warm(memory, group="default")                      # load/build a group's ANN indexes now
     reindex(memory, embedder=None)                     # re-embed everything (model change)
@@ -29,7 +31,7 @@ from .search import Searchable, SearchOptions, SearchParams, search
 from .sessions import search_sessions
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
 
     from ..embed.base import Embedder
     from ..store.search_reads import SearchableStore
@@ -47,6 +49,8 @@ __all__ = [
     "context",
     "flush",
     "index_pending",
+    "index_round",
+    "pending",
     "reindex",
     "search",
     "search_sessions",
@@ -66,6 +70,26 @@ def index_pending(memory: Searchable, *, embedder: Embedder | None = None, batch
     from .backend import get_backend
 
     return get_backend(memory, embedder).index_pending(batch_size, max_items, groups=groups)
+
+
+def pending(memory: Searchable, group: str, *, embedder: Embedder | None = None) -> int:
+    """Items of ``group`` written but not embedded yet: search finds them by keyword and time
+    only until an indexer (``kgmem serve``'s background indexer, ``kgmem index``) embeds
+    them (a search itself embeds only a bounded part, and only of its own group)."""
+    from .backend import get_backend
+
+    return get_backend(memory, embedder).pending(group)
+
+
+def index_round(memory: Searchable, per_group: int = 64, *, embedder: Embedder | None = None,
+                groups: Collection[str] | None = None,
+                should_stop: Callable[[], bool] | None = None) -> int:
+    """One round of a background indexer: up to ``per_group`` items of each group with a
+    backlog (of ``groups``; None: every group); returns how many were embedded (0: none
+    left)."""
+    from .backend import get_backend
+
+    return get_backend(memory, embedder).index_round(per_group, groups, should_stop)
 
 
 def flush(memory: Searchable, *, embedder: Embedder | None = None) -> None:

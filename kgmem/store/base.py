@@ -334,6 +334,9 @@ class SearchBackend(Protocol):
     with the store's writes and erasures (embeds what is new, drops what was erased)."""
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int: ...
+    def forget_erased(self, group: str) -> None:
+        """Drop what it keeps of items erased in ``group`` (embedding nothing)."""
+        ...
 
 
 class Store(Protocol):

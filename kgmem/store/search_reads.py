@@ -5,7 +5,7 @@ limits and orders both stores' candidates share, so that they rank alike."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Hashable, MutableMapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,6 +29,14 @@ DF_MAX = 5000
 # COMMON_POOL matches are scored (~9 ms).
 COMMON_POOL = 1000
 
+# What one request may embed of the backlog before it answers (a search sees its own small
+# writes at once); the rest is the background indexer's (``kgmem serve``, ``kgmem index``,
+# the end of ``kgmem ingest``), and search answers meanwhile from what is indexed plus the
+# keyword and time signals, which need no embedding. An episode longer than this is never
+# embedded inside a request.
+REQUEST_INDEX_CHARS = 8_000
+REQUEST_INDEX_ITEMS = 64
+
 _MIN_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 
@@ -49,7 +57,24 @@ class SearchReads(Protocol):
         whose indexes are its own (the embedded store's queue) may catch up with all."""
         ...
     def auto_index(self, group: str | None = None) -> int:
-        """Search-time catch-up before searching ``group`` (throttled, best effort)."""
+        """Search-time catch-up before searching ``group``: bounded (at most
+        :data:`REQUEST_INDEX_CHARS` characters, :data:`REQUEST_INDEX_ITEMS` items, of that
+        group only), best effort (never waits for another indexer or writer)."""
+        ...
+    def pending(self, group: str) -> int:
+        """Items of ``group`` written but not embedded yet (search answers for them from
+        keyword and time signals only)."""
+        ...
+    def index_round(self, per_group: int = 64, groups: Collection[str] | None = None,
+                    should_stop: Callable[[], bool] | None = None) -> int:
+        """One round of a background indexer: up to ``per_group`` items of every group with a
+        backlog (of ``groups``; None: all), group by group (one group's backlog does not keep
+        another's waiting)."""
+        ...
+    def forget_erased(self, group: str) -> None:
+        """After an erase in ``group``: drop what search keeps of erased items outside the
+        store's transaction (the embedded store's ANN files; Neo4j's orphan chunks), without
+        embedding anything."""
         ...
     def flush(self) -> None:
         """Persist what the reads keep in memory (the embedded store's ANN files)."""

@@ -4,6 +4,7 @@ extraction per request than its limit with 413 and what to do instead."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,8 +66,39 @@ def test_the_api_refuses_more_extraction_than_its_limit_with_413(tmp_path) -> No
         bulk["episodes"][1] = {**bulk["episodes"][1], "content": "z " * 1500}
         assert_error(c.post("/v1/episodes/bulk", json=bulk), 413, "extraction_too_large")
         assert rec.calls == [] and c.get("/v1/episodes").json()["items"] == []
-        # without extraction it is only stored: no limit but the body size
+        # without extraction it is only stored (and embedded in the background)
         r = c.post("/v1/episodes", json={**big, "extract": False})
         assert r.status_code == 201 and r.json()["extraction"]["status"] == "skipped"
         small = c.post("/v1/episodes", json={"content": "I like tea", "reference_time": "2024"})
         assert small.status_code == 201 and small.json()["extraction"]["facts"] == 1
+
+
+def test_the_text_bound_applies_without_extraction_too(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """issue 32: `"extract": false` used to skip every bound (999,999 characters accepted)."""
+    with Memory(tmp_path / "m", extractor=None) as m, \
+            client_for(m, max_episode_chars=5000) as c:
+        big = {"content": "x " * 3000, "reference_time": "2024-01-01", "extract": False}
+        err = assert_error(c.post("/v1/episodes", json=big), 413, "content_too_large")
+        assert err["details"]["limit"] == 5000 and err["details"]["got"] == 6000
+        bulk = {"episodes": [{**big, "content": "y " * 1500}, {**big, "content": "z " * 1500}]}
+        assert_error(c.post("/v1/episodes/bulk", json=bulk), 413, "content_too_large")
+        assert c.get("/v1/episodes").json()["items"] == []
+        ok = c.post("/v1/episodes", json={**big, "content": "x " * 2000})
+        assert ok.status_code == 201
+
+
+def test_mcp_remember_is_bounded_like_rest(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from kgmem.mcp_server import create_server
+    from kgmem.settings import Settings
+
+    with Memory(tmp_path / "m", extractor=None) as m:
+        server = create_server(Settings(max_episode_chars=100, max_extract_chars=50), memory=m)
+        with pytest.raises(Exception) as exc:
+            asyncio.run(server.call_tool("remember", {"content": "x" * 101}))
+        assert "content_too_large" in str(exc.value) or "at most 100" in str(exc.value)
+        with pytest.raises(Exception) as exc:
+            asyncio.run(server.call_tool("remember", {"content": "x" * 60}))
+        assert "at most 50" in str(exc.value)
+        assert m.episodes() == []

@@ -46,7 +46,13 @@ from ...timeutil import from_micros, shift, to_micros
 from ..base import episode_keyword_text
 from ..fts_tokens import fts5_tokens, fts5_tokens_many
 from ..indexing import TimeMentions, episode_chunks, model_window
-from ..search_reads import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX
+from ..search_reads import (
+    COMMON_POOL,
+    DF_MAX,
+    EXACT_WINDOW_MAX,
+    REQUEST_INDEX_CHARS,
+    REQUEST_INDEX_ITEMS,
+)
 from ..visibility import (
     MENTIONS_WINDOW_CYPHER,
     episode_cypher,
@@ -202,111 +208,186 @@ class Neo4jBackend:
         self.index_pending(groups=[group])
 
     def auto_index(self, group: str | None = None) -> int:
-        """Search-time catch-up of the searched group, throttled (finding work scans it)."""
-        return self.index_pending(force=False, groups=None if group is None else [group])
+        """Search-time catch-up of the searched group: bounded (:data:`REQUEST_INDEX_CHARS`,
+        :data:`REQUEST_INDEX_ITEMS`), throttled (finding work scans the group), and skipped
+        while another catch-up runs (a request never waits for an indexer)."""
+        if self.embedder is None or not self._lock.acquire(blocking=False):
+            return 0
+        try:
+            return self._index(REQUEST_INDEX_ITEMS, REQUEST_INDEX_ITEMS, False,
+                               None if group is None else [group], REQUEST_INDEX_CHARS)
+        finally:
+            self._lock.release()
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True, groups: Collection[str] | None = None) -> int:
         """Embed what ``groups`` (None: every group of the server) hold without vectors, and
         delete their chunks and time mentions whose episode is gone. Scoped to groups, runs
         on one server (other tenants, other test sessions, other embedders) never embed or
-        delete each other's items."""
+        delete each other's items. Unbounded: for ``kgmem index`` and the background indexer,
+        never for a request."""
         if self.embedder is None:  # keyword-only: what is not embedded waits for the model
             return 0
+        with self._lock:
+            return self._index(batch_size, max_items, force, groups, None)
+
+    def pending(self, group: str) -> int:
+        """Items of ``group`` without vectors (counted up to 100,000 of each kind)."""
+        if self.embedder is None:
+            return 0
+        n = 0
+        for q in (
+            "MATCH (e:Entity) WHERE e.group_id = $g AND e.name_embedding IS NULL AND e.name IS "
+            "NOT NULL AND NOT e.uuid IN $skip WITH e LIMIT 100000 RETURN count(e)",
+            "MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g AND r.fact_embedding IS NULL "
+            "AND r.fact IS NOT NULL AND NOT r.uuid IN $skip WITH r LIMIT 100000 RETURN count(r)",
+            f"MATCH (e:Episodic) WHERE e.group_id = $g AND NOT EXISTS {{ {_MY_CHUNK} }} "
+            "WITH e LIMIT 100000 RETURN count(e)",
+        ):
+            n += int(self._q(q, g=group, skip=list(self._skip), model=self.embedder.name)[0][0])
+        return n
+
+    def index_round(self, per_group: int = 64, groups: Collection[str] | None = None,
+                    should_stop: Callable[[], bool] | None = None) -> int:
+        """Up to ``per_group`` items of each group with a backlog (groups found by one scan)."""
+        if self.embedder is None:
+            return 0
+        if groups is not None:
+            rows = [[g] for g in sorted(groups)]
+        else:
+            rows = self._q(
+                "CALL { MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
+                "RETURN DISTINCT e.group_id AS g UNION "
+                "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT NULL "
+                "RETURN DISTINCT r.group_id AS g UNION "
+                f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }} RETURN DISTINCT e.group_id AS g }} "
+                "RETURN g", model=self.embedder.name)
+        n = 0
+        for (g,) in rows:
+            if g is None or (should_stop is not None and should_stop()):
+                continue
+            with self._lock:
+                n += self._index(per_group, per_group, True, [g], None)
+        return n
+
+    def forget_erased(self, group: str) -> None:
+        """Chunks and time mentions of ``group`` whose episode is gone (erase deletes them in
+        its own transaction; this catches any deleted outside kgmem), embedding nothing."""
+        with self._lock:
+            self._drop_orphans([group])
+
+    def _drop_orphans(self, gs: list[str] | None) -> None:
+        scope = "" if gs is None else " AND {v}.group_id IN $gs"
+        self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c)"
+                f"{scope.format(v='c')} DETACH DELETE c", gs=gs)
+        self._w("MATCH (t:KgmemEpisodeTime) WHERE NOT ()-[:KGMEM_TIME]->(t)"
+                f"{scope.format(v='t')} DETACH DELETE t", gs=gs)
+
+    def _index(self, batch_size: int, max_items: int | None, force: bool,
+               groups: Collection[str] | None, max_chars: int | None) -> int:
+        """:meth:`index_pending` under the lock; ``max_chars``: embed at most this many
+        characters of episodes (an episode longer than what is left waits for an unbounded
+        catch-up)."""
+        assert self.embedder is not None
         scope = {"e": "", "r": "", "c": "", "t": ""} if groups is None else {
             v: f" AND {v}.group_id IN $gs" for v in ("e", "r", "c", "t")}
         gs = None if groups is None else sorted(groups)
-        with self._lock:
-            if not force and (time.monotonic() - self._last_auto.get(_key(gs), 0.0)
-                              < AUTO_INDEX_EVERY_S):
-                return 0
-            done = 0
-            seen_eps: set[str] = set()
-            window = model_window(self.embedder)
-            while max_items is None or done < max_items:
-                rows = self._q(
-                    "MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
-                    f"AND NOT e.uuid IN $skip{scope['e']} RETURN e.uuid, e.name LIMIT $n",
-                    n=batch_size, skip=list(self._skip), gs=gs)
-                if not rows:
-                    break
-                vecs = self.embedder.embed([r[1] for r in rows])
-                self._write_batch(
-                    "UNWIND $rows AS x MATCH (e:Entity {uuid: x.id}) "
-                    "CALL db.create.setNodeVectorProperty(e, 'name_embedding', x.v)",
-                    [{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
-                done += len(rows)
-            while max_items is None or done < max_items:
-                rows = self._q(
-                    "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT "
-                    f"NULL AND NOT r.uuid IN $skip{scope['r']} RETURN r.uuid, r.fact LIMIT $n",
-                    n=batch_size, skip=list(self._skip), gs=gs)
-                if not rows:
-                    break
-                vecs = self.embedder.embed([r[1] for r in rows])
-                self._write_batch(
-                    "UNWIND $rows AS x MATCH ()-[r:RELATES_TO {uuid: x.id}]->() "
-                    "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', x.v)",
-                    [{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
-                done += len(rows)
-            while max_items is None or done < max_items:
-                rows = self._q(
-                    f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }}{scope['e']} "
-                    "RETURN e.uuid, e.group_id, e.content, e.speaker, e.valid_at LIMIT $n",
-                    n=batch_size, model=self.embedder.name, gs=gs)
-                rows = [r for r in rows if r[0] not in seen_eps]
-                if not rows:  # nothing new (or only episodes whose chunks failed to write)
-                    break
-                seen_eps.update(r[0] for r in rows)
-                # episodes written by graphiti (or bulk tools) have no keyword tokens yet
-                toks = fts5_tokens_many([episode_keyword_text(r[2] or "", r[3]) for r in rows])
+        if not force and (time.monotonic() - self._last_auto.get(_key(gs), 0.0)
+                          < AUTO_INDEX_EVERY_S):
+            return 0
+        budget = max_chars
+        done = 0
+        seen_eps: set[str] = set()
+        window = model_window(self.embedder)
+        while max_items is None or done < max_items:
+            rows = self._q(
+                "MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
+                f"AND NOT e.uuid IN $skip{scope['e']} RETURN e.uuid, e.name LIMIT $n",
+                n=batch_size, skip=list(self._skip), gs=gs)
+            if not rows:
+                break
+            vecs = self.embedder.embed([r[1] for r in rows])
+            self._write_batch(
+                "UNWIND $rows AS x MATCH (e:Entity {uuid: x.id}) "
+                "CALL db.create.setNodeVectorProperty(e, 'name_embedding', x.v)",
+                [{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
+            done += len(rows)
+        while max_items is None or done < max_items:
+            rows = self._q(
+                "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT "
+                f"NULL AND NOT r.uuid IN $skip{scope['r']} RETURN r.uuid, r.fact LIMIT $n",
+                n=batch_size, skip=list(self._skip), gs=gs)
+            if not rows:
+                break
+            vecs = self.embedder.embed([r[1] for r in rows])
+            self._write_batch(
+                "UNWIND $rows AS x MATCH ()-[r:RELATES_TO {uuid: x.id}]->() "
+                "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', x.v)",
+                [{"id": r[0], "v": v.tolist()} for r, v in zip(rows, vecs)])
+            done += len(rows)
+        while (max_items is None or done < max_items) and (budget is None or budget > 0):
+            fits = "" if budget is None else " AND size(coalesce(e.content, '')) <= $maxc"
+            rows = self._q(
+                f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }}{scope['e']}{fits} "
+                "RETURN e.uuid, e.group_id, e.content, e.speaker, e.valid_at LIMIT $n",
+                n=batch_size, model=self.embedder.name, gs=gs, maxc=budget)
+            rows = [r for r in rows if r[0] not in seen_eps]
+            if budget is not None:
+                kept = []
+                for r in rows:
+                    if len(r[2] or "") <= budget:
+                        kept.append(r)
+                        budget -= len(r[2] or "")
+                rows = kept
+            if not rows:  # nothing new (or only episodes whose chunks failed to write)
+                break
+            seen_eps.update(r[0] for r in rows)
+            # episodes written by graphiti (or bulk tools) have no keyword tokens yet
+            toks = fts5_tokens_many([episode_keyword_text(r[2] or "", r[3]) for r in rows])
+            self._write_each(
+                "UNWIND $rows AS x MATCH (e:Episodic {uuid: x[0]}) "
+                f"WHERE e.{EPISODE_TOKENS} IS NULL SET e.{EPISODE_TOKENS} = x[1]",
+                "rows", [[r[0], " ".join(t)] for r, t in zip(rows, toks)])
+            texts, meta, times = [], [], []
+            for uid, group, content, speaker, ref in rows:
+                for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):
+                    texts.append(t)
+                    meta.append((uid, group, i, a, b))
+                for _e, _g, s0, s1, _p in self.mentions(uid, group, content or "", _us(ref)):
+                    times.append({"ep": uid, "g": group, "s": from_micros(s0),
+                                  "e": from_micros(s1)})
+            vecs = self.embedder.embed(texts)
+            chunks = [
+                {"ep": m[0], "g": m[1], "i": m[2], "a": m[3], "b": m[4],
+                 "id": str(uuid.uuid4()), "v": v.tolist(), "m": self.embedder.name}
+                for m, v in zip(meta, vecs)
+            ]
+            # MATCH the episode in the same statement: an episode erased meanwhile gets no
+            # chunks (nothing of it is resurrected)
+            self._write_each(
+                "UNWIND $eps AS ep UNWIND ep AS x MATCH (e:Episodic {uuid: x.ep}) "
+                "WHERE NOT EXISTS { MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {chunk: x.i}) "
+                "WHERE c.model = x.m OR c.model IS NULL } "
+                "CREATE (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {uuid: x.id, episode_uuid: x.ep, "
+                "group_id: x.g, chunk: x.i, start: x.a, end: x.b, model: x.m}) "
+                "WITH c, x CALL db.create.setNodeVectorProperty(c, 'embedding', x.v)",
+                "eps", _by_episode(chunks))
+            if times:
+                by_ep: dict[str, list[dict[str, Any]]] = {}
+                for stamp in times:
+                    by_ep.setdefault(stamp["ep"], []).append(stamp)
+                # once per episode, not again for each embedder's chunks
                 self._write_each(
-                    "UNWIND $rows AS x MATCH (e:Episodic {uuid: x[0]}) "
-                    f"WHERE e.{EPISODE_TOKENS} IS NULL SET e.{EPISODE_TOKENS} = x[1]",
-                    "rows", [[r[0], " ".join(t)] for r, t in zip(rows, toks)])
-                texts, meta, times = [], [], []
-                for uid, group, content, speaker, ref in rows:
-                    for i, (t, a, b) in enumerate(episode_chunks(content or "", speaker, window)):
-                        texts.append(t)
-                        meta.append((uid, group, i, a, b))
-                    for _e, _g, s0, s1, _p in self.mentions(uid, group, content or "", _us(ref)):
-                        times.append({"ep": uid, "g": group, "s": from_micros(s0),
-                                      "e": from_micros(s1)})
-                vecs = self.embedder.embed(texts)
-                chunks = [
-                    {"ep": m[0], "g": m[1], "i": m[2], "a": m[3], "b": m[4],
-                     "id": str(uuid.uuid4()), "v": v.tolist(), "m": self.embedder.name}
-                    for m, v in zip(meta, vecs)
-                ]
-                # MATCH the episode in the same statement: an episode erased meanwhile gets no
-                # chunks (nothing of it is resurrected)
-                self._write_each(
-                    "UNWIND $eps AS ep UNWIND ep AS x MATCH (e:Episodic {uuid: x.ep}) "
-                    "WHERE NOT EXISTS { MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {chunk: x.i}) "
-                    "WHERE c.model = x.m OR c.model IS NULL } "
-                    "CREATE (e)-[:KGMEM_CHUNK]->(c:KgmemChunk {uuid: x.id, episode_uuid: x.ep, "
-                    "group_id: x.g, chunk: x.i, start: x.a, end: x.b, model: x.m}) "
-                    "WITH c, x CALL db.create.setNodeVectorProperty(c, 'embedding', x.v)",
-                    "eps", _by_episode(chunks))
-                if times:
-                    by_ep: dict[str, list[dict[str, Any]]] = {}
-                    for stamp in times:
-                        by_ep.setdefault(stamp["ep"], []).append(stamp)
-                    # once per episode, not again for each embedder's chunks
-                    self._write_each(
-                        "UNWIND $eps AS ts MATCH (e:Episodic {uuid: ts[0].ep}) "
-                        "WHERE NOT (e)-[:KGMEM_TIME]->() UNWIND ts AS x "
-                        "CREATE (e)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid: x.ep, "
-                        "group_id: x.g, start: x.s, end: x.e})",
-                        "eps", list(by_ep.values()))
-                done += len(rows)
-            # chunks / time mentions of erased episodes
-            self._w("MATCH (c:KgmemChunk) WHERE NOT ()-[:KGMEM_CHUNK]->(c)"
-                    f"{scope['c']} DETACH DELETE c", gs=gs)
-            self._w("MATCH (t:KgmemEpisodeTime) WHERE NOT ()-[:KGMEM_TIME]->(t)"
-                    f"{scope['t']} DETACH DELETE t", gs=gs)
-            self._last_auto[_key(gs)] = time.monotonic()
-            return done
+                    "UNWIND $eps AS ts MATCH (e:Episodic {uuid: ts[0].ep}) "
+                    "WHERE NOT (e)-[:KGMEM_TIME]->() UNWIND ts AS x "
+                    "CREATE (e)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid: x.ep, "
+                    "group_id: x.g, start: x.s, end: x.e})",
+                    "eps", list(by_ep.values()))
+            done += len(rows)
+        # chunks / time mentions of erased episodes
+        self._drop_orphans(gs)
+        self._last_auto[_key(gs)] = time.monotonic()
+        return done
 
     # ------------------------------------------------------------------ episodes
     @staticmethod

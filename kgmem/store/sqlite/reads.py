@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,14 @@ from ...model import Entity, Episode, FactVersion
 from ...timeline import recorded_by
 from ..base import TimeFilter, iter_chunks
 from ..indexing import TimeMentions
-from ..search_reads import COMMON_POOL, DF_MAX, EXACT_WINDOW_MAX, version_rank_key
+from ..search_reads import (
+    COMMON_POOL,
+    DF_MAX,
+    EXACT_WINDOW_MAX,
+    REQUEST_INDEX_CHARS,
+    REQUEST_INDEX_ITEMS,
+    version_rank_key,
+)
 from ..visibility import episode_stamps_visible, recorded_mask
 from .indexing import drain_queue
 from .search import SearchTables, fts_match
@@ -79,41 +86,88 @@ class SqliteSearchReads:
             self.vectors.flush()
 
     def warm(self, group: str) -> None:
-        self.index_pending()
+        self.index_pending(groups=[group])
         if self.vectors is not None:
             for kind in ("fact", "entity", "episode"):
                 self.vectors.sync(kind, group)
 
     def auto_index(self, group: str | None = None) -> int:
-        """Search-time catch-up (cheap when nothing is queued; every group: one directory,
-        one queue). Best effort: while another
-        writer holds the store, search goes on with what is already indexed instead of
-        waiting for the lock (a read never waits for a writer)."""
-        if self.vectors is None:
+        """Search-time catch-up of ``group``, bounded (:data:`REQUEST_INDEX_CHARS`,
+        :data:`REQUEST_INDEX_ITEMS`; another group's backlog is never touched). Best effort:
+        while another indexer or writer holds the store, search goes on with what is already
+        indexed instead of waiting (a read never waits for a writer)."""
+        if self.vectors is None or self.embedder is None:
+            return 0
+        if not self._index_lock.acquire(blocking=False):  # the background indexer is at work
             return 0
         db = self.view._db
         try:
             with db.without_waiting():
-                if self.view.search_queue_size():
-                    with db.write():  # free now? (else do not embed what cannot be stored)
-                        pass
-                return self.index_pending()
+                if not self.view.search_queue_size(group):
+                    return 0
+                with db.write():  # free now? (else do not embed what cannot be stored)
+                    pass
+                return drain_queue(self.view, self.embedder, self.mentions,
+                                   REQUEST_INDEX_ITEMS, REQUEST_INDEX_ITEMS, group=group,
+                                   max_chars=REQUEST_INDEX_CHARS)
         except StoreBusyError:
             return 0
+        finally:
+            self._index_lock.release()
+
+    def pending(self, group: str) -> int:
+        return self.view.search_queue_size(group)
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True, groups: Collection[str] | None = None) -> int:
-        """Drain the store's queue (every group: one directory, one queue, one writer at a
-        time; ``force`` and ``groups`` are for a server store's catch-up)."""
+        """Drain the queue of ``groups`` (None: every group), unbounded: for ``kgmem index``,
+        the end of an ingest and the background indexer, never for a request (``force`` is
+        for a server store's catch-up)."""
         if self.vectors is None or self.embedder is None:  # keyword-only: the queue waits
             return 0
         with self._index_lock:
-            n = drain_queue(self.view, self.embedder, self.mentions, batch_size, max_items)
-            top = self.view.search_max_deleted_seq()
-            if top != self._scrubbed_seq:
-                self.vectors.scrub_persisted()
-                self._scrubbed_seq = top
+            if groups is None:
+                n = drain_queue(self.view, self.embedder, self.mentions, batch_size, max_items)
+            else:
+                n = 0
+                for g in sorted(groups):
+                    left = None if max_items is None else max_items - n
+                    n += drain_queue(self.view, self.embedder, self.mentions, batch_size, left,
+                                     group=g)
+            self._scrub()
         return n
+
+    def index_round(self, per_group: int = 64, groups: Collection[str] | None = None,
+                    should_stop: Callable[[], bool] | None = None) -> int:
+        if self.vectors is None or self.embedder is None:
+            return 0
+        n = 0
+        for g in self.view.search_queue_groups():
+            if should_stop is not None and should_stop():
+                break
+            if groups is not None and g not in groups:
+                continue
+            with self._index_lock:  # one batch at a time: a request's catch-up gets its turn
+                n += drain_queue(self.view, self.embedder, self.mentions, per_group, per_group,
+                                 group=g, should_stop=should_stop)
+        if n:
+            with self._index_lock:
+                self._scrub()
+        return n
+
+    def forget_erased(self, group: str) -> None:
+        if self.vectors is None:
+            return
+        with self._index_lock:
+            self._scrub()
+
+    def _scrub(self) -> None:
+        """Apply deletions to the persisted ANN files (privacy after an erase)."""
+        assert self.vectors is not None
+        top = self.view.search_max_deleted_seq()
+        if top != self._scrubbed_seq:
+            self.vectors.scrub_persisted()
+            self._scrubbed_seq = top
 
     def _prune(self, table: str, words: list[str]) -> tuple[str, int | None]:
         """FTS match for ``words`` without the ones too common to be worth scoring, and the

@@ -47,12 +47,12 @@ from ..visibility import (
 from .conns import SqliteConnections
 from .rows import EPISODE_SELECT, VERSION_COLS, VERSION_FROM, episode_row, get_entity, version_row
 
-SEARCH_SCHEMA_VERSION = "1"
+SEARCH_SCHEMA_VERSION = "2"  # 2: search_queue.group_id (a group's backlog on its own)
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS search_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS search_queue(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, item TEXT NOT NULL);
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, item TEXT NOT NULL, group_id TEXT);
 CREATE TABLE IF NOT EXISTS search_fact_texts(
   id INTEGER PRIMARY KEY AUTOINCREMENT, fact_id TEXT NOT NULL, group_id TEXT NOT NULL,
   text TEXT NOT NULL);
@@ -89,7 +89,7 @@ CREATE INDEX IF NOT EXISTS search_episode_times_episode ON search_episode_times(
 # Triggers are separated by "|" because their bodies contain ";".
 _TRIGGERS = """
 CREATE TRIGGER IF NOT EXISTS search_tr_episode_ins AFTER INSERT ON episodes BEGIN
-  INSERT INTO search_queue(kind, item) VALUES ('episode', NEW.id);
+  INSERT INTO search_queue(kind, item, group_id) VALUES ('episode', NEW.id, NEW.group_id);
 END|
 CREATE TRIGGER IF NOT EXISTS search_tr_episode_del AFTER DELETE ON episodes BEGIN
   DELETE FROM search_vectors WHERE kind = 'episode' AND item = OLD.id;
@@ -106,7 +106,7 @@ CREATE TRIGGER IF NOT EXISTS search_tr_version_del AFTER DELETE ON versions BEGI
 END|
 CREATE TRIGGER IF NOT EXISTS search_tr_fact_text_ins AFTER INSERT ON search_fact_texts BEGIN
   INSERT INTO facts_fts(rowid, text) VALUES (NEW.id, NEW.text);
-  INSERT INTO search_queue(kind, item) VALUES ('fact', CAST(NEW.id AS TEXT));
+  INSERT INTO search_queue(kind, item, group_id) VALUES ('fact', CAST(NEW.id AS TEXT), NEW.group_id);
 END|
 CREATE TRIGGER IF NOT EXISTS search_tr_fact_text_del AFTER DELETE ON search_fact_texts BEGIN
   INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
@@ -130,7 +130,8 @@ CREATE TRIGGER IF NOT EXISTS search_tr_alias_del AFTER DELETE ON aliases BEGIN
 END|
 CREATE TRIGGER IF NOT EXISTS search_tr_entity_name_ins AFTER INSERT ON search_entity_names BEGIN
   INSERT INTO entities_fts(rowid, name) VALUES (NEW.id, NEW.name);
-  INSERT INTO search_queue(kind, item) VALUES ('entity', CAST(NEW.id AS TEXT));
+  INSERT INTO search_queue(kind, item, group_id)
+    VALUES ('entity', CAST(NEW.id AS TEXT), NEW.group_id);
 END|
 CREATE TRIGGER IF NOT EXISTS search_tr_entity_name_del AFTER DELETE ON search_entity_names BEGIN
   INSERT INTO entities_fts(entities_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
@@ -148,8 +149,25 @@ _BACKFILL = [
     "SELECT id, group_id, name FROM entities ORDER BY rowid",
     "INSERT OR IGNORE INTO search_entity_names(entity_id, group_id, name) "
     "SELECT entity_id, group_id, alias FROM aliases WHERE substr(alias, 1, 2) <> char(126, 31)",
-    "INSERT INTO search_queue(kind, item) SELECT 'episode', id FROM episodes ORDER BY rowid",
+    "INSERT INTO search_queue(kind, item, group_id) SELECT 'episode', id, group_id FROM episodes "
+    "ORDER BY rowid",
 ]
+
+# Version 1 -> 2: the queue learns each item's group (an index on it), and the enqueueing
+# triggers are made again to fill it.
+_MIGRATE_2 = [
+    "ALTER TABLE search_queue ADD COLUMN group_id TEXT",
+    "UPDATE search_queue SET group_id = (SELECT group_id FROM episodes e "
+    "WHERE e.id = search_queue.item) WHERE kind = 'episode'",
+    "UPDATE search_queue SET group_id = (SELECT group_id FROM search_fact_texts f "
+    "WHERE f.id = CAST(search_queue.item AS INTEGER)) WHERE kind = 'fact'",
+    "UPDATE search_queue SET group_id = (SELECT group_id FROM search_entity_names n "
+    "WHERE n.id = CAST(search_queue.item AS INTEGER)) WHERE kind = 'entity'",
+    "DROP TRIGGER IF EXISTS search_tr_episode_ins",
+    "DROP TRIGGER IF EXISTS search_tr_fact_text_ins",
+    "DROP TRIGGER IF EXISTS search_tr_entity_name_ins",
+]
+_QUEUE_INDEX = "CREATE INDEX IF NOT EXISTS search_queue_group ON search_queue(group_id, seq)"
 
 def fts_match(words: list[str]) -> str:
     """An FTS5 expression matching any of ``words`` (each quoted: no FTS syntax leaks)."""
@@ -189,9 +207,13 @@ class SearchTables:
                 row = None
             if row is None or row[0] != SEARCH_SCHEMA_VERSION:
                 with self._swrite() as c:
+                    if row is not None and row[0] == "1":
+                        for stmt in _MIGRATE_2:
+                            c.execute(stmt)
                     for stmt in _TABLES.split(";"):
                         if stmt.strip():
                             c.execute(stmt)
+                    c.execute(_QUEUE_INDEX)
                     fresh = c.execute(
                         "SELECT value FROM search_meta WHERE key='schema_version'"
                     ).fetchone() is None
@@ -217,16 +239,39 @@ class SearchTables:
             c.execute("INSERT OR REPLACE INTO search_meta(key, value) VALUES(?, ?)", (key, value))
 
     # ------------------------------------------------------------------ indexing queue
-    def search_queue_batch(self, limit: int) -> list[tuple[int, str, str]]:
-        return [
-            (int(r[0]), r[1], r[2])
-            for r in self._sq(
-                "SELECT seq, kind, item FROM search_queue ORDER BY seq LIMIT ?", (limit,)
-            )
-        ]
+    def search_queue_batch(self, limit: int, group: str | None = None, after: int = 0
+                           ) -> list[tuple[int, str, str]]:
+        """The oldest ``limit`` queued items after ``after`` (of ``group``; None: of every
+        group)."""
+        if group is None:
+            rows = self._sq("SELECT seq, kind, item FROM search_queue WHERE seq > ? "
+                            "ORDER BY seq LIMIT ?", (after, limit))
+        else:
+            rows = self._sq("SELECT seq, kind, item FROM search_queue WHERE group_id = ? "
+                            "AND seq > ? ORDER BY seq LIMIT ?", (group, after, limit))
+        return [(int(r[0]), r[1], r[2]) for r in rows]
 
-    def search_queue_size(self) -> int:
-        return int(self._sq("SELECT count(*) FROM search_queue")[0][0])
+    def search_queue_size(self, group: str | None = None) -> int:
+        if group is None:
+            return int(self._sq("SELECT count(*) FROM search_queue")[0][0])
+        return int(self._sq("SELECT count(*) FROM search_queue WHERE group_id = ?",
+                            (group,))[0][0])
+
+    def search_queue_groups(self) -> list[str | None]:
+        """The groups with queued items (None: items queued before the queue knew groups)."""
+        return [r[0] for r in self._sq("SELECT DISTINCT group_id FROM search_queue")]
+
+    def search_episode_sizes(self, ids: Sequence[str]) -> dict[str, int]:
+        """id -> characters of the episode's content (what embedding it costs)."""
+        out: dict[str, int] = {}
+        for chunk in iter_chunks(list(ids), 400):
+            marks = ",".join("?" * len(chunk))
+            for r in self._sq(
+                f"SELECT id, length(content) + length(coalesce(speaker, '')) FROM episodes "
+                f"WHERE id IN ({marks})", chunk,
+            ):
+                out[r[0]] = int(r[1])
+        return out
 
     def search_episode_rows(self, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
         """id -> (group, content, speaker, reference_time micros)."""
@@ -323,16 +368,16 @@ class SearchTables:
             c.execute("DELETE FROM search_queue")
             c.execute("DELETE FROM search_episode_times")
             c.execute(
-                "INSERT INTO search_queue(kind, item) SELECT 'fact', CAST(id AS TEXT) "
-                "FROM search_fact_texts ORDER BY id"
+                "INSERT INTO search_queue(kind, item, group_id) SELECT 'fact', CAST(id AS TEXT), "
+                "group_id FROM search_fact_texts ORDER BY id"
             )
             c.execute(
-                "INSERT INTO search_queue(kind, item) SELECT 'entity', CAST(id AS TEXT) "
-                "FROM search_entity_names ORDER BY id"
+                "INSERT INTO search_queue(kind, item, group_id) SELECT 'entity', "
+                "CAST(id AS TEXT), group_id FROM search_entity_names ORDER BY id"
             )
             c.execute(
-                "INSERT INTO search_queue(kind, item) SELECT 'episode', id FROM episodes "
-                "ORDER BY rowid"
+                "INSERT INTO search_queue(kind, item, group_id) SELECT 'episode', id, group_id "
+                "FROM episodes ORDER BY rowid"
             )
 
     # ------------------------------------------------------------------ vectors

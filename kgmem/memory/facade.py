@@ -932,7 +932,7 @@ class Memory(ArchiveVerbs):
 
     def pending_index(self, group: str = DEFAULT_GROUP) -> int:
         """Items of ``group`` not embedded yet (searched by keyword and time until indexed)."""
-        from .retrieve import pending
+        from ..retrieve import pending
 
         return pending(self, check_group(group))
 

@@ -90,7 +90,7 @@ def test_the_text_bound_applies_without_extraction_too(tmp_path) -> None:  # typ
 def test_mcp_remember_is_bounded_like_rest(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from kgmem.mcp_server import create_server
+    from kgmem.mcp.server import create_server
     from kgmem.settings import Settings
 
     with Memory(tmp_path / "m", extractor=None) as m:

@@ -106,7 +106,7 @@ def test_background_indexer_catches_up_group_by_group(smem):  # type: ignore[no-
 def test_a_version_1_queue_learns_its_groups(tmp_path):  # type: ignore[no-untyped-def]
     """A store whose search queue predates groups (schema 1) is migrated in place: its queued
     items get their group, and new writes are queued with theirs."""
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
     from kgmem.retrieve.backend import get_backend
 
     path = tmp_path / "s"

@@ -6,11 +6,15 @@ user=None)`` and ``extract_many(items)`` returning :class:`ExtractedFact` lists 
 :class:`kgmem.ingest.pipeline.ExtractionPipeline` uses either unchanged
 (``KGMEM_EXTRACTOR=llm`` selects this one via :meth:`LLMExtractor.from_settings`).
 
-Per episode: **one** ``POST {base_url}/chat/completions`` with the versioned prompt
-(:mod:`kgmem.ingest.llm_prompt`) and a strict ``json_schema`` response format. Servers that
-reject that format (HTTP 400 about ``response_format``) are retried with ``json_object`` and
-then with no response format (the schema goes into the prompt); the working mode is remembered
-per instance. Models that reject ``temperature`` get it dropped the same way.
+Per sitting: **one** ``POST {base_url}/chat/completions`` with the versioned prompt
+(:mod:`kgmem.ingest.llm_prompt`) holding a conversation's consecutive turns (cut into chunks
+when long: :mod:`kgmem.ingest.llm_turns`) and a strict ``json_schema`` response format. Each
+fact names its turn; the words that date it are resolved by kgmem against that turn's time
+(:mod:`kgmem.ingest.llm_time`); the reply is read and validated by
+:mod:`kgmem.ingest.llm_reply`. Servers that reject the format are asked again with
+``json_object`` and then with no response format (the schema goes into the prompt); the
+working mode is remembered per endpoint. Models that reject ``temperature`` get it dropped
+the same way.
 
 * **Retries**: 408/409/425/429/5xx, timeouts and network errors, exponential backoff with
   jitter, ``Retry-After`` honoured (:class:`kgmem.llm.ChatClient`).
@@ -20,7 +24,7 @@ per instance. Models that reject ``temperature`` get it dropped the same way.
 * **Validation**: each fact is validated with pydantic; invalid facts are dropped with a
   logged warning (never an exception). I/me/my left in the output are mapped to the speaker.
 * **Cache**: responses are stored in SQLite under ``cache_dir`` keyed by sha256 of (model,
-  prompt version, messages): re-ingesting the same episodes makes no calls.
+  prompt version, messages): re-ingesting the same sittings makes no calls.
 * **Accounting**: :attr:`LLMExtractor.stats` (:class:`kgmem.llm.LLMStats`) sums ``usage``
   tokens per call, counts calls / cache hits / retries, and prices calls from ``prices``
   (USD per 1M tokens, per model).
@@ -31,7 +35,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -42,7 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kgmem.errors import InvalidInputError
@@ -64,10 +67,11 @@ from kgmem.llm import (
 from kgmem.names import normalize_name
 from kgmem.timeline import is_interval
 from kgmem.timeutil import parse_instant, to_utc
-from kgmem.vocabulary import Vocabulary, normalize_predicate
+from kgmem.vocabulary import Vocabulary
 
 from . import llm_prompt as P
 from .facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
+from .llm_reply import BadReply, LLMFact, parse_reply, salvage_facts
 from .llm_time import in_text, resolve_fact_times
 from .llm_turns import Chunk, Turn, estimate_tokens, plan_chunks
 
@@ -104,14 +108,6 @@ _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our",
                            "ourselves", "speaker", "the speaker"})
 _PRONOUNS = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their",
                        "it", "its", "you", "your", "yours", "this", "that", "someone"})
-_NULLS = frozenset({"", "null", "none", "n/a", "na", "unknown", "nil"})
-_KIND_ALIASES = {"assert": "assert", "asserted": "assert", "add": "assert", "holds": "assert",
-                 "end": "end", "ended": "end", "ends": "end", "invalidate": "end",
-                 "stop": "end", "stopped": "end",
-                 "retract": "retract", "retracted": "retract", "retraction": "retract",
-                 "correction": "retract", "never": "retract"}
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
-_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```\s*$", re.S)
 
 
 def default_cache_dir() -> Path:
@@ -141,150 +137,6 @@ class LLMSettings(BaseSettings):
     chunk_tokens: int = DEFAULT_CHUNK_TOKENS  # 0: one turn per request
     context_turns: int = DEFAULT_CONTEXT_TURNS
     context_window: int = DEFAULT_CONTEXT_WINDOW
-
-
-# --------------------------------------------------------------------------- validation
-class _BadReply(ValueError):
-    """The reply is not usable JSON of the expected shape (triggers the repair request).
-    ``reason`` is the key it is counted under in ``stats.rejected``."""
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-def parse_reply(content: str | None) -> list[Any]:
-    """The ``facts`` array from a model reply. Tolerates code fences, ``<think>`` blocks,
-    prose around one JSON object, and a bare top-level array; ``{}`` and ``{"facts": null}``
-    mean nothing to extract. Raises ``ValueError``."""
-    if content is None or not content.strip():
-        raise _BadReply("the reply is empty", "empty")
-    text = _THINK.sub("", content).strip()
-    m = _FENCE.match(text)
-    if m:
-        text = m.group(1).strip()
-    try:  # strict=False: raw newlines in strings (a grammar-constrained local model writes them)
-        obj = json.loads(text, strict=False)
-    except json.JSONDecodeError as exc:
-        start, end = text.find("{"), text.rfind("}")
-        obj = None
-        if 0 <= start < end:
-            try:
-                obj = json.loads(text[start:end + 1], strict=False)
-            except ValueError:
-                obj = None
-        if obj is None:
-            raise _BadReply(f"it is not valid JSON ({exc.msg} at position {exc.pos})",
-                            "not_json") from None
-    if isinstance(obj, list):
-        return obj
-    if isinstance(obj, dict):
-        facts = obj.get("facts")
-        if isinstance(facts, list):
-            return facts
-        if not obj or (facts is None and "facts" in obj):
-            return []  # {} / {"facts": null}: the model found nothing to extract
-        if facts is None and {"subject", "predicate", "object"} <= obj.keys():
-            return [obj]  # a single fact without the wrapper
-        raise _BadReply('the JSON object has no "facts" array', "no_facts_array")
-    raise _BadReply(f"the JSON is a {type(obj).__name__}, expected an object with \"facts\"",
-                    "no_facts_array")
-
-
-_FACTS_START = re.compile(r'"facts"\s*:\s*\[')
-
-
-def salvage_facts(content: str | None) -> list[Any]:
-    """The complete fact objects at the start of a reply that was cut off (finish_reason
-    ``length``): ``{"facts": [{...}, {...}, {"subj`` gives the first two."""
-    text = _THINK.sub("", content or "")
-    m = _FACTS_START.search(text)
-    pos = m.end() if m else text.find("[") + 1
-    if pos <= 0:
-        return []
-    decoder = json.JSONDecoder(strict=False)
-    out: list[Any] = []
-    while True:
-        while pos < len(text) and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= len(text) or text[pos] != "{":
-            return out
-        try:
-            obj, pos = decoder.raw_decode(text, pos)
-        except ValueError:
-            return out
-        out.append(obj)
-
-
-class LLMFact(BaseModel):
-    """One fact as the model returns it (validated; lenient about harmless variations).
-    ``start_time``/``end_time`` are the words of the turn that date it, not dates."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-
-    turn: str = ""
-    subject: str = Field(min_length=1, max_length=300)
-    predicate: str = Field(min_length=1, max_length=100)
-    object: str = Field(min_length=1, max_length=500)
-    start_time: str | None = None
-    end_time: str | None = None
-    kind: Literal["assert", "end", "retract"] = "assert"
-    confidence: float = 0.8
-    evidence: str = ""
-
-    @field_validator("subject", "object", mode="before")
-    @classmethod
-    def _scalar_to_str(cls, v: Any) -> Any:
-        if isinstance(v, bool) or v is None:
-            return v
-        return str(v) if isinstance(v, (int, float)) else v
-
-    @field_validator("turn", mode="before")
-    @classmethod
-    def _turn(cls, v: Any) -> Any:
-        if v is None:
-            return ""
-        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-    @field_validator("predicate")
-    @classmethod
-    def _predicate(cls, v: str) -> str:
-        return normalize_predicate(v)
-
-    @field_validator("start_time", "end_time", mode="before")
-    @classmethod
-    def _time_words(cls, v: Any) -> Any:
-        if v is None or (isinstance(v, str) and v.strip().lower() in _NULLS):
-            return None
-        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-    @field_validator("kind", mode="before")
-    @classmethod
-    def _kind(cls, v: Any) -> Any:
-        if v is None:
-            return "assert"
-        if isinstance(v, str):
-            return _KIND_ALIASES.get(v.strip().lower(), v.strip().lower())
-        return v
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _confidence(cls, v: Any) -> Any:
-        if v is None:
-            return 0.8
-        if isinstance(v, bool):
-            raise ValueError("confidence must be a number")
-        if isinstance(v, str):
-            v = float(v.strip().rstrip("%")) / (100 if v.strip().endswith("%") else 1)
-        v = float(v)
-        if v != v or v < 0 or v > 100:
-            raise ValueError("confidence must be between 0 and 1")
-        return v / 100 if v > 1 else v
-
-    @field_validator("evidence", mode="before")
-    @classmethod
-    def _evidence(cls, v: Any) -> Any:
-        return "" if v is None else v
 
 
 def _span(text: str, quote: str) -> tuple[int, int]:
@@ -751,7 +603,7 @@ class LLMExtractor:
             self._record(result)
         try:
             return result, self._facts_of(result)
-        except _BadReply as bad:
+        except BadReply as bad:
             self.stats.reject(bad.reason)
             if bad.reason == "cut_off":  # a repair would be cut off the same way
                 raise self._output_error(bad, result, None) from None
@@ -764,11 +616,11 @@ class LLMExtractor:
         self._record(fixed, purpose="repair")
         try:
             return fixed, self._facts_of(fixed)
-        except _BadReply as bad:
+        except BadReply as bad:
             self.stats.reject(bad.reason)
             raise self._output_error(bad, fixed, first_error) from None
 
-    def _output_error(self, bad: _BadReply, result: ChatResult, first_error: str | None
+    def _output_error(self, bad: BadReply, result: ChatResult, first_error: str | None
                       ) -> LLMOutputError:
         if first_error is None:
             what = (f"{bad}; raise KGMEM_LLM_MAX_TOKENS (now {self.max_tokens}) if the "
@@ -790,12 +642,12 @@ class LLMExtractor:
             return []
         try:
             return parse_reply(result.content)
-        except _BadReply as bad:
+        except BadReply as bad:
             if result.finish_reason != "length":
                 raise
             kept = salvage_facts(result.content)
             if not kept:
-                raise _BadReply(f"the reply was cut off (finish_reason=length) before its "
+                raise BadReply(f"the reply was cut off (finish_reason=length) before its "
                                 f"first complete fact ({bad})", "cut_off") from None
         if count:
             self.stats.add(truncated_replies=1)

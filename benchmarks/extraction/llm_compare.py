@@ -1,7 +1,7 @@
 """The LLM extractor beside the offline one, on the same dev sets, with its cost per turn.
 
     python -m benchmarks.extraction.llm_compare [--sets realchat,documents] [--sessions N]
-        [--fake] [--per-turn] [--out DIR]
+        [--fake] [--per-turn] [--no-offline] [--out DIR]
 
 The LLM endpoint is any OpenAI-compatible server from the ``KGMEM_LLM_*`` settings
 (``KGMEM_LLM_BASE_URL``, ``_MODEL``, ``_API_KEY``, ``_CHUNK_TOKENS``...; docs/llm.md), or with
@@ -15,7 +15,9 @@ Sets (the ones the offline rules are scored on):
 * ``realchat``: the hand-labelled LoCoMo dev sessions (``benchmarks/extraction/realchat.py``:
   recall of required facts, precision over distinct extracted facts); ``--sessions N`` keeps
   the first N sessions (by conversation and session number) for a slow endpoint;
-* ``documents``: the document dev set (``benchmarks/extraction/documents.py``).
+* ``documents``: the document dev set (``benchmarks/extraction/documents.py``);
+* ``notes``: the agent-notes dev cases and the negative set (``benchmarks/extraction/notes.py``:
+  the first-look cases are not run); a negative case's facts are false memories.
 
 Printed per extractor: required facts right / labelled, recall, precision; for the LLM: turns,
 sittings, requests (HTTP attempts) and requests per sitting, prompt and completion tokens per
@@ -123,6 +125,39 @@ def run_documents(extractor: Any) -> dict[str, Any]:
     return out
 
 
+def run_notes(extractor: Any) -> dict[str, Any]:
+    """The notes dev cases and the negative set (``benchmarks/extraction/notes.py``); the
+    first-look cases stay unseen."""
+    from benchmarks.extraction import notes
+    from benchmarks.extraction.notes_labels import NEGATIVE, NOTES
+
+    cases = tuple(c for c in NOTES if c.split == "dev") + NEGATIVE
+    stats = getattr(extractor, "stats", None)
+    if stats is not None:
+        stats.reset()
+    t0 = time.perf_counter()
+    res = notes.score_cases(cases, notes.run_cases(extractor, cases))
+    wall = time.perf_counter() - t0
+    kept = [t for g, t in res["summary"].items() if g != "negative"]
+    neg = res["summary"].get("negative", {})
+    right = sum(t.get("found", 0) for t in kept)
+    required = sum(t.get("required", 0) for t in kept)
+    facts = sum(t.get("facts", 0) for t in kept)
+    out: dict[str, Any] = {
+        "right": right, "required": required,
+        "recall": round(right / required, 4) if required else None,
+        "precision": round(sum(t.get("right", 0) for t in kept) / facts, 4) if facts else None,
+        "extracted": facts, "seconds": round(wall, 2),
+        "negative_clean": f"{neg.get('clean', 0)}/{neg.get('cases', 0)}",
+        "false_memories": neg.get("facts", 0) - neg.get("right", 0),
+        "labels": [r for r in res["rows"] if "found" in r],
+        "facts": [r for r in res["rows"] if "right" in r]}
+    if stats is not None:
+        turns = sum(len(c.turns) for c in cases)
+        out["llm"] = llm_cost(stats.to_dict(), turns, len(cases), wall)
+    return out
+
+
 def _f(v: Any) -> str:
     return "-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
 
@@ -147,7 +182,7 @@ def print_rows(title: str, rows: dict[str, dict[str, Any]]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", default="realchat,documents")
+    ap.add_argument("--sets", default="realchat,documents,notes")
     ap.add_argument("--sessions", type=int, default=None,
                     help="score only the first N real-chat sessions (a slow endpoint)")
     ap.add_argument("--fake", action="store_true",
@@ -184,6 +219,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"{label}: {exc}", file=sys.stderr)
                     return 2
             title = f"real-chat dev set: {len(items)} sessions, {sum(map(len, items.values()))} turns"
+        elif name == "notes":
+            if offline is not None:
+                rows["offline"] = run_notes(offline)
+            for label, kw in shapes:
+                with endpoint(args.fake, **kw) as ex:
+                    rows[label] = run_notes(ex)
+            title = "notes dev cases (and the negative set: false memories)"
         elif name == "documents":
             if offline is not None:
                 rows["offline"] = run_documents(offline)
@@ -192,8 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     rows[label] = run_documents(ex)
             title = "document dev set"
         else:
-            raise SystemExit(f"unknown set {name!r} (realchat, documents)")
+            raise SystemExit(f"unknown set {name!r} (realchat, documents, notes)")
         print_rows(title + (" (fake server: no facts, cost only)" if args.fake else ""), rows)
+        for label, r in rows.items():
+            if "false_memories" in r:
+                print(f"  {label}: negative set {r['negative_clean']} cases clean, "
+                      f"{r['false_memories']} false memories")
         out = args.out / name
         out.mkdir(parents=True, exist_ok=True)
         for label, r in rows.items():

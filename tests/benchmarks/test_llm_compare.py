@@ -45,7 +45,7 @@ def test_realchat_scores_and_costs_one_request_per_sitting(tmp_path):
 
 
 def test_the_command_prints_and_writes_the_comparison(tmp_path, capsys):
-    assert LC.main(["--fake", "--sets", "documents", "--per-turn", "--no-offline",
+    assert LC.main(["--fake", "--sets", "documents,notes", "--per-turn", "--no-offline",
                     "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     assert "document dev set (fake server: no facts, cost only)" in printed
@@ -54,3 +54,6 @@ def test_the_command_prints_and_writes_the_comparison(tmp_path, capsys):
     assert set(rows) == {"llm", "llm per turn"}
     assert rows["llm"]["llm"]["requests_per_sitting"] == 1.0  # a document is one request
     assert (tmp_path / "documents" / "llm.labels.jsonl").is_file()
+    notes = report["sets"]["notes"]["llm"]
+    assert notes["false_memories"] == 0 and notes["required"] > 0  # the fake finds nothing
+    assert notes["llm"]["sittings"] == notes["llm"]["chunks"]  # a case is one conversation

@@ -7,7 +7,8 @@ per worker) and runs ``extract_many`` on whole runs, exactly the runs the pipeli
 hand the extractor in-process: a run is independent of the others (an ``extract_many`` call
 starts its own conversation sittings), so the facts are the same as in-process, in the same
 order. Workers are started with ``spawn`` (never ``fork``: the caller may have ONNX Runtime
-or index threads running) on first use and kept for the life of the pool.
+or index threads running) on first use and kept for the life of the pool; they exit as soon
+as the process that started them is gone, however it ended (:mod:`kgmem.lifeline`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
+from ..lifeline import lifeline, watch_parent
 from .extractor import Item
 
 _WORKER: Any = None
 
 
-def _init(extractor: Any) -> None:
+def _init(extractor: Any, parent: Any = None) -> None:
     global _WORKER
+    watch_parent(parent)
     _WORKER = extractor
 
 
@@ -46,14 +49,17 @@ class ExtractorPool:
         # adds to it while close() may hold _lock waiting for that thread
         self._pids: set[int] = set()
         self._pids_lock = threading.Lock()
+        self._lifeline: Any = None  # the pipe's write end the workers watch
 
     def submit(self, run: Sequence[Item]) -> Future[list[list[Any]]]:
         """The run's facts, one list per item, extracted in a worker process."""
         with self._lock:
             if self._pool is None:
+                ctx = multiprocessing.get_context("spawn")
+                reader, self._lifeline = lifeline(ctx)
                 self._pool = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_init, initargs=(self.extractor,))
+                    self.workers, mp_context=ctx, initializer=_init,
+                    initargs=(self.extractor, reader))
             done = self._pool.submit(_extract, list(run))
         facts: Future[list[list[Any]]] = Future()
 
@@ -81,5 +87,8 @@ class ExtractorPool:
             if self._pool is not None:
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
+            if self._lifeline is not None:
+                self._lifeline.close()
+                self._lifeline = None
         with self._pids_lock:
             self._pids.clear()

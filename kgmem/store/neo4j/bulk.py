@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ...lifeline import lifeline, watch_parent
 from ..sqlite import EmbeddedStore
 from .importer import PARTS, ExportState, export_rows, finish_import, label_entity_types
 from .schema import EMBEDDING_DIM, ensure_schema
@@ -258,8 +259,10 @@ def default_csv_workers() -> int:
 
 
 def _csv_worker(path: str, groups: list[str], out: str, parts: tuple[str, ...],
-                with_vectors: bool, queue: Any) -> None:
-    """One worker process of :func:`write_csv_parallel`: its own connection to the store."""
+                with_vectors: bool, queue: Any, parent: Any = None) -> None:
+    """One worker process of :func:`write_csv_parallel`: its own connection to the store;
+    it exits when the parent is gone (:mod:`kgmem.lifeline`)."""
+    watch_parent(parent)
     try:
         src = EmbeddedStore(path)
         state = ExportState()
@@ -279,8 +282,9 @@ def write_csv_parallel(src: EmbeddedStore, groups: list[str], out: Path, state: 
     written by one of them); ``state`` gets what they saw."""
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
+    reader, _writer = lifeline(ctx)  # kept open (in this frame) while the workers run
     procs = [ctx.Process(target=_csv_worker, args=(str(src.path), groups, str(out), parts,
-                                                   with_vectors, queue), daemon=True)
+                                                   with_vectors, queue, reader), daemon=True)
              for parts in WORKER_PARTS]
     for p in procs:
         p.start()

@@ -60,3 +60,17 @@ def test_a_moved_date_supersedes_the_old_one(tmp_path, extractor) -> None:  # ty
     june = [v.object for v in m.facts(subject="launch", predicate="SCHEDULED_ON",
                                       valid_at="2024-06-15")]
     assert june == ["2024-07-10"]
+
+
+def test_a_name_told_in_a_later_turn_is_the_pet_told_of_before(extractor) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    x = extractor.extractor
+    at = datetime(2024, 3, 4, 9, tzinfo=UTC)
+    turns = [("Jon", "I adopted a kitten on Sunday!"), ("Ana", "Cute! What's her name?"),
+             ("Jon", "Her name is Mochi."), ("Jon", "I met a guy at the vet, his name is Tom.")]
+    out = x.extract_many([{"text": t, "reference_time": at + timedelta(seconds=i),
+                           "speaker": s, "group": "g"} for i, (s, t) in enumerate(turns)])
+    pets = [(f.object, f.attributes.get("kind_of")) for facts in out for f in facts
+            if f.predicate == "HAS_PET"]
+    assert pets == [("Mochi", "kitten")]

@@ -147,6 +147,8 @@ class OfflineExtractor:
         facts = ctx.facts
         if is_assistant:  # the assistant's "I" has no life to remember
             facts = [f for f in facts if not f.subject_is_speaker]
+        if sitting is not None:
+            _learn_pets(sitting, who, facts)
         return _settle_types(_dedupe(facts))
 
     def extract_many(
@@ -186,11 +188,25 @@ class OfflineExtractor:
                                            _instant(extra.get("last_sitting")))
             out.append(self.extract_doc(doc, r, s, u, sitting) if t.strip() else [])
             roles.append((sitting, (s or "").strip().lower(), resolve_speaker(s, u)))
-        for facts, (sitting, role, placeholder) in zip(out, roles):
+        for i, (sitting, role, placeholder) in enumerate(roles):
             given = sitting.names.get(role)
             if given is not None:  # said before the speaker gave their name
-                _rename(facts, placeholder, given)
+                _rename(out[i], placeholder, given)
+            if sitting.named_pets:  # "my puppy" named later in the sitting: one pet
+                out[i] = [f for f in out[i] if not (
+                    f.predicate == "HAS_PET" and f.kind == "assert" and f.subject_is_speaker
+                    and (f.subject, f.object.lower()) in sitting.named_pets)]
         return out
+
+
+def _learn_pets(sitting: Sitting, who: str, facts: list[ExtractedFact]) -> None:
+    """The unnamed pet a speaker told of last (a name told in a later turn is its name)."""
+    for f in facts:
+        if f.predicate == "HAS_PET" and f.kind == "assert" and f.subject_is_speaker:
+            if f.object[:1].islower():
+                sitting.pets[who] = f.object.lower()
+            else:
+                sitting.pets.pop(who, None)
 
 
 def _rename(facts: list[ExtractedFact], old: str, new: str) -> None:

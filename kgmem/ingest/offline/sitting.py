@@ -22,6 +22,10 @@ class Sitting:
     relatives: dict[tuple[str, str], str] = field(default_factory=dict)
     # a chat role ("user") -> the name its speaker gave ("my name is Priya")
     names: dict[str, str] = field(default_factory=dict)
+    # speaker -> the unnamed pet they told of last ("I got a puppy"), for a name told later
+    pets: dict[str, str] = field(default_factory=dict)
+    # (speaker, pet noun) -> the name given to it later in the sitting ("his name is Rex")
+    named_pets: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def addressee(self, speaker: str) -> str | None:
         """Whom ``speaker`` is talking to: the last other speaker of the sitting."""

@@ -112,7 +112,7 @@ def diets(c: Context, sent: Span, text: str) -> None:
             if not _stated(c, anchor):
                 continue
             c.emit(c.speaker_mention(), "HAS_DIET", DIETS[w.group(1).lower()], anchor,
-                   rule="diet", timed=False, tokens=[word])
+                   rule="diet", tokens=[word])
 
 
 def _clause_end(text: str, start: int) -> int:
@@ -137,7 +137,7 @@ def conditions(c: Context, sent: Span, text: str) -> None:
         what = {"coeliac disease": "celiac disease"}.get(what, what)
         what = what[2:] if what.startswith("a ") else what
         c.emit(c.speaker_mention(), "HAS_CONDITION", what, anchor, rule="condition",
-               timed=False, attributes={"kind": "health"})
+               attributes={"kind": "health"})
 
 
 def avoided(c: Context, sent: Span, text: str) -> None:
@@ -178,6 +178,11 @@ def _imperative(sent: Span) -> Token | None:
     """The root verb of an imperative sentence (a bare verb with no subject, first after
     "please", "always", "never", "don't"...)."""
     root = sent.root
+    first = next((t for t in sent if t.lower_ not in _OPENERS and t.dep_ not in ("intj", "punct")),
+                 None)
+    if first is not None and first.lower_ in RESPONSE_VERBS and first.pos_ in (
+            "NOUN", "PROPN", "VERB"):  # "Reply in English, please." with "Reply" a noun
+        return None if any(ch.dep_ in ("nsubj", "nsubjpass") for ch in first.children) else first
     if root.pos_ != "VERB" or root.tag_ != "VB" or any(
             ch.dep_ in ("nsubj", "nsubjpass", "expl") for ch in root.children):
         return None

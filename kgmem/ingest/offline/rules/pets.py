@@ -155,6 +155,16 @@ def named_after(c: Context, noun: Token) -> None:
         c.emit(c.speaker_mention(), "PARENT_OF", c.name_of(name), None,
                rule="child_named_after", tokens=[name], confidence=0.7)
         return
+    told = c.sitting.pets.get(c.speaker) if c.sitting is not None else None
+    if not pets and told is not None and _only_pets_before(doc, i - 1):
+        # "I got a puppy!" ... (a later turn) "His name is Rex": the same pet
+        n = c.name_of(name)
+        fact = c.emit(c.speaker_mention(), "HAS_PET", n, None, rule="pet_named_later",
+                      tokens=[name], confidence=0.7, attributes={"kind_of": told})
+        if fact is not None and c.sitting is not None:
+            c.sitting.named_pets[(c.speaker, told)] = n
+            c.relatives[told] = n
+        return
     if pets:
         fact = c.emit(c.speaker_mention(), "HAS_PET", c.name_of(name), None,
                       rule="pet_named_after", tokens=[name], confidence=0.7)
@@ -164,6 +174,13 @@ def named_after(c: Context, noun: Token) -> None:
             # one pet: the name replaces the noun it was told by, which stays its kind
             fact.attributes.setdefault("kind_of", pets[-1].object)
             c.facts.remove(pets[-1])
+
+
+def _only_pets_before(doc: Any, end: int) -> bool:
+    """Nothing but pets (or no noun at all) before ``doc[end]`` ("He's so cute! His name
+    is Rex"), so a "his" can only be the pet told of before (not "I met a guy, his name")."""
+    return all(t.pos_ not in ("NOUN", "PROPN") or t.lemma_.lower() in L.PET_NOUNS
+               for t in doc[:end])
 
 
 def _child_just_told(doc: Any, end: int) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -533,6 +534,19 @@ class LLMExtractor:
                             "in two halves", len(chunk.turns))
                 first, second = chunk.split()
                 return self._extract_chunk(first) + self._extract_chunk(second)
+            except LLMBadRequestError as exc:
+                if not _too_long(exc) or len(chunk.turns) < 2:
+                    raise
+                size = sum(estimate_tokens(t.text) for t in (*chunk.context, *chunk.turns))
+                with self._lock:  # later batches are planned to fit
+                    self.chunk_tokens = max(1, min(self.chunk_tokens, size // 2))
+                log.warning("the request did not fit the server's context (%s); asking for the "
+                            "%d turns in two halves and cutting sittings at %d tokens from now "
+                            "on (set KGMEM_LLM_CONTEXT_WINDOW to the server's context size)",
+                            str(exc.details.get("server_message"))[:160], len(chunk.turns),
+                            self.chunk_tokens)
+                first, second = chunk.split(keep=min(2, self.context_turns))
+                return self._extract_chunk(first) + self._extract_chunk(second)
             finally:
                 self.stats.request_done(time.monotonic() - t0)
             if self.cache is not None:
@@ -717,6 +731,16 @@ class LLMExtractor:
             attributes={"evidence_text": f.evidence, "prompt_version": self.prompt_version,
                         "model": model, "start_time": f.start_time, "end_time": f.end_time},
         )
+
+
+_TOO_LONG = re.compile(r"context|exceed|too long|maximum .*length|n_ctx|too many tokens", re.I)
+
+
+def _too_long(exc: LLMBadRequestError) -> bool:
+    """The server refused the request for its length (llama.cpp: "Requested tokens (5210)
+    exceed context window of 4096"; OpenAI, vLLM: "maximum context length")."""
+    return exc.status_code in (400, 413, 422) and bool(
+        _TOO_LONG.search(str(exc.details.get("server_message") or "")))
 
 
 def _utc(value: datetime | str) -> datetime:

@@ -75,13 +75,16 @@ class Chunk:
         k = int(tid[1:])
         return self.turns[k - 1] if 1 <= k <= len(self.turns) else None
 
-    def split(self) -> tuple[Chunk, Chunk]:
-        """Two halves (a reply cut off at ``max_tokens`` is asked again in halves); the second
-        half keeps the first as its context."""
+    def split(self, keep: int | None = None) -> tuple[Chunk, Chunk]:
+        """Two halves (a reply cut off before its first fact, a request too long for the
+        server); the second half keeps the last ``keep`` turns before it as context (default:
+        as many as this chunk had, else the whole first half)."""
         half = max(1, len(self.turns) // 2)
         first, second = self.turns[:half], self.turns[half:]
-        keep = len(self.context) or len(first)
-        return Chunk(first, self.context), Chunk(second, (*self.context, *first)[-keep:])
+        if keep is None:
+            keep = len(self.context) or len(first)
+        before = (*self.context, *first)[-keep:] if keep > 0 else ()
+        return Chunk(first, self.context), Chunk(second, before)
 
 
 def estimate_tokens(text: str) -> int:

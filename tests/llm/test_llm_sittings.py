@@ -193,3 +193,27 @@ def test_turns_stored_one_by_one_are_extracted_later_in_one_request(server, make
         assert report.summary()["groups"]["default"]["extracted"] == 5
     (req,) = server.requests
     assert req.user_text.index("Turn number 1 ") < req.user_text.index("Turn number 5 ")
+
+
+def test_a_request_the_server_finds_too_long_is_asked_again_in_halves(server, make_extractor):
+    too_long = Reply(400, {"error": {"message": "Requested tokens (5210) exceed context window "
+                                                "of 4096", "type": "invalid_request_error"}})
+    server.push(too_long, answer(fact("t1", "I", "LIKES", "a")),
+                answer(fact("t2", "I", "LIKES", "d")))
+    ex = make_extractor(concurrency=1)
+    out = ex.extract_many(long_sitting(4))
+    assert [[f.object for f in fs] for fs in out] == [["a"], [], [], ["d"]]
+    second = server.requests[2].user_text  # the last two turns before it as context
+    assert "[c1] Ana: Turn number 1 " in second and "[c2] Ben: Turn number 2 " in second
+    assert ex.chunk_tokens < 3000  # later batches are cut to fit
+    # another refusal (a bad model name) is not split
+    server.push(Reply(400, {"error": {"message": "unknown parameter foo"}}))
+    from kgmem.llm import LLMBadRequestError
+
+    try:
+        make_extractor(cache=False).extract_many(long_sitting(2))
+    except LLMBadRequestError:
+        pass
+    else:
+        raise AssertionError("expected the 400 to be raised")
+    assert len(server.requests) == 4

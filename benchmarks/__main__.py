@@ -3,7 +3,8 @@
 
 Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
 ingest-locomo, ingest-same-output (is a change's store the same as main's?), api-load,
-request-bound (search latency while an embedding backlog waits), retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat).
+request-bound (search latency while an embedding backlog waits), retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat),
+context (evidence-in-context: what a token-budgeted block holds, kgmem beside baselines).
 Reports from finished runs: compare (kgmem beside the peers' published
 numbers), misses (the miss browser), final (every headline suite once, with the held-out look
 logged). ``python -m benchmarks <suite> --help`` shows a suite's options.
@@ -32,6 +33,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "api-load": ("benchmarks.api_load", []),
     "request-bound": ("benchmarks.request_bound", []),
     "retrieve": ("benchmarks.retrieve_bench", []),
+    "context": ("benchmarks.context_bench", []),
     "compare": ("benchmarks.compare", []),
     "misses": ("benchmarks.misses", []),
     "final": ("benchmarks.final", []),

@@ -42,9 +42,39 @@ def error_text(exc: BaseException, tool: str) -> str:
     return f"invalid_input: {text.removeprefix(f'Error executing tool {tool}: ')}"
 
 
+_NAMED_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+
+
+def trim_schema(node: Any, *, descriptions: bool, names: bool = False) -> Any:
+    """A JSON schema without what a model does not need: ``title`` everywhere, and with
+    ``descriptions=False`` the ``description`` of every node too. Validation is unchanged
+    (neither keyword constrains); keys of ``properties`` maps (``names``) are kept."""
+    if isinstance(node, list):
+        return [trim_schema(x, descriptions=descriptions) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for k, v in node.items():
+        if not names and isinstance(v, str) and (
+                k == "title" or (k == "description" and not descriptions)):
+            continue
+        out[k] = trim_schema(v, descriptions=descriptions,
+                             names=not names and k in _NAMED_MAPS)
+    return out
+
+
 class KgmemServer(_Server):  # type: ignore[misc]
     """The SDK's server with errors that start with kgmem's stable error type (the SDK
-    prefixes them with "Error executing tool X")."""
+    prefixes them with "Error executing tool X"), and a tool list that costs little: input
+    schemas without titles, output schemas without titles or descriptions (a client
+    validates with them; a model need not read them)."""
+
+    async def list_tools(self) -> Any:
+        return [t.model_copy(update={
+            "input_schema": trim_schema(t.input_schema, descriptions=True),
+            "output_schema": None if t.output_schema is None
+            else trim_schema(t.output_schema, descriptions=False),
+        }) for t in await super().list_tools()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:

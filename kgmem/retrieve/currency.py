@@ -10,7 +10,7 @@ replaced it (or leaves it out, ``superseded="drop"``), and puts current evidence
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -24,9 +24,13 @@ PER_EPISODE = 8  # facts read per episode (an extracted turn states a few)
 
 def superseded_snippets(
     memory: Any, backend: Any, group: str, episode_ids: Sequence[str], valid_at: datetime,
-    known_at: datetime,
+    known_at: datetime, said_at: Mapping[str, datetime] | None = None,
 ) -> dict[str, list[SupersededSnippet]]:
-    """Episode id -> the statements of that episode no longer current at (V, K)."""
+    """Episode id -> the statements of that episode no longer current at (V, K).
+
+    ``said_at`` (episode id -> when it was said): a statement that had already ended when
+    it was said reports a past event ("I went to a support group yesterday"); it is still
+    true, so it is not superseded."""
     ids = list(dict.fromkeys(episode_ids))
     if not ids:
         return {}
@@ -53,6 +57,9 @@ def superseded_snippets(
             by_precision=None if by is None else by.valid_precision,
         )
         for ep in v.episodes:
+            told = None if said_at is None else said_at.get(ep)
+            if told is not None and v.invalid_at is not None and v.invalid_at <= told:
+                continue  # a past event told after it ended: still true
             if ep in wanted:
                 out.setdefault(ep, []).append(note.model_copy(update={"episode_id": ep}))
     return out

@@ -29,7 +29,9 @@ class ScoreParts(_Model):
     ``fact``: the fused score of the best fact extracted from this episode, when that beat the
     episode's own (an episode ranks at least as high as a fact it states); ``recency``:
     ``0.5 ** (age / half-life)`` at the asking time, when recency applied; ``importance``: what
-    the extractor found in it (``ranking="generative_agents"``; kgmem.retrieve.importance).
+    the extractor found in it (``ranking="generative_agents"``; kgmem.retrieve.importance);
+    ``superseded``: 1.0 when the episode says something no longer current at (valid_at,
+    known_at), ranked below the current fact that replaced it (kgmem.retrieve.currency).
     """
 
     keyword: float | None = None
@@ -40,6 +42,7 @@ class ScoreParts(_Model):
     fact: float | None = None
     recency: float | None = None
     importance: float | None = None
+    superseded: float | None = None
 
 
 class TimeWindow(_Model):

@@ -60,7 +60,7 @@ from ..names import check_group, normalize_name
 from ..store.base import Store, TimeFilter
 from ..store.search_reads import SearchReads
 from ..timeline import SITTING_GAP
-from ..timeutil import parse_instant, to_micros
+from ..timeutil import from_micros, parse_instant, to_micros
 from .backend import get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
@@ -100,6 +100,8 @@ RRF_K = 5  # small: an item ranked first by one signal beats one ranked 30th by 
 # a name adjacent to more visible facts than this is "common": a fact does not match a query
 # by that name alone (chosen a priori, not tuned)
 COMMON_NAME_FACTS = 3
+CURRENCY_DEPTH = 10  # the best episodes checked for statements no longer current
+STALE_WEIGHT = 0.5  # what a superseded episode keeps of its score
 
 
 class SearchOptions(TypedDict, total=False):
@@ -259,6 +261,10 @@ def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
         _entity_candidates(plan, found, matched)
     fused = _fuse(plan, found)
     _time_and_weight(plan, found, fused)
+    if "episode" in plan.want and "fact" in plan.want:
+        _current_first(memory, plan, found, fused)
+    if "entity" in plan.want and "fact" in plan.want:
+        _facts_before_their_entities(found, fused)
     ranked, episodes = _rank(plan, found, fused)
     return SearchOutcome(
         results=_results(plan, found, fused, ranked[: plan.p.limit], episodes),
@@ -656,6 +662,49 @@ def _fuse(plan: _Plan, found: _Candidates) -> dict[Key, float]:
     if "episode" in plan.want and "fact" in plan.want:
         _source_first(fused, found.facts, found.parts)
     return fused
+
+
+def _facts_before_their_entities(found: _Candidates, fused: dict[Key, float]) -> None:
+    """An entity ranks just below the best fact about it, in place: the name alone
+    ("Maya") says less than what is known of it ("Maya lives in Denver")."""
+    best: dict[str, float] = {}
+    for (kind, ident), s in fused.items():
+        if kind == "fact" and ident in found.facts:
+            v = found.facts[ident]
+            for e in (v.subject_id, v.object_id):
+                best[e] = max(best.get(e, 0.0), s)
+    for e, s in best.items():
+        key = ("entity", e)
+        if key in fused and fused[key] >= s:
+            fused[key] = s * (1 - 1e-6)
+
+
+def _current_first(memory: Searchable, plan: _Plan, found: _Candidates,
+                   fused: dict[Key, float]) -> None:
+    """What is true first, in place: a best-ranked episode whose statement no longer holds
+    at (valid_at, known_at) (:mod:`kgmem.retrieve.currency`: "I live in Boston" after the move
+    to Denver) falls to ``STALE_WEIGHT`` of its score, and the current fact that replaced it
+    rises to the episode's former score (it answers the question the old episode matched)."""
+    from .currency import superseded_snippets
+
+    top = sorted((i for k, i in fused if k == "episode"),
+                 key=lambda i: -fused[("episode", i)])[:CURRENCY_DEPTH]
+    if not top:
+        return
+    said = plan.backend.episode_stamps(plan.p.group, top)
+    stale = superseded_snippets(memory, plan.backend, plan.p.group, top, plan.V, plan.K,
+                                {i: from_micros(v[1]) for i, v in said.items()})
+    for ep_id, notes in stale.items():
+        key = ("episode", ep_id)
+        was = fused[key]
+        fused[key] = was * STALE_WEIGHT
+        found.note(key, "superseded", 1.0)
+        for n in notes:
+            if n.by_fact_id is None:
+                continue
+            fkey = ("fact", n.by_fact_id)
+            if fkey in fused:  # a candidate of this search (visible, of a wanted kind)
+                fused[fkey] = max(fused[fkey], was * (1 + 1e-6))
 
 
 def _weigh_time(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kgmem.embed import HashingEmbedder, count_tokens
 from kgmem.memory.facade import Memory
 from kgmem.retrieve import context
-from kgmem.retrieve.context import BEGIN, END, quote
+from kgmem.retrieve.context import BEGIN, END, SHORT_HEADER, quote
 
 from .conftest import StepClock
 
@@ -30,16 +30,23 @@ def test_facts_first_dated_then_episodes(mem, clock):
     mem.assert_fact("Maya", "LIVES_IN", "Boston", valid_at="2019-01")
     mem.assert_fact("Maya", "LIVES_IN", "Denver", valid_at="2023-03", episode=ep.id)
     mem.assert_fact("Maya", "WORKS_AT", "Acme", valid_at="2021-06-01")
-    block = context(mem, "Where does Maya live?", budget_tokens=300)
+    block = context(mem, "Where does Maya live?", budget_tokens=800)
     body = _data_lines(block.text)
-    assert body[0].startswith("facts valid now")
+    assert body[0].startswith("facts valid now (")
     assert '- "Maya lives in Denver" (since 2023-03)' in body
-    assert '- "Maya works at Acme" (since 2021-06-01)' in body
     assert body.index("episodes:") > body.index('- "Maya lives in Denver" (since 2023-03)')
     assert any(line.startswith('- [2023-03-10 12:00] "Maya": ') for line in body)
-    assert {f.fact for f in block.facts} == {"Maya lives in Denver", "Maya works at Acme"}
+    # facts in the order search ranks them for the question (never by name)
+    ranked = [r.text for r in mem.search("Where does Maya live?", limit=20) if r.kind == "fact"]
+    assert [f.fact for f in block.facts] == ranked
+    assert "Maya lives in Boston" not in ranked
     assert [e.id for e in block.episodes] == [ep.id]
-    assert block.tokens == count_tokens(block.text) <= 300
+    assert block.tokens == count_tokens(block.text) <= 800
+    # a small budget: the short preamble, dates without times
+    small = context(mem, "Where does Maya live?", budget_tokens=150)
+    assert small.text.startswith(SHORT_HEADER)
+    assert [f.fact for f in small.facts] == ranked[:1]  # one fact line at this budget
+    assert small.tokens == count_tokens(small.text) <= 150
 
 
 def test_superseded_fact_absent_now_present_in_its_interval(mem):
@@ -74,7 +81,7 @@ def test_prompt_injection_stays_inside_the_quoted_data_block(mem):
     for line in body:
         assert line in ("episodes:",) or line.startswith("facts valid") or line.startswith("- ")
     # the episode line decodes back to exactly the stored content
-    line = next(x for x in body if x.startswith("- [2023-05-01 10:00]"))
+    line = next(x for x in body if x.startswith("- [2023-05-01]"))
     speaker, content = line.split("] ", 1)[1].split(": ", 1)
     assert json.loads(speaker) == "Mallory"
     stored, end = json.JSONDecoder().raw_decode(content)

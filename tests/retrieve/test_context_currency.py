@@ -26,7 +26,7 @@ def test_superseded_snippet_is_labelled_and_follows_current_evidence(smem):  # t
     old, new = _boston_then_denver(m, g)
     block = context(m, "Where does Alice live? Boston or Denver?", budget_tokens=400, group=g)
     body = _data_lines(block.text)
-    assert body[0].startswith("facts valid now (") and "as known at" in body[0]
+    assert body[0].startswith("facts valid now") and "as known at" in body[0]
     assert body[1] == '- "Alice lives in Denver" (since 2023-03)'  # the current fact first
     boston = next(ln for ln in body if "I live in Boston." in ln)
     denver = next(ln for ln in body if "I moved to Denver" in ln)

@@ -58,7 +58,7 @@ def superseded_snippets(
         )
         for ep in v.episodes:
             told = None if said_at is None else said_at.get(ep)
-            if told is not None and v.invalid_at is not None and v.invalid_at <= told:
+            if told is not None and timeline.ended_by(told, v.invalid_at):
                 continue  # a past event told after it ended: still true
             if ep in wanted:
                 out.setdefault(ep, []).append(note.model_copy(update={"episode_id": ep}))

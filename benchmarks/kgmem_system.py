@@ -57,7 +57,7 @@ KGMEM_ROOT = Path(kgmem.__file__).resolve().parent
 # (the whole retrieve package but its indexing, which embeds what a replay stores; the
 # doors: CLI, MCP, REST).
 QUERY_TIME_CODE = frozenset({"cli.py", "demo.py", "mcp_server.py"})
-QUERY_TIME_PREFIXES = ("retrieve/", "api/", "mcp")
+QUERY_TIME_PREFIXES = ("retrieve/", "api/", "mcp", "cli/")
 STATE_CODE = frozenset({"retrieve/indexing.py"})
 MARKER = "replay.json"
 TURN_SPACING = timedelta(seconds=1)

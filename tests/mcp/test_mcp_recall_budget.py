@@ -76,7 +76,7 @@ def test_recall_text_is_the_block_over_http(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
            "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO)}
-    code = f"from kgmem.mcp_server import run; run('http', host='127.0.0.1', port={port})"
+    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
     with open(tmp_path / "server.log", "w") as log:
         proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
                                 stdout=log, stderr=subprocess.STDOUT)

@@ -264,16 +264,7 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
             block = _call(ctx_fn, query, budget_tokens=budget_tokens, valid_at=valid_at,
                           known_at=known_at, group=g, superseded=superseded,
                           untrusted=untrusted, **rank)
-            if isinstance(block, str):
-                return _as_block(RecallResult(context=block))
-            data = _json(block)
-            data.pop("text", None)
-            if not details:  # what a client pays for: the block; ids for follow-up calls
-                data = {k: data[k] for k in ("tokens", "budget_tokens", "valid_at",
-                                             "known_at", "truncated")}
-                data["fact_ids"] = [v.fact_id for v in block.facts]
-                data["episode_ids"] = [e.id for e in block.episodes]
-            return _as_block(RecallResult(context=block.text, details=data))
+            return _as_block(block, details)
         if search_fn is not None:
             hits = _call(search_fn, query, valid_at=valid_at, known_at=known_at, limit=limit,
                          group=g, **rank)
@@ -285,9 +276,21 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         return _as_json(RecallResult(results=_json(hits[:limit])))
 
 
-def _as_block(r: RecallResult) -> CallToolResult:
+def _as_block(block: Any, details: bool) -> CallToolResult:
     """The context block as the text a model reads (within its budget); the rest as
-    structured content only."""
+    structured content only: its times, tokens and the ids it quotes (``details``: the
+    facts and episodes themselves)."""
+    if isinstance(block, str):
+        r = RecallResult(context=block)
+    else:
+        data = _json(block)
+        data.pop("text", None)
+        if not details:  # what a client pays for: the block; ids for follow-up calls
+            data = {k: data[k] for k in ("tokens", "budget_tokens", "valid_at",
+                                         "known_at", "truncated")}
+            data["fact_ids"] = [v.fact_id for v in block.facts]
+            data["episode_ids"] = [e.id for e in block.episodes]
+        r = RecallResult(context=block.text, details=data)
     return CallToolResult(content=[TextContent(type="text", text=r.context or "")],
                           structured_content=r.model_dump(mode="json"))
 

@@ -563,7 +563,14 @@ class LLMExtractor:
                 keep = (*chunk.context, *chunk.turns[:rest])[-self.context_turns:] \
                     if self.context_turns else ()
                 self.stats.add(facts=sum(len(f) for f in out[:rest]))
-                return out[:rest] + self._extract_chunk(Chunk(chunk.turns[rest:], keep))
+                remaining = Chunk(chunk.turns[rest:], keep)
+                if rest * 4 < len(chunk.turns) and len(remaining.turns) > 1:
+                    # little progress (a model looping on one turn): halves, so a sitting
+                    # costs O(n log n) turns of prompt, not O(n^2)
+                    first, second = remaining.split()
+                    return (out[:rest] + self._extract_chunk(first)
+                            + self._extract_chunk(second))
+                return out[:rest] + self._extract_chunk(remaining)
         self.stats.add(facts=sum(len(f) for f in out))
         return out
 

@@ -217,3 +217,16 @@ def test_a_request_the_server_finds_too_long_is_asked_again_in_halves(server, ma
     else:
         raise AssertionError("expected the 400 to be raised")
     assert len(server.requests) == 4
+
+
+def test_a_model_looping_on_one_turn_gets_the_rest_in_halves(server, make_extractor):
+    loop = json.dumps({"facts": [fact("t1", "I", "LIKES", "a")] * 3})[:-3] + ', {"tu'
+    server.push(answer(raw=loop, finish="length"),  # turns 1-8: only turn 1 finished
+                answer(), answer())  # turns 2-4 and 5-8, each with context
+    ex = make_extractor(concurrency=1)
+    out = ex.extract_many(long_sitting(8))
+    assert [len(fs) for fs in out] == [1] + [0] * 7
+    assert len(server.requests) == 3
+    assert "[t3] Ben: Turn number 4 " in server.requests[1].user_text
+    assert "Turn number 5 " not in server.requests[1].user_text
+    assert "[t1] Ana: Turn number 5 " in server.requests[2].user_text

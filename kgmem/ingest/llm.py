@@ -122,8 +122,8 @@ class LLMSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="KGMEM_LLM_", env_file=".env", extra="ignore")
 
-    timeout: float = 60.0  # seconds per HTTP request
-    episode_timeout: float = 180.0  # seconds per request, retries and repair included
+    timeout: float = 120.0  # seconds per HTTP request
+    episode_timeout: float = 300.0  # seconds per request, retries and repair included
     max_retries: int = 4
     backoff_base: float = 0.5
     cache: bool = True
@@ -205,7 +205,7 @@ class LLMExtractor:
         base_url: str,
         model: str,
         api_key: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = 120.0,
         max_retries: int = 4,
         cache_dir: str | Path | None = None,
         temperature: float | None = 0.0,
@@ -214,7 +214,7 @@ class LLMExtractor:
         concurrency: int = 4,
         prices: Mapping[str, Any] | None = None,
         max_tokens: int | None = DEFAULT_MAX_TOKENS,
-        episode_timeout: float = 180.0,
+        episode_timeout: float = 300.0,
         backoff_base: float = 0.5,
         max_backoff: float = 30.0,
         max_retry_after: float = 60.0,

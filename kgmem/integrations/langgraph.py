@@ -35,7 +35,8 @@ from ..errors import InvalidInputError, KgmemError, missing_extra
 from ..memory.facade import Memory
 from ..model import Episode
 from ..names import check_group
-from ..timeutil import MAX_INSTANT, parse_instant
+from ..timeline import episode_visible
+from ..timeutil import parse_instant
 from .tools import MemoryTools
 
 try:
@@ -159,10 +160,11 @@ class KgmemStore(BaseStore):
                  known_at: datetime | None = None) -> dict[str, list[_Version]]:
         """key -> its versions up to the one standing at (valid_at, known_at), that one
         last; deleted keys left out."""
-        k, v = known_at or MAX_INSTANT, valid_at or MAX_INSTANT
         out = {}
         for key, vs in self._versions(group).items():
-            seen = [x for x in vs if x.episode.created_at <= k and x.episode.reference_time <= v]
+            seen = [x for x in vs if episode_visible(
+                created_at=x.episode.created_at, reference_time=x.episode.reference_time,
+                known_at=known_at, ref_max=valid_at)]
             if seen and seen[-1].value is not None:
                 out[key] = seen
         return out

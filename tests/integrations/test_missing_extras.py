@@ -20,7 +20,9 @@ from kgmem.errors import MissingExtraError
 ])
 def test_adapter_without_its_framework(module: str, framework: str, extra: str,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, framework, None)  # as if not installed
+    for name in [m for m in sys.modules if m == framework or m.startswith(framework + ".")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    monkeypatch.setitem(sys.modules, framework, None)
     monkeypatch.delitem(sys.modules, module, raising=False)
     with pytest.raises(MissingExtraError, match=rf"pip install 'kgmem\[{extra}\]'"):
         importlib.import_module(module)

@@ -80,3 +80,26 @@ def test_a_role_is_named_by_what_its_speaker_says(ex) -> None:
     subjects = {f.subject for facts in out for f in facts}
     assert subjects == {"Ines"}
     assert is_role("User") and is_role("assistant") and not is_role("Ines")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Please keep your replies short, friendly and in Spanish.",
+     {"keep your replies short", "keep your replies friendly", "keep your replies in Spanish"}),
+    ("Keep the summaries brief, and use metric units.",
+     {"keep the summaries brief", "use metric units"}),
+    ("Reply in English, please.", {"reply in English"}),
+    ("Got an email about a volunteer gig.", set()),         # a dropped "I", not an order
+    ("Keep going and you'll find the answer.", set()),      # encouragement
+    ("Let me know if you need any suggestions!", set()),
+])
+def test_standing_instructions(ex, text, want) -> None:
+    assert {o for _s, p, o, _k in _facts(ex, text, speaker="user") if p == "INSTRUCTION"} == want
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("We agreed to send the invoice every Friday.", {"send the invoice every Friday"}),
+    ("We're still deciding on the venue.", set()),          # not taken yet
+    ("I agree that schools need more money.", set()),       # an opinion shared
+])
+def test_decisions(ex, text, want) -> None:
+    assert {o for _s, p, o, _k in _facts(ex, text) if p == "DECIDED"} == want

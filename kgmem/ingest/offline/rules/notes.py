@@ -183,7 +183,8 @@ def _imperative(sent: Span) -> Token | None:
     if first is not None and first.lower_ in RESPONSE_VERBS and first.pos_ in (
             "NOUN", "PROPN", "VERB"):  # "Reply in English, please." with "Reply" a noun
         return None if any(ch.dep_ in ("nsubj", "nsubjpass") for ch in first.children) else first
-    if root.pos_ != "VERB" or root.tag_ != "VB" or any(
+    # (a past form tagged VB is a dropped "I": "Got an email about a gig")
+    if root.pos_ != "VERB" or root.tag_ != "VB" or root.lower_ in L.PAST_FORMS or any(
             ch.dep_ in ("nsubj", "nsubjpass", "expl") for ch in root.children):
         return None
     before = [t for t in sent if t.i < root.i]
@@ -200,15 +201,17 @@ def instruction(c: Context, sent: Span) -> None:
             root.lemma_.lower() == "keep" and any(ch.lower_ in ("me", "us", "it", "up")
                                                   for ch in root.children)):
         return  # "Let me know", "Keep me posted", "Keep it up", "Check it out"
-    nouns = {t.lemma_.lower() for t in root.subtree if t.pos_ in ("NOUN", "PROPN")}
-    lang = any(t.lower_ in L.LANGUAGES and t.head.lower_ == "in" for t in root.subtree)
+    parts = _parts(root)
+    words = [t for part in parts for t in part]
+    nouns = {t.lemma_.lower() for t in words if t.pos_ in ("NOUN", "PROPN")}
+    lang = any(t.lower_ in L.LANGUAGES and t.head.lower_ == "in" for t in words)
     standing = any(t.lower_ in ("never", "always", "n't", "not") for t in sent) or any(
         t.lower_ in ("from", "going") and t.nbor(1).lower_ in ("now", "forward")
         for t in sent if t.i + 1 < sent.end)
     strong = root.lemma_.lower() in RESPONSE_VERBS or bool(nouns & RESPONSE_NOUNS) or lang
     if not (strong or (standing and root.lemma_.lower() in STANDING_VERBS)):
         return
-    for part in _parts(root):
+    for part in parts:
         text = _clean_instruction(part)
         if text:
             c.emit(c.speaker_mention(), "INSTRUCTION", text, root, rule="instruction",
@@ -219,9 +222,11 @@ def _parts(root: Token) -> list[list[Token]]:
     """The tokens of each coordinated instruction: "keep your answers short and in German" ->
     "keep your answers short", "keep your answers in German"; "keep answers brief, and use
     metric units" -> two."""
-    verbs = [root] + [v for v in root.conjuncts if v.pos_ == "VERB" and v.i > root.i]
+    # (a conjunct with its own subject is a statement: "Keep going and you'll find the answer")
+    verbs = [root] + [v for v in root.conjuncts if v.pos_ == "VERB" and v.i > root.i
+                      and not any(ch.dep_ in ("nsubj", "nsubjpass") for ch in v.children)]
     out: list[list[Token]] = []
-    later = {t.i for w in verbs[1:] for t in w.subtree}
+    later = {t.i for w in root.conjuncts if w.i > root.i for t in w.subtree}
     for v in verbs:
         own = [t for t in v.subtree if v.i != root.i or t.i not in later]
         comp = next((ch for ch in v.children if ch.dep_ in ("oprd", "acomp", "prep", "dobj")
@@ -234,8 +239,12 @@ def _parts(root: Token) -> list[list[Token]]:
         base = [t for t in own if t.i not in member_toks and not (
             t.dep_ == "cc" and t.head in members)]
         for m in members:
-            out.append(sorted(base + [t for t in m.subtree if t.i in member_toks and not (
-                t.dep_ in ("cc", "conj") and t.head in members)] + [m], key=lambda t: t.i))
+            own_ids = {t.i for t in m.subtree}
+            # the members coordinated under this one ("short, friendly and in Spanish")
+            others = {t.i for x in members if x.i != m.i and x.i in own_ids for t in x.subtree}
+            mine = [t for t in m.subtree if t.i not in others and not (
+                t.dep_ == "cc" and t.head.i in {x.i for x in members})]
+            out.append(sorted(base + mine, key=lambda t: t.i))
     return out
 
 
@@ -246,6 +255,7 @@ def _clean_instruction(tokens: list[Token]) -> str:
     text = re.sub(r"\b(?:from now on|going forward|in future|in the future)\b", "", text,
                   flags=re.I)
     text = re.sub(r"\s+", " ", text).strip(" ,.")
+    text = re.sub(r"(?:\s*,)?\s+(?:and|or|but)$", "", text, flags=re.I)
     text = re.sub(r"^(?:also|just|and|so)\s+", "", text, flags=re.I)
     return text[:1].lower() + text[1:] if text else ""
 
@@ -266,6 +276,9 @@ def decision(c: Context, sent: Span) -> None:
         if subj is None or subj.lower_ not in ("we", "i") or (
                 subj.lower_ == "i" and lemma != "agree"):
             continue
+        f = c.flags(v)
+        if not (f.past or f.perfect):
+            continue  # taken: "we decided", "we've agreed" (not "we're still deciding")
         # what was agreed or decided: "to send the report", "on a weekly summary" (not "I
         # agree that education is key": an opinion shared)
         what = next((ch for ch in v.children if ch.dep_ == "xcomp"), None)

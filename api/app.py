@@ -30,6 +30,7 @@ from .routes import (
     facts,
     graph,
     health,
+    pages,
     predicates,
     retrieval,
 )
@@ -106,7 +107,8 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         dependencies=AUTH,
         responses=errors(401, 403, 422, 503),
     )
-    for module in (episodes, facts, entities, predicates, changes, graph, retrieval, archive):
+    for module in (episodes, facts, entities, pages, predicates, changes, graph, retrieval,
+                   archive):
         v1.include_router(module.router)
     app.include_router(health.router)
     app.include_router(v1)

@@ -55,6 +55,11 @@ class ImportReport:
     written: Counter[str] = dataclasses.field(default_factory=Counter)
     skipped: Counter[str] = dataclasses.field(default_factory=Counter)
 
+    def describe(self) -> str:
+        written = ", ".join(f"{n:,} {k}" for k, n in sorted(self.written.items()))
+        return (f"imported {', '.join(self.groups) or 'nothing'}: written {written or 'nothing'}"
+                f"; already there: {sum(self.skipped.values()):,}")
+
     def summary(self) -> dict[str, object]:
         return {"groups": self.groups, "written": dict(sorted(self.written.items())),
                 "skipped": dict(sorted(self.skipped.items()))}

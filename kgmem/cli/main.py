@@ -726,6 +726,32 @@ def groups() -> None:
         console.print("the store is empty")
 
 
+@app.command()
+def profile(
+    entity: str,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="the page's file")] = None,
+    apply: Annotated[Path | None, typer.Option(help="an edited page, read back")] = None,
+    dry_run: Annotated[bool, typer.Option(help="with --apply: only say what it does")] = False,
+) -> None:
+    """What the memory holds about ENTITY as a Markdown page to read and edit (facts,
+    preferences, decisions with dates and ids); --apply FILE reads the edited page back."""
+    m = _memory()
+    if apply is None:
+        page = _run(lambda: m.profile(entity, group=state.group))
+        if out is None:
+            print(page)
+        else:
+            out.write_text(page, encoding="utf-8")
+            err.print(f"wrote {out}; edit it, then: kgmem profile {entity!r} --apply {out}",
+                      highlight=False)
+        return
+    if not apply.is_file():
+        _fail(f"no page at {apply}")
+    r = _run(lambda: m.apply_profile(apply.read_text(encoding="utf-8"), dry_run=dry_run))
+    _emit({"dry_run": r.dry_run, "edits": [e.describe() for e in r.edits], "change": r.change}
+          ) if state.json else console.print("\n".join(r.report()), highlight=False, markup=False)
+
+
 @app.command("export")
 def export_(
     out: Annotated[Path, typer.Argument(help="the archive file (- for stdout)")],
@@ -755,10 +781,7 @@ def import_(file: Annotated[Path, typer.Argument(help="an archive `kgmem export`
     m = _memory(create=True)
     with file.open(encoding="utf-8") as f:
         report = _run(lambda: m.import_(f))
-    _emit(report.summary()) if state.json else console.print(
-        f"imported {', '.join(report.groups) or 'nothing'}: written "
-        + ", ".join(f"{n:,} {k}" for k, n in report.summary()["written"].items())  # type: ignore[attr-defined]
-        + f"; already there: {sum(report.skipped.values()):,}", highlight=False)
+    _emit(report.summary()) if state.json else console.print(report.describe(), highlight=False)
 
 
 @app.command()

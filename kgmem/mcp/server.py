@@ -39,6 +39,7 @@ from ..vocabulary import PredicateSpec
 from .calls import GroupGate, KgmemServer
 from .calls import call as _call
 from .lifecycle import register_lifecycle
+from .pages import register_pages
 from .results import (
     FactResult,
     FactsResult,
@@ -149,6 +150,7 @@ def create_server(
     _register_writes_and_recall(server, lazy, gate)
     _register_reads(server, lazy, gate)
     register_lifecycle(server, lazy.get, gate)
+    register_pages(server, lazy.get, gate)
     _register_vocabulary(server, lazy, gate)
 
     @server.prompt(name="memory_protocol",

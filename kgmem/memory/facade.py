@@ -51,6 +51,7 @@ from . import named_reads
 from .merges import SplitResult
 from .merges import merge_entities as _merge_entities
 from .merges import split_alias as _split_alias
+from .profile import ProfileVerbs
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -76,7 +77,7 @@ def _new_id() -> str:
 
 
 
-class Memory(ArchiveVerbs):
+class Memory(ArchiveVerbs, ProfileVerbs):
     """Bi-temporal knowledge-graph memory.
 
     >>> m = Memory(tmp_path)  # doctest: +SKIP

@@ -29,7 +29,7 @@ Systems (``--systems``):
 * ``fusion``: BM25 and MiniLM rankings fused by reciprocal rank fusion (k = 60), packed
   greedily.
 
-Baseline blocks have no preamble: one line per turn, ``[2023-05-08] Caroline: text``;
+Baseline blocks have no preamble: one line per turn, ``[8 May 2023] Caroline: text``;
 greedy packing walks the ranking and keeps every turn that still fits.
 
 Writes ``--out`` (default ``benchmarks/out/context/``): ``<dataset>/<system>.jsonl`` (one
@@ -92,8 +92,11 @@ def short_answer(answer: object) -> str | None:
 
 
 def turn_line(t: Turn) -> str:
-    """A baseline block's line for one turn: ``[2023-05-08] Caroline: text``."""
-    when = t.timestamp.date().isoformat() if t.timestamp else "?"
+    """A baseline block's line for one turn: ``[8 May 2023] Caroline: text`` (dates as
+    kgmem's compact blocks write them)."""
+    from kgmem.retrieve.context import day
+
+    when = day(t.timestamp) if t.timestamp else "?"
     return f"[{when}] {t.speaker}: {t.text}" if t.speaker else f"[{when}] {t.text}"
 
 

@@ -529,9 +529,13 @@ def entity(name: str,
         _emit(out)
         return
     console.print(f"[bold]{out['entity'].name}[/bold] ({out['entity'].id})")
-    if out["entity"].summary:
-        console.print(out["entity"].summary, highlight=False, markup=False)
-    console.print(_fact_table(out["facts"] + out["incoming"], "facts"))
+    if valid_at is None and known_at is None:
+        if out["entity"].summary:  # the summary says what holds now
+            console.print(out["entity"].summary, highlight=False, markup=False)
+        console.print(_fact_table(out["facts"] + out["incoming"], "facts"))
+        return
+    when = f"what held at {valid_at or 'now'}, as known at {known_at or 'now'}"
+    console.print(_fact_table(out["facts"] + out["incoming"], when))
 
 
 @app.command()
@@ -560,8 +564,14 @@ def changes(since: Annotated[str, typer.Option("--since")]) -> None:
     if state.json:
         _emit(out)
         return
+    written: dict[str, list[str]] = {}
+    for v in _run(lambda: m.versions_written_by(out, group=state.group)):
+        written.setdefault(v.change_id, []).append(v.describe())
     for c in out:
-        console.print(f"{c.created_at.isoformat()}  {c.kind:<10} {c.id}  {c.reason}")
+        console.print(f"{c.created_at.isoformat()}  {c.kind:<10} {c.id}  {c.reason}",
+                      highlight=False, markup=False)
+        for line in written.get(c.id, []):  # what changed: the facts it wrote
+            console.print(f"    {line}", highlight=False, markup=False)
 
 
 @app.command()

@@ -29,6 +29,8 @@ COMPACT_BELOW = 600  # smaller budgets get the short preamble and dates without 
 TOKENS_PER_FACT_LINE = 150  # one fact line per this many tokens of budget
 TOKENS_PER_EPISODE_LINE = 18  # episode lines considered: budget / this (LoCoMo turns ~30)
 MAX_SEARCH_DEPTH = 80
+MAX_EPISODE_TOKENS = 160  # one episode line takes at most this much of the budget
+MIN_EPISODE_TOKENS = 40
 
 
 def fact_lines_for(budget_tokens: int) -> int:
@@ -36,9 +38,21 @@ def fact_lines_for(budget_tokens: int) -> int:
     return max(0, budget_tokens // TOKENS_PER_FACT_LINE)
 
 
+def fact_rank_cutoff(n_facts: int) -> int:
+    """A fact gets a line only when search ranked it this high among all results: the
+    block's few fact lines go to clearly relevant facts (200 -> top 4, 500 -> top 8)."""
+    return 2 * n_facts + 2
+
+
 def episode_lines_for(budget_tokens: int) -> int:
     """How many episodes a block of this budget considers, best first."""
     return max(1, min(60, budget_tokens // TOKENS_PER_EPISODE_LINE))
+
+
+def episode_tokens_for(budget_tokens: int) -> int:
+    """The most one episode line may take: its best-matching chunk, cut at a word, so one
+    long turn does not crowd out the others (200 -> 50, 500 -> 125, 1000+ -> 160)."""
+    return max(MIN_EPISODE_TOKENS, min(MAX_EPISODE_TOKENS, budget_tokens // 4))
 
 
 def search_depth(n_facts: int, n_episodes: int) -> int:

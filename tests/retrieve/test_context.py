@@ -81,7 +81,7 @@ def test_prompt_injection_stays_inside_the_quoted_data_block(mem):
     for line in body:
         assert line in ("episodes:",) or line.startswith("facts valid") or line.startswith("- ")
     # the episode line decodes back to exactly the stored content
-    line = next(x for x in body if x.startswith("- [2023-05-01]"))
+    line = next(x for x in body if x.startswith("- [1 May 2023]"))
     speaker, content = line.split("] ", 1)[1].split(": ", 1)
     assert json.loads(speaker) == "Mallory"
     stored, end = json.JSONDecoder().raw_decode(content)

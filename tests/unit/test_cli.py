@@ -71,3 +71,15 @@ def test_sessions_command_ranks_the_sittings_of_the_demo(tmp_path: Path) -> None
     assert code == 0 and "episodes" in out
     code, out = cli(tmp_path, "sessions", "Denver", "--limit", "0")
     assert code == 2 and "limit" in out
+
+
+def test_entity_as_of_says_what_held_then_and_changes_show_the_facts(tmp_path: Path) -> None:
+    cli(tmp_path, "assert", "Maya", "LIVES_IN", "Boston", "--valid-at", "2019")
+    cli(tmp_path, "assert", "Maya", "LIVES_IN", "Denver", "--valid-at", "2023-05")
+    code, out = cli(tmp_path, "entity", "Maya", "--valid-at", "2023-04-01")
+    assert code == 0, out
+    assert "Now:" not in out and "what held at 2023-04-01" in out
+    assert "Boston" in out and "Denver" not in out
+    code, out = cli(tmp_path, "changes", "--since", "2000-01-01")
+    assert code == 0, out
+    assert "Maya" in out and "Denver" in out and "Boston" in out  # the facts, not only ids

@@ -29,7 +29,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError, KgmemError, missing_extra
 from ..memory.facade import Memory
@@ -37,7 +38,7 @@ from ..model import Episode
 from ..names import check_group
 from ..timeline import episode_visible
 from ..timeutil import parse_instant
-from .tools import MemoryTools
+from .tools import MemoryTools, memory_of
 
 try:
     import anyio.to_thread
@@ -55,6 +56,9 @@ try:
     )
 except ImportError as _exc:
     raise missing_extra("kgmem.integrations.langgraph", "langgraph", "langgraph") from _exc
+
+if TYPE_CHECKING:
+    from ..memory.aio import AsyncMemory
 
 SOURCE = "langgraph-store"
 TEXT_FIELDS = ("content", "text", "memory", "data")
@@ -112,8 +116,9 @@ class KgmemStore(BaseStore):
     """A LangGraph store over ``memory`` (see the module); ``extract``: run kgmem's fact
     extraction on the items put (the memory's extractor)."""
 
-    def __init__(self, memory: Memory, *, extract: bool = True) -> None:
-        self.memory = memory
+    def __init__(self, memory: Memory | AsyncMemory | str | Path | None = None, *,
+                 extract: bool = True) -> None:
+        self.memory = memory_of(memory)
         self.extract = extract
 
     # ------------------------------------------------------------------ batch
@@ -247,8 +252,8 @@ def _matches_condition(kind: str, path: tuple[str, ...], ns: tuple[str, ...]) ->
     return all(p == "*" or a == p for a, p in pairs)
 
 
-def kgmem_tools(memory: Memory, group: str = "default", speaker: str | None = None
-                ) -> list[BaseTool]:
+def kgmem_tools(memory: Memory | AsyncMemory | str | Path | None = None,
+                group: str = "default", speaker: str | None = None) -> list[BaseTool]:
     """remember, recall, correct and forget as LangChain tools over ``memory`` in ``group``
     (errors reach the model as tool messages, as ``handle_tool_error=True`` does)."""
     tools = MemoryTools(memory, check_group(group), speaker)

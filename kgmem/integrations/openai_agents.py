@@ -17,13 +17,14 @@ import functools
 import json
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import KgmemError, missing_extra
 from ..memory.facade import Memory
 from ..model import Episode
 from ..names import check_group
-from .tools import TOOL_NAMES, MemoryTools
+from .tools import TOOL_NAMES, MemoryTools, memory_of
 
 try:
     import anyio.to_thread
@@ -32,6 +33,9 @@ try:
 except ImportError as _exc:
     raise missing_extra("kgmem.integrations.openai_agents", "openai-agents",
                         "openai-agents") from _exc
+
+if TYPE_CHECKING:
+    from ..memory.aio import AsyncMemory
 
 SOURCE = "agents-session"
 
@@ -56,10 +60,10 @@ class KgmemSession:
 
     session_settings = None
 
-    def __init__(self, session_id: str, memory: Memory, group: str = "default",
-                 user: str = "user", extract: bool = True) -> None:
+    def __init__(self, session_id: str, memory: Memory | AsyncMemory | str | Path | None = None,
+                 group: str = "default", user: str = "user", extract: bool = True) -> None:
         self.session_id = session_id
-        self.memory = memory
+        self.memory = memory_of(memory)
         self.group = check_group(group)
         self.user = user
         self.extract = extract
@@ -127,7 +131,8 @@ class KgmemSession:
         await self._run(self._erase, [ep for ep, _ in eps])
 
 
-def kgmem_function_tools(memory: Memory, group: str = "default", speaker: str | None = None
+def kgmem_function_tools(memory: Memory | AsyncMemory | str | Path | None = None,
+                         group: str = "default", speaker: str | None = None
                          ) -> list[FunctionTool]:
     """remember, recall, correct and forget as Agents SDK function tools over ``memory`` in
     ``group``; a kgmem error is returned to the model as ``error: <type>: <message>``."""

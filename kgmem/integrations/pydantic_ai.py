@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import KgmemError, missing_extra
 from ..memory.facade import Memory
 from ..names import check_group
 from .tools import TOOL_NAMES, MemoryTools
+
+if TYPE_CHECKING:
+    from ..memory.aio import AsyncMemory
 
 try:
     from pydantic_ai import FunctionToolset, ModelRetry
@@ -25,7 +29,8 @@ except ImportError as _exc:
                         ) from _exc
 
 
-def kgmem_toolset(memory: Memory, group: str = "default", speaker: str | None = None,
+def kgmem_toolset(memory: Memory | AsyncMemory | str | Path | None = None,
+                  group: str = "default", speaker: str | None = None,
                   max_retries: int = 1) -> FunctionToolset[Any]:
     """remember, recall, correct and forget over ``memory`` in ``group``."""
     tools = MemoryTools(memory, check_group(group), speaker)

@@ -16,11 +16,32 @@ AI's ``ModelRetry``).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from ..memory.facade import Memory
 from ..model import FactVersion
 from ..timeutil import EPOCH
 
+if TYPE_CHECKING:
+    from ..memory.aio import AsyncMemory
+
+
 TOOL_NAMES = ("remember", "recall", "correct", "forget")
+
+
+def memory_of(memory: Memory | AsyncMemory | str | Path | None) -> Memory:
+    """What an adapter was given as its memory: a Memory, an AsyncMemory (its Memory), a
+    store directory, or None (the configured one: ``KGMEM_HOME`` / ``KGMEM_STORE`` ...)."""
+    if isinstance(memory, Memory):
+        return memory
+    if memory is None:
+        from ..factory import open_memory
+
+        return open_memory()
+    if isinstance(memory, (str, Path)):
+        return Memory(memory)
+    return memory.sync
 
 
 def _fact_line(v: FactVersion) -> str:
@@ -31,9 +52,10 @@ class MemoryTools:
     """The four tools over ``memory`` in ``group``; ``speaker``: who ``remember`` quotes by
     default (the user the agent talks to)."""
 
-    def __init__(self, memory: Memory, group: str = "default", speaker: str | None = None,
+    def __init__(self, memory: Memory | AsyncMemory | str | Path | None = None,
+                 group: str = "default", speaker: str | None = None,
                  budget_tokens: int = 800) -> None:
-        self.memory, self.group, self.speaker = memory, group, speaker
+        self.memory, self.group, self.speaker = memory_of(memory), group, speaker
         self.budget_tokens = budget_tokens
 
     def remember(self, content: str, reference_time: str | None = None,

@@ -131,3 +131,21 @@ def test_a_scripted_model_uses_the_tools_through_tool_node(make_memory) -> None:
     assert "Ann WORKS_AT Initech" in said[1] and "WORKS_AT Acme" not in said[1]
     assert said[2] == "nothing relevant in memory" or "Initech" not in said[2]
     assert said[3].startswith("not_found: no fact 'ffffffff'")  # the model is told, no crash
+
+
+def test_adapters_take_a_path_an_async_memory_or_the_configured_memory(
+        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from kgmem import AsyncMemory, Memory
+    from kgmem.integrations.tools import MemoryTools
+
+    by_path = KgmemStore(str(tmp_path / "a"), extract=False)
+    by_path.put(("n",), "k", {"content": "hello"})
+    assert by_path.get(("n",), "k").value == {"content": "hello"}  # type: ignore[union-attr]
+    m = Memory(tmp_path / "b", extractor=None)
+    assert MemoryTools(AsyncMemory(memory=m)).memory is m
+    monkeypatch.setenv("KGMEM_HOME", str(tmp_path / "c"))
+    monkeypatch.setenv("KGMEM_EXTRACTOR", "none")
+    tools = kgmem_tools(group="g")  # the configured memory, as the CLI and servers open it
+    assert [t.name for t in tools][0] == "remember"
+    tools[0].invoke({"content": "I like tea.", "reference_time": "2024-01-01"})
+    assert (tmp_path / "c").is_dir()

@@ -62,6 +62,8 @@ def test_the_assistant_has_no_life_to_remember(ex) -> None:
     ("My name is Ines.", "Ines"),
     ("Hi, I'm Bartek and I cook a lot.", "Bartek"),
     ("Call me Jo.", "Jo"),
+    ("My name's Dara and I cook a lot.", "Dara"),  # "name's" parsed as a possessive
+    ("my name is Ada Lovelace.", "Ada Lovelace"),
     ("I'm fine, thanks.", None),
     ("I'm from Jordan.", None),
 ])

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..facts import ASSISTANT_SPEAKERS, GENERIC_SPEAKERS
@@ -32,6 +33,14 @@ def is_assistant_role(speaker: str | None) -> bool:
 def self_name(doc: Doc) -> str | None:
     """The name the speaker gives themself in ``doc``: "my name is Priya", "my name's Kofi",
     "I'm Tomasz" (a proper name right after), "call me Sam"; None when there is none."""
+    said = _MY_NAME.search(doc.text)
+    if said is not None:  # "My name's Kofi and ..." (parsed as a possessive)
+        tok = next((t for t in doc if t.idx == said.start(1)), None)
+        if tok is not None and _name_like(tok):
+            words = [tok]
+            while words[-1].i + 1 < len(doc) and _name_like(doc[words[-1].i + 1]):
+                words.append(doc[words[-1].i + 1])
+            return " ".join(t.text for t in words)
     for tok in doc:
         low = tok.lower_
         if low == "name" and any(c.dep_ == "poss" and c.lower_ == "my" for c in tok.children):
@@ -58,6 +67,9 @@ def self_name(doc: Doc) -> str | None:
                         c.dep_ in ("det", "poss", "prep") for c in attr.children)):
                 return _full_name(attr)
     return None
+
+
+_MY_NAME = re.compile(r"\b[Mm]y name(?:'s| is)\s+([A-Z][\w-]*)")
 
 
 def _name_like(tok: Token) -> bool:

@@ -60,7 +60,7 @@ __all__ = [
     "vocabulary_block",
 ]
 
-PROMPT_VERSION = "2026-12-07.1"
+PROMPT_VERSION = "2026-12-07.2"
 SCHEMA_NAME = "kgmem_facts"
 
 # OpenAI "strict" structured outputs: every property required, no additional properties,
@@ -290,8 +290,9 @@ def _legend(turns: Sequence[PromptTurn]) -> str:
                      "user from them only when the assistant states them as known.")
     if any(speaker_label(t.speaker, t.user) == "user" and not is_assistant(t.speaker)
            for t in turns):
-        lines.append('The speaker "user" is the person using the assistant: write "user" as '
-                     "their name.")
+        lines.append('The speaker "user" is whoever wrote the text (the person using the '
+                     'memory): "I" in those turns is "user"; facts about others keep their '
+                     "names.")
     return "".join(f"{line}\n" for line in lines) + ("\n" if lines else "")
 
 

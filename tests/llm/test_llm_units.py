@@ -38,7 +38,7 @@ REF = datetime(2024, 3, 15, 10, tzinfo=timezone.utc)
 
 # --------------------------------------------------------------------------- prompt
 def test_prompt_version_and_schema_is_strict_mode_valid():
-    assert PROMPT_VERSION == "2026-12-07.1"
+    assert PROMPT_VERSION == "2026-12-07.2"
 
     def check(node):
         if isinstance(node, dict):

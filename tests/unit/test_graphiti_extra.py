@@ -17,7 +17,9 @@ _HIDE = "import sys; sys.modules['graphiti_core'] = None; "
 
 
 def test_the_bridge_without_graphiti_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "graphiti_core", None)  # as if not installed
+    for name in [m for m in sys.modules if m == "graphiti_core" or m.startswith("graphiti_core.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed (loaded or not)
+    monkeypatch.setitem(sys.modules, "graphiti_core", None)
     monkeypatch.delitem(sys.modules, "kgmem.interop.graphiti_pipeline", raising=False)
     with pytest.raises(MissingExtraError, match=r"pip install 'kgmem\[graphiti\]'") as exc:
         importlib.import_module("kgmem.interop.graphiti_pipeline")

@@ -109,8 +109,12 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 def _clean_validation_errors(errs: Any) -> list[dict[str, Any]]:
     out = []
     for e in errs:
-        item = {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")),
-                "type": str(e.get("type", ""))}
+        item: dict[str, Any] = {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")),
+                                "type": str(e.get("type", ""))}
+        loc = item["loc"]
+        if len(loc) >= 4 and loc[:2] == ["body", "episodes"] and isinstance(loc[2], int):
+            # a bulk item, named as the library names it: {index, field, message}
+            item.update(index=loc[2], field=str(loc[3]), message=item["msg"])
         out.append(item)
     return out
 
@@ -122,9 +126,11 @@ def install_error_handlers(app: FastAPI) -> None:
         if status >= 500:
             log.error("store error on %s %s: %s", request.method, request.url.path, exc)
         headers = None
+        message = exc.message
         if isinstance(exc, StoreUnavailableError):  # nothing was written: say when to retry
             headers = {"Retry-After": str(exc.retry_after)}
-        return error_json(status, exc.type, exc.message, jsonable_encoder(exc.details),
+            message = exc.public_message  # the full text (paths, driver errors) was logged
+        return error_json(status, exc.type, message, jsonable_encoder(exc.details),
                           headers=headers)
 
     @app.exception_handler(APIError)
@@ -137,6 +143,8 @@ def install_error_handlers(app: FastAPI) -> None:
         errs = _clean_validation_errors(exc.errors())
         first: dict[str, Any] = errs[0] if errs else {"loc": [], "msg": "invalid request"}
         where = ".".join(str(x) for x in first["loc"])
+        if "index" in first:
+            where = f"episode {first['index']}: {first['field']}"
         return error_json(422, "invalid_input", f"{where}: {first['msg']}" if where
                           else first["msg"], {"errors": errs})
 

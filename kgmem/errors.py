@@ -102,6 +102,13 @@ class ContentTooLargeError(KgmemError):
     http_status = 413
 
 
+class UnchangedError(ConflictError):
+    """An edit that would change nothing (the fact already says that, or it has no version an
+    edit could change): nothing was written, and no change is returned that claims otherwise."""
+
+    type = "unchanged"
+
+
 class OrphanedFactError(ConflictError):
     """The fact's versions (or an entity it links) were deleted outside kgmem, e.g. by
     graphiti-core's ``remove_episode`` on a shared Neo4j graph: it cannot be changed
@@ -117,6 +124,9 @@ class StoreUnavailableError(KgmemError):
     type = "store_unavailable"
     http_status = 503
     retry_after = 5
+    # what a client is told (REST, MCP): no store path, server address or driver text; the
+    # message itself, with those, goes to the server's log
+    public_message = "the store is unavailable: nothing was written; retry later"
 
     def __init__(self, message: str, **details: Any) -> None:
         details.setdefault("retry_after_s", self.retry_after)
@@ -129,6 +139,8 @@ class StoreBusyError(StoreUnavailableError):
 
     type = "store_busy"
     retry_after = 1
+    public_message = ("the store is busy (another write held it longer than "
+                      "KGMEM_BUSY_TIMEOUT): nothing was written; retry later")
 
 
 class MissingExtraError(KgmemError, ImportError):

@@ -4,6 +4,7 @@ type of docs/api.md, and the group a call may use (its API key over HTTP). Share
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mcp.server.mcpserver import Context
@@ -12,7 +13,9 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import ValidationError
 
 from ..auth import ApiKey, match_key, presented_key
-from ..errors import ForbiddenError, KgmemError
+from ..errors import ForbiddenError, KgmemError, StoreUnavailableError
+
+log = logging.getLogger("kgmem.mcp")
 
 
 def call(fn: Any, *args: Any, **kw: Any) -> Any:
@@ -20,7 +23,16 @@ def call(fn: Any, *args: Any, **kw: Any) -> Any:
     try:
         return fn(*args, **kw)
     except KgmemError as exc:
-        raise ToolError(f"{exc.type}: {exc.message}") from exc
+        raise ToolError(f"{exc.type}: {_public(exc)}") from exc
+
+
+def _public(exc: KgmemError) -> str:
+    """What a client is told: a store error without paths, addresses or driver text (the
+    server logs those)."""
+    if isinstance(exc, StoreUnavailableError):
+        log.error("store error: %s", exc.message)
+        return exc.public_message
+    return exc.message
 
 
 def error_text(exc: BaseException, tool: str) -> str:
@@ -28,7 +40,7 @@ def error_text(exc: BaseException, tool: str) -> str:
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, KgmemError):
-            return f"{cause.type}: {cause.message}"
+            return f"{cause.type}: {_public(cause)}"
         if isinstance(cause, ValidationError):
             where = sorted({".".join(str(p) for p in e["loc"]) or "arguments"
                             for e in cause.errors()})

@@ -106,6 +106,7 @@ def test_a_write_on_a_locked_store_answers_503_store_busy_with_retry_after(
         err = assert_error(resp, 503, "store_busy")
         assert resp.headers["Retry-After"] == "1"
         assert "busy" in err["message"] and err["details"]["retry_after_s"] == 1
+        assert str(tmp_path) not in resp.text  # issue 32: no absolute store path
     assert c.get("/ready").status_code == 200
     assert m.stats() == before  # nothing half-written
     m.close()
@@ -234,6 +235,8 @@ def test_neo4j_lost_server_answers_503_store_unavailable(neo4j_store: Any) -> No
                      c.get("/v1/facts"), c.get("/ready")):
             assert_error(resp, 503, "store_unavailable")
             assert resp.headers["Retry-After"] == "5"
+            # issue 32: neither the Bolt URI nor the driver's text
+            assert "bolt://" not in resp.text and "injected" not in resp.text
     finally:
         store.driver = real
 

@@ -18,7 +18,7 @@ from kgmem.factory import open_memory
 from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 from kgmem.timeline import expiry_known_at, in_interval, recorded_by
-from kgmem.timeutil import parse_instant
+from kgmem.timeutil import TIME_PATTERN, parse_instant
 
 from .schemas import _TIME_DOC, MAX_OFFSET, MAX_PAGE
 
@@ -97,17 +97,19 @@ _K_DOC = "Transaction time to read at: what the memory knew then (default: now).
 
 
 def get_as_of(
-    valid_at: Annotated[str | None, Query(max_length=64, description=_V_DOC)] = None,
-    known_at: Annotated[str | None, Query(max_length=64, description=_K_DOC)] = None,
+    valid_at: Annotated[str | None, Query(max_length=64, pattern=TIME_PATTERN,
+                                          description=_V_DOC)] = None,
+    known_at: Annotated[str | None, Query(max_length=64, pattern=TIME_PATTERN,
+                                          description=_K_DOC)] = None,
     x_valid_at: Annotated[
         str | None,
-        Header(alias="X-Valid-At", max_length=64,
+        Header(alias="X-Valid-At", max_length=64, pattern=TIME_PATTERN,
                description="Default valid_at for every read of this request (the query "
                "parameter wins)."),
     ] = None,
     x_known_at: Annotated[
         str | None,
-        Header(alias="X-Known-At", max_length=64,
+        Header(alias="X-Known-At", max_length=64, pattern=TIME_PATTERN,
                description="Default known_at for every read of this request (the query "
                "parameter wins)."),
     ] = None,

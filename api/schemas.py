@@ -8,7 +8,7 @@ adds request bodies, list envelopes and the few API-specific shapes.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,7 @@ from kgmem.entity_types import EntityType
 from kgmem.model import Change, Entity, Episode, FactVersion, Path
 from kgmem.names import MAX_CONTENT, MAX_NAME
 from kgmem.retrieve.models import SearchResult, SessionResult
+from kgmem.timeutil import TIME_PATTERN
 from kgmem.vocabulary import PredicateSource
 
 # Hard ceilings baked into the schema; the configured ``max_list`` (settings) may be lower.
@@ -25,7 +26,8 @@ MAX_OFFSET = 100_000
 MAX_TEXT = 10_000
 
 Precision = Literal["year", "month", "day", "instant"]
-TimeStr = str
+# a time field's published pattern is exactly what kgmem reads (kgmem.timeutil.TIME_PATTERN)
+TimeStr = Annotated[str, Field(pattern=TIME_PATTERN)]
 
 _TIME_DOC = (
     "ISO-8601 instant or date: '2023', '2023-05', '2023-05-08', '2023-05-08T10:00:00Z'. "

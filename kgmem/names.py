@@ -96,7 +96,8 @@ def clean_name(value: object, field: str) -> str:
         raise InvalidInputError(f"{field} must not be empty", field=field)
     if len(name) > MAX_NAME:
         raise InvalidInputError(f"{field} is longer than {MAX_NAME} characters", field=field)
-    if not normalize_name(name):
+    if not normalize_name(name) or not any(unicodedata.category(c)[0] in "LN" for c in name):
+        # a lone combining mark or an emoji names nothing one could look up by typing it
         raise InvalidInputError(f"{field} {value!r} has no letters or digits", field=field)
     return name
 

@@ -37,6 +37,18 @@ class Precision(str, Enum):
     INSTANT = "instant"
 
 
+# Every time string kgmem reads: a year, a month, a date, or an instant (date, 'T' or a space,
+# hours[:minutes[:seconds[.fraction of at most 6 digits]]], an optional UTC offset). Anything
+# else is refused, not half-read ('...Z\x00', 7-digit fractions). The HTTP API publishes it as
+# the pattern of its time fields, so a request matching its schema is one kgmem reads (but
+# for calendar checks: a 31 February, an offset leaving the supported range).
+_Y = r"([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})"
+_M, _D = r"(0?[1-9]|1[0-2])", r"(0?[1-9]|[12][0-9]|3[01])"
+_M2, _D2 = r"(0[1-9]|1[0-2])", r"(0[1-9]|[12][0-9]|3[01])"
+_HMS = r"([01][0-9]|2[0-3])(:[0-5][0-9](:[0-5][0-9]([.,][0-9]{1,6})?)?)?"
+_OFFSET = r"(Z|z|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)?"
+TIME_PATTERN = (f"^({_Y}(-{_M}(-{_D})?)?|{_Y}-{_M2}-{_D2}[Tt ]{_HMS}{_OFFSET})$")
+_TIME = re.compile(TIME_PATTERN)
 _YEAR = re.compile(r"^([0-9]{4})$")
 _YEAR_MONTH = re.compile(r"^([0-9]{4})-([0-9]{1,2})$")
 _DATE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
@@ -104,6 +116,11 @@ def parse_instant_with_precision(value: object, field: str = "time") -> tuple[da
     text = value.strip()
     if not text:
         raise InvalidTimeError(f"{field} is empty", field=field)
+    if not _TIME.match(text):
+        raise InvalidTimeError(
+            f"{field}: cannot parse {_echo(value)!r} as an ISO-8601 time (a year, month, date "
+            "or instant such as '2023-05-08T10:00:00Z'; at most 6 fractional digits)",
+            field=field, value=_echo(value))
     try:
         if m := _YEAR.match(text):
             return datetime(int(m[1]), 1, 1, tzinfo=UTC), Precision.YEAR

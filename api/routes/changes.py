@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from kgmem.model import Change
+from kgmem.timeutil import TIME_PATTERN
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, known_by, page_of
 from ..errors import errors
@@ -22,7 +23,8 @@ def list_changes(
     group: GroupDep,
     page: PageDep,
     at: AsOfDep,
-    since: Annotated[str, Query(max_length=64, description="Only changes strictly after "
+    since: Annotated[str, Query(max_length=64, pattern=TIME_PATTERN,
+                                description="Only changes strictly after "
                                 "this transaction time. " + _TIME_DOC)] = "1970-01-01",
     after: Annotated[str | None, Query(min_length=1, max_length=128,
                                        description="Only changes after this "

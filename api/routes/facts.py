@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query
 
 from kgmem.errors import NotFoundError
 from kgmem.model import Change, FactVersion
+from kgmem.timeutil import TIME_PATTERN
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, as_of_history, page_of
 from ..errors import errors
@@ -54,10 +55,12 @@ def list_facts(
     object: Annotated[str | None, Query(max_length=MAX_NAME,
                                         description="Object name or id.")] = None,
     valid_to: Annotated[str | None, Query(
-        max_length=64, description="With it, match facts valid at any time in "
+        max_length=64, pattern=TIME_PATTERN,
+        description="With it, match facts valid at any time in "
         "[valid_at, valid_to). " + _TIME_DOC)] = None,
     known_to: Annotated[str | None, Query(
-        max_length=64, description="With it, match versions believed at any time in "
+        max_length=64, pattern=TIME_PATTERN,
+        description="With it, match versions believed at any time in "
         "[known_at, known_to). " + _TIME_DOC)] = None,
 ) -> dict:
     """Fact versions visible at (valid_at, known_at), or overlapping the ranges when

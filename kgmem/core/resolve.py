@@ -807,6 +807,27 @@ def start_split(w: WriteTx, group: str, entity_id: str, alias: str, now: datetim
                       new_id=new.entity.id, new_name=new.entity.name, tracked=tracked)
 
 
+def tracked_through(w: WriteTx, group: str, entity_id: str, other_id: str
+                    ) -> dict[str, set[str]]:
+    """Facts asserted on ``entity_id`` through a name of ``other_id`` (its own or an alias):
+    after ``other_id`` was merged into it, its names meant ``entity_id``. Fact id -> roles."""
+    with raw_aliases():
+        raw, other = w.get_entity(group, entity_id), w.get_entity(group, other_id)
+    if raw is None or other is None:
+        return {}
+    theirs = _View.of(other)
+    norms = {_norm(theirs.entity.name)} | {_norm(a) for a in theirs.visible}
+    tracked: dict[str, set[str]] = {}
+    for t in _View.of(raw).tracks:
+        try:
+            d = json.loads(t)
+        except ValueError:
+            continue
+        if d.get("n") in norms:
+            tracked.setdefault(d["f"], set()).add(d["r"])
+    return tracked
+
+
 def record_split(w: WriteTx, group: str, entity_id: str, start: SplitStart, now: datetime,
                  moved: list[dict[str, str]], why: str) -> None:
     """The last step of a split: its record (with the facts that moved) on the entity."""

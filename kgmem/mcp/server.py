@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..auth import parse_api_keys
 from ..errors import KgmemError
@@ -237,9 +237,9 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         query: str,
         valid_at: str | None = None,
         known_at: str | None = None,
-        budget_tokens: int = 1000,
+        budget_tokens: Annotated[int, Field(ge=16, le=32_000)] = 1000,  # as GET /v1/context
         mode: Literal["context", "search", "sessions"] = "context",
-        limit: int = 10,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,  # as GET /v1/search
         superseded: Literal["label", "drop"] = "label",
         untrusted: Literal["flag", "omit"] = "flag",
         group: str | None = None,

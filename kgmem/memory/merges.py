@@ -24,6 +24,7 @@ from ..core.resolve import (
     merged_by,
     record_split,
     start_split,
+    tracked_through,
 )
 from ..core.supersede import listing
 from ..errors import InvalidInputError
@@ -130,6 +131,23 @@ def undo_merge_mark(w: WriteTx, group: str, change: Change, undo: Change) -> Non
         again = merged_by(w, group, change.undoes)
         if again is not None:
             mark_merged(w, group, again[0], again[1], undo.id)
+
+
+def return_merged_facts(memory: Facade, group: str, change_id: str) -> list[dict[str, str]]:
+    """After the undo of merge ``change_id``: the facts asserted through a name of the merged
+    entity while it was merged (they went to the survivor) move back to it, as a split moves
+    the facts asserted through an alias (an object corrected; a subject asserted again and
+    the old fact retracted). The facts the merge itself moved were restored by the undo."""
+    with memory.store.write() as w:
+        found = merged_by(w, group, change_id)
+        tracked = {} if found is None else tracked_through(w, group, found[1], found[0])
+    if found is None or not tracked:
+        return []
+    gone_id, keep_id = found
+    keep = memory._lookup_entity(group, keep_id)
+    why = f"undo of merge {change_id}: said of a name of {gone_id}"
+    return [m for fid, roles in sorted(tracked.items())
+            if (m := _move_fact(memory, group, fid, roles, keep, gone_id, why))]
 
 
 class SplitResult(BaseModel):

@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from .. import timeline
+from ..errors import UnchangedError
 from ..model import Entity
 from ..names import clean_name
 from ..store.base import LineageState, WriteTx
@@ -63,3 +64,29 @@ def correction(
         return new
 
     return edit
+
+
+def refuse_noop(lin: LineageState, new: LineageState) -> None:
+    """A caller's edit that leaves the lineage as it is: nothing to write, and no change may
+    claim otherwise."""
+    if new == lin:
+        raise UnchangedError(
+            f"fact {lin.fact_id} already says that: nothing was written", fact_id=lin.fact_id)
+
+
+def refuse_invisible(w: WriteTx, kind: str, lin: LineageState) -> None:
+    """After a caller's edit and the timeline's recomputation: a fact left without any version
+    (a later fact with the same start replaced it whole) was not changed in any way a read can
+    see; refuse (the caller's write rolls back) and name the fact that replaced it."""
+    if kind == "retract" or w.current_versions([lin.fact_id]).get(lin.fact_id) is not None:
+        return
+    later = sorted((x for x in w.lineages_for(lin.group, lin.subject_id, lin.predicate)
+                    if x.believed and x.fact_id != lin.fact_id and x.valid_at == lin.valid_at
+                    and x.seq > lin.seq), key=lambda x: x.seq)
+    by = later[-1].fact_id if later else None
+    raise UnchangedError(
+        f"fact {lin.fact_id} has no version a read can see"
+        + (f": fact {by} (same start, stated later) replaced it whole" if by else "")
+        + f", and this {kind} leaves it so: nothing was written; "
+        + (f"{kind} fact {by} instead, or undo it first" if by else "change its start"),
+        fact_id=lin.fact_id, replaced_by=by)

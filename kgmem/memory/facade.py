@@ -594,14 +594,18 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         reason: str,
         needs_tx: bool = False,
         tx: tuple[WriteTx, datetime | None] | None = None,
+        refuse_noop: bool = False,
     ) -> Change:
         """One change of one lineage, in its own write or inside ``tx`` (an open write and
-        its transaction time). ``edit`` validates before anything is written."""
+        its transaction time). ``edit`` validates before anything is written; with
+        ``refuse_noop`` (a caller's own edit) one that changes nothing raises
+        :class:`UnchangedError` instead, as does one leaving the fact without any version
+        (:func:`kgmem.core.lineage_edits.refuse_noop`, ``refuse_invisible``)."""
         if tx is None:
             fact_id = resolve_fact_id(self.store, group, fact_id)
             with self.store.write() as w:
                 return self._change_lineage(group, fact_id, kind, edit, reason, needs_tx,
-                                            (w, None))
+                                            (w, None), refuse_noop=True)
         w, now = tx
         lin = w.get_lineage(fact_id)
         if lin is None or lin.group != group:
@@ -614,6 +618,8 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         if now is None:
             now = self._tick(w, group)
         new = edit(lin, w, now) if needs_tx else edit(lin)
+        if refuse_noop:
+            edits.refuse_noop(lin, new)
         change = Change(
             id=_new_id(),
             group=group,
@@ -625,6 +631,8 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         w.put_lineage(new)
         touched = self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
                                   parties=(lin.object_id, new.object_id))
+        if refuse_noop:
+            edits.refuse_invisible(w, kind, new)
         change = listing(change, touched)
         w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
         return change
@@ -632,9 +640,13 @@ class Memory(ArchiveVerbs, ProfileVerbs):
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
         """Reverse one change: restore the stated beliefs (or predicate declarations) it
         replaced, as a new change (:func:`kgmem.memory.undo.undo_change`)."""
+        from .merges import return_merged_facts
         from .undo import undo_change
 
-        return undo_change(self, change_id, check_group(group))
+        g = check_group(group)
+        undo = undo_change(self, change_id, g)
+        return_merged_facts(self, g, change_id)  # a merge: what was said through its names
+        return undo
 
     def erase(
         self,

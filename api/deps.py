@@ -103,13 +103,13 @@ def get_as_of(
                                           description=_K_DOC)] = None,
     x_valid_at: Annotated[
         str | None,
-        Header(alias="X-Valid-At", max_length=64, pattern=TIME_PATTERN,
+        Header(alias="X-Valid-At", max_length=64,
                description="Default valid_at for every read of this request (the query "
                "parameter wins)."),
     ] = None,
     x_known_at: Annotated[
         str | None,
-        Header(alias="X-Known-At", max_length=64, pattern=TIME_PATTERN,
+        Header(alias="X-Known-At", max_length=64,
                description="Default known_at for every read of this request (the query "
                "parameter wins)."),
     ] = None,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgmem.errors import KgmemError, StoreUnavailableError
+from kgmem.timeutil import TIME_PATTERN
 
 log = logging.getLogger("kgmem.api")
 
@@ -119,6 +120,24 @@ def _clean_validation_errors(errs: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _time_error(errs: Any) -> JSONResponse | None:
+    """A time field that does not match the published pattern: the library's own answer for
+    it (422 ``invalid_time``, ``details.field``), whichever layer saw it first."""
+    for e in errs:
+        ctx = e.get("ctx") or {}
+        if e.get("type") == "string_pattern_mismatch" and ctx.get("pattern") == TIME_PATTERN:
+            loc = [str(x) for x in e.get("loc", ())]
+            if loc[:2] == ["body", "episodes"]:
+                return None  # a bulk item: named with its index, as every bulk error
+            field = loc[-1] if loc else "time"
+            value = str(e.get("input"))[:80]
+            return error_json(422, "invalid_time", f"{field}: cannot parse {value!r} as an "
+                              "ISO-8601 time (a year, month, date or instant such as "
+                              "'2023-05-08T10:00:00Z'; at most 6 fractional digits)",
+                              {"field": field, "value": value, "loc": loc})
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(KgmemError)
     async def _kgmem(request: Request, exc: KgmemError) -> JSONResponse:
@@ -140,6 +159,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        bad_time = _time_error(exc.errors())
+        if bad_time is not None:
+            return bad_time
         errs = _clean_validation_errors(exc.errors())
         first: dict[str, Any] = errs[0] if errs else {"loc": [], "msg": "invalid request"}
         where = ".".join(str(x) for x in first["loc"])

@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     from fastapi.testclient import TestClient
 
     from api.app import create_app
-    from kgmem.memory import Memory
+    from kgmem.memory.facade import Memory
     from kgmem.settings import Settings
 
     rng = random.Random(args.seed)

@@ -34,8 +34,8 @@ COMMON_POOL = 1000
 # the end of ``kgmem ingest``), and search answers meanwhile from what is indexed plus the
 # keyword and time signals, which need no embedding. An episode longer than this is never
 # embedded inside a request.
-REQUEST_INDEX_CHARS = 8_000
-REQUEST_INDEX_ITEMS = 64
+REQUEST_INDEX_CHARS = 4_000
+REQUEST_INDEX_ITEMS = 32
 
 _MIN_TIME = datetime(1, 1, 1, tzinfo=UTC)
 

@@ -127,14 +127,15 @@ def _time_error(errs: Any) -> JSONResponse | None:
         ctx = e.get("ctx") or {}
         if e.get("type") == "string_pattern_mismatch" and ctx.get("pattern") == TIME_PATTERN:
             loc = [str(x) for x in e.get("loc", ())]
-            if loc[:2] == ["body", "episodes"]:
-                return None  # a bulk item: named with its index, as every bulk error
             field = loc[-1] if loc else "time"
             value = str(e.get("input"))[:80]
-            return error_json(422, "invalid_time", f"{field}: cannot parse {value!r} as an "
-                              "ISO-8601 time (a year, month, date or instant such as "
-                              "'2023-05-08T10:00:00Z'; at most 6 fractional digits)",
-                              {"field": field, "value": value, "loc": loc})
+            what = (f"{field}: cannot parse {value!r} as an ISO-8601 time (a year, month, date "
+                    "or instant such as '2023-05-08T10:00:00Z'; at most 6 fractional digits)")
+            details: dict[str, Any] = {"field": field, "value": value, "loc": loc}
+            if loc[:2] == ["body", "episodes"] and len(loc) >= 4:  # a bulk item, by index
+                details["errors"] = _clean_validation_errors(errs)
+                what = f"episode {loc[2]}: {what}"
+            return error_json(422, "invalid_time", what, details)
     return None
 
 

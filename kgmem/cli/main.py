@@ -649,11 +649,10 @@ def retain(
     for a in report.actions:
         t.add_row(a.kind, ("would " if dry_run else "") + a.action,
                   a.expires_at.date().isoformat(), a.rule, a.text[:60], a.audit_id or "")
-    console.print(t)
     per = Table("rule", "matched", "would expire" if dry_run else "expired")
-    for r in report.rules:
+    for r in report.rules:  # what each rule matched, so that a rule matching all shows
         per.add_row(f"{r.index}: {r.rule}", str(r.matched), str(r.expiring))
-    console.print(per)
+    console.print(t, per)
     console.print(f"{len(report.actions)} item(s) {'would expire' if dry_run else 'expired'} "
                   f"in group {state.group}")
 

@@ -15,6 +15,7 @@
 #            which start then shares and test.sh leaves running); 3 otherwise
 #   wait     wait until GET /v1/models answers 200
 #   env      print the KGMEM_LLM_* variables that point kgmem at this server
+#   key      print the wheel cache key and the build flags (nothing is built)
 #   logs     tail the server log
 #   models   list the models this script can assemble
 #
@@ -290,7 +291,8 @@ case "${1:-}" in
   status) cmd_status ;;
   wait) cmd_wait ;;
   env) cmd_env ;;
+  key) echo "$KEY"; echo "$BUILD_FLAGS" ;;
   logs) tail -n "${2:-100}" "$LOG_FILE" ;;
   models) printf '%s\n' smollm2-135m qwen2.5-coder-0.5b gemma3-270m qwen2.5-coder-1.5b ;;
-  *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; [[ -n "${1:-}" ]] && exit 2 || exit 0 ;;
+  *) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; [[ -n "${1:-}" ]] && exit 2 || exit 0 ;;
 esac

@@ -135,23 +135,28 @@ class CachedEmbedder:
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         keys = [text_key(t) for t in items]
+        first: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, i)
         with self._lock:
-            first: dict[str, int] = {}
-            for i, k in enumerate(keys):
-                first.setdefault(k, i)
             found = self._get_many(list(first))
-            missing = [k for k in first if k not in found]
-            if missing:
-                fresh = np.asarray(
-                    self.inner.embed([items[first[k]] for k in missing]), dtype=np.float32
-                )
-                new: dict[str, np.ndarray] = {}
-                for j, k in enumerate(missing):
-                    v = np.array(fresh[j])
-                    v.setflags(write=False)
-                    new[k] = v
+        missing = [k for k in first if k not in found]
+        new: dict[str, np.ndarray] = {}
+        if missing:
+            # computed outside the lock: a long batch (the background indexer's) must not
+            # keep a search's one query waiting; two threads computing the same text store
+            # the same vector
+            fresh = np.asarray(
+                self.inner.embed([items[first[k]] for k in missing]), dtype=np.float32
+            )
+            for j, k in enumerate(missing):
+                v = np.array(fresh[j])
+                v.setflags(write=False)
+                new[k] = v
+            found.update(new)
+        with self._lock:
+            if new:
                 self._put_many(new)
-                found.update(new)
             lengths = {v.shape[0] for v in found.values()}
             if len(lengths) > 1:
                 raise EmbeddingError(

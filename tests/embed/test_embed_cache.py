@@ -160,3 +160,35 @@ def test_default_embedder_falls_back_to_numpy(monkeypatch):
         assert d.name == "sentence-transformers/all-MiniLM-L6-v2"  # same space, shared cache
     finally:
         embed.reset_default_embedder()
+
+
+def test_a_long_batch_does_not_keep_another_threads_query_waiting(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """issue 32: the cache held its lock while the model embedded, so a search's one query
+    waited for the background indexer's whole batch (35-123 s under load)."""
+    import threading
+    import time
+
+    from kgmem.embed import HashingEmbedder
+    from kgmem.embed.cache import CachedEmbedder
+
+    started = threading.Event()
+    release = threading.Event()
+
+    class Slow(HashingEmbedder):
+        def _embed(self, texts):  # type: ignore[no-untyped-def]
+            if len(texts) > 1:  # the long batch
+                started.set()
+                release.wait(10)
+            return super()._embed(texts)
+
+    emb = CachedEmbedder(Slow(16), tmp_path / "cache.sqlite3")
+    batch = threading.Thread(target=emb.embed, args=([f"chunk {i}" for i in range(50)],))
+    batch.start()
+    assert started.wait(5)
+    t0 = time.monotonic()
+    emb.embed_one("the query")
+    took = time.monotonic() - t0
+    release.set()
+    batch.join(10)
+    assert took < 5, f"the query waited {took:.1f} s for the batch"
+    assert emb.embed([f"chunk {i}" for i in range(50)]).shape == (50, 16)  # stored

@@ -18,7 +18,9 @@ from tests.conftest import ManualClock, fresh_group
 
 
 def make_settings(**kw: Any) -> Settings:
-    base: dict[str, Any] = {"api_keys": None, "extractor": "none"}
+    # no background indexer unless a test asks: it would embed with MiniLM whatever the test's
+    # Memory holds, and on the shared Neo4j server every group of every session
+    base: dict[str, Any] = {"api_keys": None, "extractor": "none", "index_interval": 0}
     base.update(kw)
     return Settings(_env_file=None, **base)  # type: ignore[call-arg]
 

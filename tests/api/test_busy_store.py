@@ -265,3 +265,23 @@ def test_neo4j_second_writer_in_the_same_process_waits_at_most_busy_timeout(
     finally:
         release.set()
         t.join(30)
+
+
+def test_the_server_runs_a_background_indexer(tmp_path: Path) -> None:
+    """issue 32: kgmem serve embeds what writes queued outside the requests."""
+    import time
+
+    from kgmem.embed import HashingEmbedder
+
+    m = Memory(tmp_path / "s", extractor=None)
+    m.embedder = HashingEmbedder(64)  # type: ignore[attr-defined]
+    with client_for(m, index_interval=0.1) as c:
+        big = "the lighthouse keeper logs the weather " * 500  # past a search's budget
+        c.post("/v1/episodes", json={"content": big, "reference_time": "2024",
+                                     "extract": False}).raise_for_status()
+        deadline = time.monotonic() + 30
+        while m.pending_index() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert m.pending_index() == 0
+        assert c.get("/v1/search", params={"q": "lighthouse"}).json()["index_pending"] == 0
+    m.close()

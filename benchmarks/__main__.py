@@ -4,7 +4,8 @@
 Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
 ingest-locomo, ingest-same-output (is a change's store the same as main's?), api-load,
 request-bound (search latency while an embedding backlog waits), retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat),
-context (evidence-in-context: what a token-budgeted block holds, kgmem beside baselines).
+context (evidence-in-context: what a token-budgeted block holds, kgmem beside baselines),
+query-speed (kgmem's query and context cost beside MiniLM and BM25 retrievers, A B A B).
 Reports from finished runs: compare (kgmem beside the peers' published
 numbers), misses (the miss browser), final (every headline suite once, with the held-out look
 logged). ``python -m benchmarks <suite> --help`` shows a suite's options.
@@ -34,6 +35,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "request-bound": ("benchmarks.request_bound", []),
     "retrieve": ("benchmarks.retrieve_bench", []),
     "context": ("benchmarks.context_bench", []),
+    "query-speed": ("benchmarks.query_speed", []),
     "compare": ("benchmarks.compare", []),
     "misses": ("benchmarks.misses", []),
     "final": ("benchmarks.final", []),

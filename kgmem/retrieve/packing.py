@@ -25,7 +25,7 @@ from ..model import FactVersion
 from .keyword import STOPWORDS
 
 FACT_SHARE = 0.2  # facts take at most this share of the budget
-COMPACT_BELOW = 600  # smaller budgets get the short preamble and dates without times
+COMPACT_BELOW = 1200  # smaller budgets get the short preamble and dates without times
 TOKENS_PER_FACT_LINE = 150  # one fact line per this many tokens of budget
 TOKENS_PER_EPISODE_LINE = 18  # episode lines considered: budget / this (LoCoMo turns ~30)
 MAX_SEARCH_DEPTH = 80

@@ -69,7 +69,7 @@ def test_no_poisoning_text_reaches_a_context_block_unmarked(tmp_path):  # type: 
     for ep in eps:
         block = context(m, ep.content, budget_tokens=600)
         for line in _data_lines(block.text):
-            if '"Mallory": ' in line:
+            if '] Mallory: ' in line:
                 seen += 1
                 assert "[instruction-like: " in line, line
     assert seen >= len(eps)  # each one was retrieved at least once, always marked

@@ -297,3 +297,95 @@ presented to the Prince of Wales because he was the youngest pupil .""", (
         opt("Guy Aldred", "KNOWS", "Ethel MacDonald"),
     )),
 ]
+
+# Fresh round 1 (labelled and committed before any code ran on it; run once, at the end)
+DOCS += [
+    Doc("fresh1-bio-nadia", "biography", "2025-01-15", """Nadia Haddad grew up in Beirut and \
+was born there in 1979. She studied architecture at the American University of Beirut from \
+1997 to 2002.
+
+In 2004 she moved to Montreal, where she joined the firm Lemay as a junior architect. She \
+became a partner at Lemay in 2011.
+
+Her husband, Karim Haddad, is a cardiologist at the Montreal Heart Institute. In 2016 the \
+couple moved to Toronto. Later that year Nadia founded her own studio, Atelier Haddad, and she \
+has led it ever since.""", (
+        req("Nadia Haddad", "FROM", "Beirut", "1979"),
+        req("Nadia Haddad", SCHOOL, "American University of Beirut", "1997", "2002"),
+        req("Nadia Haddad", "LIVES_IN", "Montreal", "2004", "2016"),
+        req("Nadia Haddad", "WORKS_AT", "Lemay", "2004"),
+        req("Nadia Haddad", "HAS_ROLE", "junior architect", "2004", "2011"),
+        req("Nadia Haddad", "HAS_ROLE", "partner", "2011"),
+        req("Nadia Haddad", "MARRIED_TO", "Karim Haddad"),
+        req("Karim Haddad", "WORKS_AT", "Montreal Heart Institute"),
+        req("Nadia Haddad", "LIVES_IN", "Toronto", "2016"),
+        req("Nadia Haddad", FOUND, "Atelier Haddad", "2016"),
+        opt("Karim Haddad", "HAS_ROLE", "cardiologist"),
+        opt("Karim Haddad", "LIVES_IN", "Toronto", "2016"),
+        opt("Nadia Haddad", "STUDIES_AT", "architecture", "1997", "2002"),
+        opt("Nadia Haddad", "LIVES_IN", "Beirut"),
+    ), round="fresh1"),
+    Doc("fresh1-news-tidewater", "company news", "2024-08-22", """Tidewater Energy appoints \
+new finance chief
+
+Tidewater Energy, the Bergen-based offshore wind developer, said on Thursday that Marta \
+Kowalski has been appointed chief financial officer. Kowalski, 46, was previously treasurer at \
+Orsted, which she joined in 2015.
+
+She succeeds Henrik Solberg, who left Tidewater in June after nine years to run the \
+renewables fund Nordvind Capital. Tidewater was founded in 2009 by Erik and Siri Aune and was \
+acquired by Statkraft in 2021.""", (
+        req("Marta Kowalski", "HAS_ROLE", "chief financial officer", "2024-08"),
+        req("Marta Kowalski", "WORKS_AT", "Tidewater Energy", "2024-08"),
+        req("Marta Kowalski", "WORKS_AT", "Orsted", "2015"),
+        req("Henrik Solberg", "WORKS_AT", "Tidewater Energy", None, "2024-06"),
+        req("Statkraft", "OWNS", "Tidewater Energy", "2021"),
+        opt("Marta Kowalski", "HAS_ROLE", "treasurer", "2015"),
+        opt("Henrik Solberg", FOUND + ("WORKS_AT",), "Nordvind Capital", "2024-06"),
+        opt("Erik Aune", FOUND, "Tidewater Energy", "2009"),
+        opt("Siri Aune", FOUND, "Tidewater Energy", "2009"),
+        opt("Tidewater Energy", "LIVES_IN", "Bergen"),
+    ), round="fresh1"),
+    Doc("fresh1-notes-design", "meeting notes", "2025-03-04", """Design review, 4 March 2025
+
+Present: Olga Petrova, Sam Reed, Liu Yang.
+
+1. Olga Petrova moved to the London office last month and now manages the mobile team.
+2. Liu Yang started as a UX researcher on Monday.
+3. Sam Reed asked whether the beta could ship in April; no decision yet.
+4. Sam will be out next week.""", (
+        req("Olga Petrova", ("LEADS", "HAS_ROLE"), "mobile team"),
+        req("Liu Yang", "HAS_ROLE", "UX researcher", "2025-03"),
+        opt("Olga Petrova", ("WORKS_AT", "LIVES_IN"), "London", "2025-02"),
+        opt("Olga Petrova", "WORKS_AT", "London office", "2025-02"),
+    ), round="fresh1"),
+    Doc("fresh1-wiki-okonkwo", "encyclopedic", "2021-01-01", """Chidi Okonkwo ( born 12 June \
+1975 ) is a Nigerian former footballer and current manager of Enyimba .
+
+Career .
+
+Okonkwo began his career with Rangers International in 1993 . In 1996 he moved to Belgium \
+to join KRC Genk , where he won the league title in 1999 . He signed for Trabzonspor in July \
+2000 and spent four seasons there before returning to Nigeria .
+
+After retiring in 2006 , he coached the Nigeria under-20 team from 2008 to 2012 . He was \
+appointed manager of Enyimba in January 2019 .
+
+Politics .
+
+He was elected to the House of Representatives in 2015 as a member of the All Progressives \
+Congress .""", (
+        req("Chidi Okonkwo", TEAM, "Rangers International", "1993"),
+        req("Chidi Okonkwo", TEAM, "KRC Genk", "1996"),
+        req("Chidi Okonkwo", TEAM, "Trabzonspor", "2000-07"),
+        req("Chidi Okonkwo", LEAD + TEAM, "Enyimba", "2019-01"),
+        req("Chidi Okonkwo", "MEMBER_OF", "House of Representatives", "2015"),
+        req("Chidi Okonkwo", "MEMBER_OF", "All Progressives Congress"),
+        opt("Chidi Okonkwo", LEAD + TEAM, "Nigeria under-20 team", "2008", "2012"),
+        opt("Chidi Okonkwo", "HAS_ROLE", "manager", "2019-01"),
+        opt("Chidi Okonkwo", "LIVES_IN", "Belgium", "1996"),
+        opt("Chidi Okonkwo", "LIVES_IN", "Nigeria"),
+        opt("Chidi Okonkwo", "HAS_ROLE", "footballer"),
+        opt("Chidi Okonkwo", "FROM", "Nigeria"),
+    ), round="fresh1"),
+]

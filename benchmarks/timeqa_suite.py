@@ -24,7 +24,8 @@ Per document, in one embedded :class:`~kgmem.memory.facade.Memory` (fresh direct
      chair" -> LEADS/HAS_ROLE, "live/reside" -> LIVES_IN); if nothing matches, or no fact of a
      mapped predicate is valid at that time, any fact about the subject;
    * **subject**: the document's title entity (entities whose name shares a distinctive token
-     with the title, e.g. "Hossenfelder"); its outgoing facts answer with their object,
+     with the title, e.g. "Hossenfelder", or holds all the title's words and at most two more:
+     "Lee Martin Nogan" for Lee Nogan); its outgoing facts answer with their object,
      incoming facts ("X coached Inter Milan" for a question about Inter Milan) with their
      subject;
    * candidates are the facts valid in the question's interval at ``known_at`` = now
@@ -275,6 +276,8 @@ def subject_ids(entities: Iterable[Any], title: str, first_para: str = "") -> se
         toks = set().union(*(_tokens(n) for n in names))
         if toks and toks <= want:
             out.add(e.id)
+        elif want and len(want) >= 2 and want <= toks and len(toks - want) <= 2:
+            out.add(e.id)  # the full name with middle names: "Lee Martin Nogan" for Lee Nogan
     return out
 
 
@@ -449,9 +452,11 @@ def run(
     workdir: Path | None = None,
     progress: bool = False,
     documents: Sequence[str] | None = None,
+    span: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Ingest and answer the first ``limit`` documents (all when None), or the documents
-    whose ``index`` is in ``documents``."""
+    whose ``index`` is in ``documents``, or those at positions ``span`` = [first, stop)
+    (the dev half is 0:129, the held-out half 129:257)."""
     from benchmarks.kgmem_api import open_replay_memory
 
     ds = load_timeqa(data_path) if data_path else load_timeqa()
@@ -459,6 +464,8 @@ def run(
     if documents is not None:
         wanted = set(documents)
         docs = [d for d in docs if d.index in wanted]
+    if span is not None:
+        docs = docs[span[0]:span[1]]
     docs = docs if limit is None else docs[:limit]
     tmp = Path(tempfile.mkdtemp(prefix="kgmem-timeqa-")) if workdir is None else workdir
     path = tmp / "store"
@@ -680,6 +687,8 @@ def write_outputs(
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="first N documents (default all)")
+    ap.add_argument("--docs", default=None, metavar="FIRST:STOP",
+                    help="documents by position, e.g. 0:129 (dev half) or 129:257 (held out)")
     ap.add_argument("--data", type=Path, default=None, help="human_annotated_test.json")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--reference-time", default=DEFAULT_REF.isoformat())
@@ -688,7 +697,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     ref = datetime.fromisoformat(args.reference_time)
     ref = ref if ref.tzinfo else ref.replace(tzinfo=UTC)
-    res = run(args.limit, data_path=args.data, ref=ref, progress=not args.quiet)
+    span = None
+    if args.docs:
+        first, _, stop = args.docs.partition(":")
+        span = (int(first or 0), int(stop) if stop else 10**9)
+    res = run(args.limit, data_path=args.data, ref=ref, progress=not args.quiet, span=span)
     summary = summarize(res)
     paths = write_outputs(res, summary, args.out, args.samples)
     for name in ("all", "answerable", "unanswerable"):

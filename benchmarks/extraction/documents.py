@@ -5,7 +5,8 @@
 Each document goes through the offline extractor as one ``source="text"`` episode told at its
 ``reference_time`` (no speaker unless the label gives one). An ``end`` fact closes the
 matching asserted fact of the same document at its date (as the pipeline applies it); a fact
-without a start starts at the reference time (as stored).
+without a start starts at the reference time (as stored); of a functional predicate's values
+(``WORKS_AT``, ``HAS_ROLE``, ...) a later start ends the earlier value, as the store does.
 
 * a label is **found** when an extracted fact has its subject (the label's name or a part of
   it: "Lindqvist" for Sara Lindqvist), one of its predicates and its object (lower case,
@@ -32,8 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.extraction.document_labels import DOCS, Doc, Fact
+from kgmem.vocabulary import DEFAULT_PREDICATES, Cardinality
 
 UTC = timezone.utc
+FUNCTIONAL = {s.name for s in DEFAULT_PREDICATES if s.cardinality == Cardinality.FUNCTIONAL}
 OUT = Path(__file__).resolve().parents[1] / "out" / "extraction" / "documents"
 _DROP = {"the", "a", "an", "his", "her", "its", "their", "my", "our"}
 
@@ -107,6 +110,17 @@ def extracted(doc: Doc, extractor: Any) -> list[Got]:
             g.end = when
         if not hit:
             out.append(Got(f.subject, f.predicate, f.object, when, when, "end", f.rule, True))
+    # a functional predicate holds one value at a time: a later start closes the one before
+    # (what the store does when it is written; "started at Equinor in 2019" ends Statoil)
+    by_key: dict[tuple[str, str], list[Got]] = {}
+    for g in out:
+        if g.predicate in FUNCTIONAL:
+            by_key.setdefault((g.subject.lower(), g.predicate), []).append(g)
+    for group in by_key.values():
+        group.sort(key=lambda g: g.start)
+        for a, b in zip(group, group[1:]):
+            if a.end is None and b.start > a.start:
+                a.end = b.start
     return out
 
 

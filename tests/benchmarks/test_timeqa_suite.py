@@ -77,6 +77,9 @@ def test_subject_ids_and_choice():
         SimpleNamespace(id="3", name="University of Arizona", aliases=[]),
     ]
     assert T.subject_ids(ents, "Sabine Hossenfelder") == {"1", "2"}
+    full = [SimpleNamespace(id="4", name="Lee Martin Nogan", aliases=[]),
+            SimpleNamespace(id="5", name="Kurt Nogan", aliases=[])]
+    assert T.subject_ids(full, "Lee Nogan") == {"4"}  # middle names, not the brother
     doc = SimpleNamespace(index="/wiki/Auditorium_Building_(Chicago)#P1435")
     assert T.title_of(doc) == "Auditorium Building"
 

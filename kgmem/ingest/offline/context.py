@@ -13,11 +13,13 @@ from kgmem.entity_types import signature_types
 from kgmem.timeutil import Precision
 
 from .. import lexicon as L
+from ..discourse import ClauseTimes, Coreference, TimeSpan
 from ..facts import ANY_OBJECT, ExtractedFact
 from ..temporal import ResolvedTime, find_time_expressions, resolve_time
 from .entities import strip_det
 from ..discourse.modality import PHRASE_DROPS, Modality, clause_modality, phrase_modality
 from .flags import Flags, asks, clause_flags, future_progressive
+from .genre import tells_sport
 from .mentions import Mention, Mentions
 from .objects import generic_object
 from .sitting import Sitting
@@ -41,8 +43,10 @@ class Context(Mentions):
     flags, and the facts emitted so far."""
 
     def __init__(self, doc: Doc, ref: datetime, speaker: str, speaker_is_assistant: bool,
-                 user: str | None, sitting: Sitting | None = None) -> None:
+                 user: str | None, sitting: Sitting | None = None,
+                 narrative: bool = False) -> None:
         super().__init__(doc, speaker, speaker_is_assistant, user, sitting)
+        self.narrative = narrative  # a document told as prose, not a chat turn
         self.ref = ref
         self.facts: list[ExtractedFact] = []
         self.flag_cache: dict[int, Flags] = {}
@@ -64,6 +68,14 @@ class Context(Mentions):
                 gov = governor(gov.head)  # "since we last talked, I joined": joined
             self.times.append((rt, toks, gov.i if gov is not None else None, text))
             self.time_tokens |= toks
+        self.clauses = ClauseTimes(doc, [TimeSpan(rt, frozenset(toks), gov, text)
+                                         for rt, toks, gov, text in self.times], narrative)
+        # "later that year" read against the running time, not the reference time
+        self.times = [(sp.time, set(sp.tokens), sp.governor, sp.text)
+                      for sp in self.clauses.spans]
+        self.coref = Coreference(doc, narrative=narrative, earlier_people=tuple(
+            sitting.people) if sitting is not None else ())
+        self.sport = narrative and tells_sport(doc)
 
     def flags(self, verb: Token) -> Flags:
         """The clause flags of ``verb`` (computed once per verb)."""
@@ -83,6 +95,9 @@ class Context(Mentions):
         cands = [(rt, text) for rt, _toks, gov, text in self.times if gov is not None and gov in gi]
         if not cands:
             cands = self._nearby_time(verb)
+        if not cands:
+            borrowed = self.clauses.borrowed(verb)
+            cands = [borrowed] if borrowed is not None else []
         if not cands:
             return None
         # the most precise "at" time ("since we last talked ... last Tuesday": Tuesday)
@@ -154,10 +169,13 @@ class Context(Mentions):
         subject's token) give the evidence span. Returns the fact, or None when dropped."""
         if subj is None or not subj.text or not obj:
             return None
+        tokens = list(tokens)
+        obj = self._referred(predicate, obj, tokens)
+        if obj is None:
+            return None
         text = _object_text(subj, predicate, obj)
         if text is None:
             return None
-        tokens = list(tokens)
         f = self._emit_flags(anchor, tokens, allow_in_plan)
         if f is None:
             return None
@@ -165,6 +183,8 @@ class Context(Mentions):
             if kind != "assert" or predicate not in HABITUAL_ENDS or not negatable:
                 return None
             kind = "end"
+        if self.narrative and f.future and not allow_in_plan:
+            return None  # "will join the board": announced, not (yet) so
         hit = self.time_for(anchor, f, time_extra) if timed and anchor is not None else None
         if hit is None and timed and anchor is not None and predicate in L.EVENT_PREDICATES:
             hit = self._story_time(anchor)
@@ -191,6 +211,29 @@ class Context(Mentions):
         if m is None:
             m = self.modality_cache[verb.i] = clause_modality(verb, self.flags(verb))
         return m
+
+    def _referred(self, predicate: str, obj: str, tokens: list[Token | None]) -> str | None:
+        """The object as the discourse layer knows it: "the company" -> the organisation it
+        refers to (None when that is not clear), "Northwind" -> "Northwind Robotics"; a
+        place predicate whose object is an organisation in narrative text states nothing
+        ("moved to Celta Vigo" in a footballer's career)."""
+        for tok in tokens:
+            if tok is None or self.coref is None:
+                continue
+            if self.coref.decided(tok.i) and tok.pos_ == "NOUN":
+                return self.coref.name_at(tok.i)
+            ref = self.coref.referent_of_name(tok.i)
+            if ref is not None and ref.kind == "org" and ref.name and (
+                    set(obj.lower().split()) <= ref.words):
+                obj = ref.name
+            if self.narrative and predicate in ("LIVES_IN", "VISITED") and (
+                    (ref is not None and ref.kind == "org") or (
+                    self.sport and tok.ent_type_ not in ("GPE", "LOC"))):
+                return None
+            break
+        if self.narrative and predicate == "HAS_ROLE":
+            obj = _plain_role(obj)
+        return obj
 
     def _emit_flags(self, anchor: Token | None, tokens: list[Token | None],
                     allow_in_plan: bool) -> Flags | None:
@@ -229,6 +272,22 @@ class Context(Mentions):
             return min(t.idx for t in toks), max(t.idx + len(t.text) for t in toks)
         sent = anchor.sent if anchor is not None else self.doc[:]
         return sent.start_char, sent.end_char
+
+
+def _plain_role(role: str) -> str:
+    """A role as a title, without whose it is or the names before it: "club's captain" ->
+    "captain", "British Labour Party politician" -> "politician"; a title in capitals
+    ("Member of Parliament for Leeds East") is kept whole."""
+    role = re.sub(r"^\S+'s\s+", "", role)
+    words = role.split()
+    if words and words[-1].islower() and any(w[:1].isupper() for w in words):
+        tail: list[str] = []
+        for w in reversed(words):
+            if w[:1].isupper():
+                break
+            tail.insert(0, w)
+        role = " ".join(tail)
+    return role
 
 
 def _object_text(subj: Mention, predicate: str, obj: str) -> str | None:

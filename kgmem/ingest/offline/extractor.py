@@ -13,6 +13,7 @@ from kgmem.entity_types import signature_types
 from kgmem.timeutil import to_utc
 
 from ..discourse.speakers import is_assistant_role, is_role, self_name
+from ..discourse.voice import signed_by
 from ..facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
 from .context import Context
 from .rules import run
@@ -41,13 +42,33 @@ def _dedupe(facts: list[ExtractedFact]) -> list[ExtractedFact]:
         if score_new > score_old:
             best[k] = f
     out = [best[k] for k in order]
-    retracted = {(f.subject.lower(), f.predicate, f.object.lower()) for f in out
-                 if f.kind in ("retract", "end")}
-    return [
-        f for f in out
-        if not (f.kind == "assert" and (f.subject.lower(), f.predicate, f.object.lower())
-                in retracted)
-    ]
+    undone: dict[tuple[str, str, str], list[ExtractedFact]] = {}
+    for f in out:
+        if f.kind in ("retract", "end"):
+            undone.setdefault((f.subject.lower(), f.predicate, f.object.lower()), []).append(f)
+    return [f for f in out if not (f.kind == "assert" and any(
+        not _ends_later(f, u) for u in undone.get(
+            (f.subject.lower(), f.predicate, f.object.lower()), ())))]
+
+
+def _ends_later(f: ExtractedFact, end: ExtractedFact) -> bool:
+    """Whether ``end`` closes ``f`` after it began ("started at Equinor in 2019 ... left
+    Equinor in 2022": both kept, the end applies to the start), rather than undoing it."""
+    return (end.kind == "end" and f.valid_at is not None and end.invalid_at is not None
+            and end.invalid_at > f.valid_at)
+
+
+# a fact said both ways by two rules: keep the more specific one
+_SAME_FACT = {"WORKS_AT": "MEMBER_OF_TEAM", "ATTENDED": "STUDIES_AT"}
+
+
+def _one_reading(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """"joined Sevilla FC" read as a job and as a team, "studied at the University of Oslo"
+    as attended and as studies at: one fact, the specific predicate's."""
+    have = {(f.subject.lower(), f.predicate, f.object.lower(), f.kind) for f in facts}
+    return [f for f in facts if not (
+        f.predicate in _SAME_FACT
+        and (f.subject.lower(), _SAME_FACT[f.predicate], f.object.lower(), f.kind) in have)]
 
 
 def _settle_types(facts: list[ExtractedFact]) -> list[ExtractedFact]:
@@ -128,7 +149,9 @@ class OfflineExtractor:
         """Like :meth:`extract` on an already parsed spaCy ``Doc``; ``sitting`` carries what
         earlier turns of the same conversation said (and learns this one)."""
         ref = to_utc(reference_time)
-        who = resolve_speaker(speaker, user)
+        # a letter or email nobody is said to speak is told by whoever signed it
+        signer = signed_by(doc.text) if speaker is None else None
+        who = resolve_speaker(signer or speaker, user)
         is_assistant = is_assistant_role(speaker)
         if is_role(speaker) and not is_assistant:  # "my name is Priya" names the role
             role = (speaker or "").strip().lower()
@@ -136,7 +159,8 @@ class OfflineExtractor:
             if given is not None and sitting is not None:
                 sitting.names[role] = given
             who = given or (sitting.names.get(role, who) if sitting is not None else who)
-        ctx = Context(doc, ref, who, is_assistant, user, sitting)
+        # a text nobody is said to speak (a document, a note) is read as narrative prose
+        ctx = Context(doc, ref, who, is_assistant, user, sitting, narrative=speaker is None)
         try:
             run(ctx)
         except (IndexError, AttributeError, KeyError, ValueError):  # pragma: no cover
@@ -149,7 +173,7 @@ class OfflineExtractor:
             facts = [f for f in facts if not f.subject_is_speaker]
         if sitting is not None:
             _learn_pets(sitting, who, facts)
-        return _settle_types(_dedupe(facts))
+        return _settle_types(_one_reading(_dedupe(facts)))
 
     def extract_many(
         self,

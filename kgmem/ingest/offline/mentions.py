@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import lexicon as L
+from ..discourse import Coreference
 from .entities import ENT_KEEP, clean_ent, ent_type, looks_like_name, strip_det
 from .sitting import Sitting
 from .tree import child, join_tokens
@@ -47,6 +48,7 @@ class Mentions:
                 self.ent_of[t.i] = ent
         self.time_tokens: set[int] = set()  # tokens inside a time expression
         self.persons: list[tuple[int, str]] = []  # (token index, name) for he/she
+        self.coref: Coreference | None = None  # set by the rules' context
 
     def name_of(self, tok: Token) -> str:
         """The name a token is part of: its entity span (with a title), else the token and its
@@ -76,7 +78,11 @@ class Mentions:
         return Mention(self.speaker, speaker=True, token=tok)
 
     def person_before(self, i: int) -> Mention | None:
-        """he/she/his/her: the last person named before token ``i``."""
+        """he/she/his/her at token ``i``: whom the discourse layer resolved it to (nobody
+        when it abstained); a token it did not look at: the last person named before."""
+        if self.coref is not None and self.coref.decided(i):
+            name = self.coref.name_at(i)
+            return Mention(name, label="PERSON") if name else None
         best = None
         for j, name in self.persons:
             if j < i:
@@ -181,6 +187,8 @@ class Mentions:
         low = tok.lower_
         if low in L.SPEAKER_PRONOUNS:
             return self.speaker_mention(tok)
+        if tok.i in self.time_tokens:
+            return None  # "5 November 1886": part of a date, nobody
         if low in ("you", "your") and self.assistant and self.user:
             return Mention(self.user, token=tok)
         if low in L.THIRD_PERSON_PRONOUNS:
@@ -188,6 +196,12 @@ class Mentions:
         if low in L.UNRESOLVABLE_PRONOUNS or tok.pos_ == "PRON":
             return None
         lemma = tok.lemma_.lower()
+        ref = self.coref.referent_of_name(tok.i) if self.coref is not None else None
+        if ref is not None and ref.name and ref.kind == "person":
+            self.note_person(tok, ref.name)  # "Ruiz" after "Marco Ruiz"
+            return Mention(ref.name, label="PERSON", token=tok)
+        if ref is not None and ref.name and ref.kind == "org" and tok.pos_ == "PROPN":
+            return Mention(self.name_of(tok), label="ORG", token=tok)  # "Levante UD"
         if ent_type(tok) == "PERSON" and lemma not in L.RELATION_NOUNS and lemma not in L.PET_NOUNS:
             n = self.name_of(tok)
             self.note_person(tok, n)

@@ -17,6 +17,7 @@ from ..entities import ent_type
 from ..tree import child
 from .admission import accepted, find_new, get_or_out, hit_the_gym, my_group
 from .business import acquire, open_business, own_noun, volunteer
+from .careers import career, member_copula, role_apposition
 from .copula import copula
 from .education import attend, do, exam_taken, finish, graduate, study
 from .events import (
@@ -155,9 +156,13 @@ def run(c: Context) -> None:
                 tool_prep(c, tok)
             if lemma == "be" or (tok.pos_ == "AUX" and child(tok, ("attr", "acomp"))):
                 copula(c, tok)
+            if c.narrative:
+                career(c, tok)
             if lemma == "be":
                 be_at(c, tok)
                 be_from(c, tok)
+                if c.narrative:
+                    member_copula(c, tok)
             else:
                 at_event(c, tok)
                 companions(c, tok)
@@ -194,6 +199,8 @@ def run(c: Context) -> None:
                 named_after(c, tok)
             if lemma in ("friendship", "friend"):
                 friendship(c, tok)
+            if c.narrative:
+                role_apposition(c, tok)
     for sent in c.doc.sents:
         sentence_notes(c, sent)
 

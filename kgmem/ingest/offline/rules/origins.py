@@ -28,9 +28,9 @@ def _people(c: Context, v: Token) -> list[Mention]:
 
 
 def _emit_from(c: Context, subs: list[Mention], place: Token, anchor: Token | None,
-               rule: str) -> None:
+               rule: str, timed: bool = False) -> None:
     for s in subs:
-        c.emit(s, "FROM", noun_phrase(c, place), anchor, rule=rule, timed=False,
+        c.emit(s, "FROM", noun_phrase(c, place), anchor, rule=rule, timed=timed,
                tokens=[place], confidence=0.8)
 
 
@@ -53,9 +53,13 @@ def grew_up(c: Context, v: Token) -> None:
     if lemma in ("bear", "raise") and not any(ch.dep_ in ("nsubjpass", "auxpass")
                                               for ch in v.children):
         return
-    places = [o for _p, o in preps(v, ("in",)) if _named_place(o)]
+    # "born in Bergen": a proper noun one is born in is a place whatever the tagger says
+    places = [o for _p, o in preps(v, ("in",)) if _named_place(o) or (
+        lemma == "bear" and o.pos_ == "PROPN" and ent_type(o) in ("ORG", "FAC", ""))]
     if places:
-        _emit_from(c, _people(c, v), places[0], v, f"{lemma}_in")
+        # "born in Lagos in 1990": dated by its own time (born then); raised or grown up in
+        # a place has no start worth keeping
+        _emit_from(c, _people(c, v), places[0], v, f"{lemma}_in", timed=lemma == "bear")
 
 
 def origin_noun(c: Context, noun: Token) -> None:

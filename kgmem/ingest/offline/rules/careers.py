@@ -1,0 +1,245 @@
+"""Careers told in narrative prose (documents: biographies, encyclopedic passages, company
+news), read only when the text is narrative (``Context.narrative``: nobody is said to speak
+it): "In 2007 he signed with Levante UD", "was sold to Watford", "moved on to Luton Town",
+"joined Sevilla FC", "began his career at Oxford United", "spent six years at Volvo Cars",
+"was educated at the University of Manchester", "graduated from ...", "was elected to Leeds
+City Council", "was elected Member of Parliament for Leeds East", "served as Minister for
+Housing from 2009 to 2010", "founded Fjord Labs" / "founded by Margaret Hale", "has run
+Bluebell since 2001", "a prominent member of the ...".
+
+One table (:data:`SLOTS`) says, per verb lemma and voice, where the organisation or the role
+sits and which predicate it gives; the subject is resolved by the discourse layer (the
+pronoun a person, "the company" an organisation), and time comes from the clause
+(``kgmem.ingest.discourse.time``). An organisation joined, signed with or moved to is a team
+(``MEMBER_OF_TEAM``) when the text is about a sport, else an employer (``WORKS_AT``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...discourse.coref import ORG_LAST_WORDS
+from ..context import Context
+from ..entities import ent_type, named
+from ..mentions import subjects
+from ..phrases import noun_phrase, role_text
+from ..tree import child, preps
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# what an organisation slot gives: a job (team or employer), a school, membership, founding,
+# running; a role slot gives HAS_ROLE
+JOB, SCHOOL, MEMBER, FOUNDED, RUNS, LEADS, ROLE = (
+    "job", "school", "member", "founded", "runs", "leads", "role")
+
+# lemma -> ((voice, slot, gives), ...); voice "active" / "passive" / "any"; slot "dobj",
+# "prep:<word>", "attr" (the complement of a passive: "was elected Member of Parliament")
+SLOTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "sign": (("active", "prep:with", JOB), ("active", "prep:for", JOB)),
+    "join": (("active", "dobj", JOB), ("active", "prep:as", ROLE)),
+    "rejoin": (("active", "dobj", JOB),),
+    "move": (("active", "prep:to", JOB),),
+    "transfer": (("any", "prep:to", JOB),),
+    "sell": (("passive", "prep:to", JOB),),
+    "loan": (("passive", "prep:to", JOB),),
+    "play": (("active", "prep:for", JOB),),
+    "spend": (("active", "prep:at", JOB), ("active", "prep:with", JOB)),
+    "begin": (("active", "prep:at", JOB), ("active", "prep:with", JOB)),
+    "start": (("active", "prep:with", JOB),),
+    "serve": (("active", "prep:as", ROLE),),
+    "elect": (("passive", "prep:to", MEMBER), ("passive", "attr", ROLE)),
+    "appoint": (("passive", "attr", ROLE),),
+    "name": (("passive", "attr", ROLE),),
+    "educate": (("passive", "prep:at", SCHOOL),),
+    "graduate": (("active", "prep:from", SCHOOL),),
+    "study": (("active", "prep:at", SCHOOL),),
+    "enrol": (("active", "prep:at", SCHOOL), ("active", "prep:in", SCHOOL)),
+    "enroll": (("active", "prep:at", SCHOOL), ("active", "prep:in", SCHOOL)),
+    "found": (("active", "dobj", FOUNDED), ("passive", "agent", FOUNDED)),
+    "establish": (("active", "dobj", FOUNDED), ("passive", "agent", FOUNDED)),
+    "co-found": (("active", "dobj", FOUNDED),),
+    "run": (("active", "dobj", RUNS),),
+    "lead": (("active", "dobj", LEADS),),
+    "head": (("active", "dobj", LEADS),),
+}
+# "began his career at", "spent four years at", "moved on to": the verb needs this object
+_NEEDS_DOBJ = {"begin": ("career",), "start": ("career",)}
+_ORG_LABELS = ("ORG", "FAC", "NORP", "")
+_SCHOOL_WORDS = ("school", "college", "university", "academy", "institute", "polytechnic",
+                 "conservatory", "seminary", "gymnasium", "lyceum")
+_ROLE_HEADS = frozenset({
+    "member", "minister", "secretary", "president", "chairman", "chairwoman", "chair",
+    "director", "governor", "mayor", "senator", "leader", "manager", "coach", "captain",
+    "head", "chief", "officer", "executive", "ambassador", "judge", "editor", "professor",
+    "lecturer", "dean", "chancellor", "commissioner", "speaker", "deputy", "treasurer",
+    "councillor", "councilor", "representative", "bishop", "general", "admiral", "commander",
+    "premier", "trustee", "assistant", "cfo", "cto", "principal",
+    "consultant", "adviser", "advisor", "analyst", "engineer", "teacher", "associate",
+    "founder", "ceo",
+})
+
+
+def career(c: Context, v: Token) -> None:
+    """The career slots of verb ``v`` (narrative text only)."""
+    if not c.narrative:
+        return
+    lemma = v.lemma_.lower()
+    slots = SLOTS.get(lemma)
+    if not slots:
+        return
+    need = _NEEDS_DOBJ.get(lemma)
+    if need is not None:
+        d = child(v, "dobj")
+        if d is None or d.lemma_.lower() not in need:
+            return
+    passive = any(ch.dep_ in ("auxpass", "nsubjpass") for ch in v.children)
+    for voice, slot, gives in slots:
+        if voice != "any" and (voice == "passive") != passive:
+            continue
+        for obj in _slot_objects(v, slot):
+            _emit(c, v, lemma, slot, gives, obj)
+
+
+def _slot_objects(v: Token, slot: str) -> list[Token]:
+    if slot == "dobj":
+        d = child(v, "dobj")
+        return [d] if d is not None else []
+    if slot == "attr":
+        return [ch for ch in v.children if ch.dep_ in ("oprd", "attr", "xcomp", "dobj")
+                and ch.pos_ in ("NOUN", "PROPN")]
+    if slot == "agent":
+        return [o for _p, o in preps(v, ("by",))]
+    word = slot.split(":", 1)[1]
+    out = [o for _p, o in preps(v, (word,))]
+    if word in ("to", "at", "with", "for"):  # "moved on to Luton Town", "spell at"
+        for prt in v.children:
+            if prt.dep_ == "prt":
+                out += [o for _p, o in preps(prt, (word,))]
+    return out
+
+
+def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -> None:
+    if obj.i in c.time_tokens:
+        return
+    obj = named(obj) or obj  # "a company called Fjord Labs"
+    if gives == ROLE:
+        if obj.lemma_.lower() not in _ROLE_HEADS and not (
+                obj.pos_ == "PROPN" and any(w.lower_ in _ROLE_HEADS for w in obj.subtree)):
+            return
+        text = role_text(c, obj) if obj.pos_ == "NOUN" else noun_phrase(
+            c, obj, keep_preps=("for", "of"))
+        for s in _people(c, v):
+            c.emit(s, "HAS_ROLE", text, v, rule=f"career_{lemma}_role", tokens=[obj])
+        return
+    if gives == FOUNDED and slot == "agent":
+        # "the cheesemaker founded by Margaret Hale": the founder is the agent, the thing
+        # founded what the participle describes
+        thing = v.head if v.dep_ == "acl" else None
+        if thing is None or not _is_org(c, thing):
+            return
+        for s in c.resolve(obj):
+            if s.label == "PERSON":
+                c.emit(s, "RUNS", _org_name(c, thing), v, rule="career_founded_by",
+                       tokens=[thing])
+        return
+    if not _is_org(c, obj):
+        return
+    name = _org_name(c, obj)
+    if gives == JOB:
+        pred = "MEMBER_OF_TEAM" if c.sport and not _is_school(obj) else "WORKS_AT"
+        if lemma == "spend" and not _spent_years(v):
+            return
+    elif gives == SCHOOL:
+        if not _is_school(obj):
+            return
+        pred = "ATTENDED"
+    elif gives == MEMBER:
+        pred = "MEMBER_OF"
+    elif gives == FOUNDED or gives == RUNS:
+        pred = "RUNS"
+    else:
+        pred = "LEADS"
+    for s in _people(c, v):
+        c.emit(s, pred, name, v, rule=f"career_{lemma}", tokens=[obj], confidence=0.8)
+
+
+def _people(c: Context, v: Token) -> list:
+    subs, _dropped = subjects(c, v)
+    return [s for s in subs if not s.speaker and s.label in ("PERSON", None)]
+
+
+def _is_org(c: Context, tok: Token) -> bool:
+    """A named organisation: an ORG-like entity or title-case proper noun, or a definite
+    description the discourse layer resolved to one ("the company")."""
+    if c.coref is not None and c.coref.decided(tok.i):
+        return c.coref.name_at(tok.i) is not None
+    ref = c.coref.referent_of_name(tok.i) if c.coref is not None else None
+    if ref is not None:
+        return ref.kind == "org"
+    label = ent_type(tok)
+    if label in ("PERSON", "GPE", "LOC") and tok.lower_ not in ORG_LAST_WORDS:
+        return False
+    return tok.pos_ == "PROPN" and label in _ORG_LABELS + ("PERSON", "GPE", "LOC")
+
+
+def _org_name(c: Context, tok: Token) -> str:
+    if c.coref is not None and c.coref.decided(tok.i):
+        return c.coref.name_at(tok.i) or ""
+    ref = c.coref.referent_of_name(tok.i) if c.coref is not None else None
+    if ref is not None and ref.name:
+        return ref.name
+    return noun_phrase(c, tok, keep_preps=("of",))
+
+
+def _is_school(tok: Token) -> bool:
+    return any(w.lower_ in _SCHOOL_WORDS for w in tok.subtree if w.i <= tok.i)
+
+
+def _spent_years(v: Token) -> bool:
+    d = child(v, "dobj")
+    return d is not None and d.lemma_.lower() in ("year", "season", "month", "decade")
+
+
+def member_copula(c: Context, v: Token) -> None:
+    """"X was a prominent member of the Anti-Parliamentary Communist Federation", "X is a
+    British Labour Party politician": MEMBER_OF (narrative text only)."""
+    if not c.narrative:
+        return
+    for attr in (ch for ch in v.children if ch.dep_ == "attr" and ch.pos_ == "NOUN"):
+        lemma = attr.lemma_.lower()
+        orgs: list[Token] = []
+        if lemma == "member":
+            orgs = [o for _p, o in preps(attr, ("of",))]
+        elif lemma in ("politician", "activist", "candidate", "leader", "member"):
+            orgs = [t for t in attr.children if t.dep_ in ("compound", "nmod")
+                    and t.pos_ == "PROPN" and t.lower_ in ("party", "movement")]
+        for org in orgs:
+            if not _is_org(c, org):
+                continue
+            for s in _people(c, v):
+                c.emit(s, "MEMBER_OF", _party_name(c, org), v, rule="career_member",
+                       tokens=[org])
+
+
+def _party_name(c: Context, tok: Token) -> str:
+    ent = c.ent_of.get(tok.i)
+    if ent is not None and ent.label_ == "ORG":
+        text = ent.text
+        return text[4:] if text.lower().startswith("the ") else text
+    return _org_name(c, tok)
+
+
+def role_apposition(c: Context, noun: Token) -> None:
+    """"Oakridge's chief executive, Dana Whitfield": HAS_ROLE chief executive (narrative
+    text only)."""
+    if not c.narrative or noun.lemma_.lower() not in _ROLE_HEADS or noun.pos_ != "NOUN":
+        return
+    people = [ch for ch in noun.children if ch.dep_ == "appos" and ent_type(ch) == "PERSON"]
+    if noun.dep_ == "appos" and ent_type(noun.head) == "PERSON":
+        people.append(noun.head)
+    for p in people:
+        for s in c.resolve(p):
+            if s.label == "PERSON":
+                c.emit(s, "HAS_ROLE", role_text(c, noun), None, rule="career_role_appos",
+                       tokens=[noun, p])

@@ -55,6 +55,9 @@ _ANAPHORIC = re.compile(
     re.I,
 )
 _PAST_TAGS = ("VBD",)
+# a clause with one of these has a time of its own, even one the resolver cannot read
+_OWN_TIME_WORDS = frozenset({"later", "earlier", "afterwards", "afterward", "before",
+                             "previously", "then", "once", "again", "soon"})
 _LINK_UP = ("conj", "xcomp", "relcl", "advcl", "acl", "ccomp", "pcomp")
 
 
@@ -108,6 +111,9 @@ class ClauseTimes:
         return None
 
     def _from_above(self, verb: Token) -> TimeHit | None:
+        if any(c.lower_ in _OWN_TIME_WORDS or c.ent_type_ in ("DATE", "TIME")
+               for c in verb.children):
+            return None  # "and I started at Google a few weeks later": a time of its own
         cur = verb
         for _ in range(4):
             if cur.dep_ not in _LINK_UP or cur.head is cur:

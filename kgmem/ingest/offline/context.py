@@ -38,6 +38,12 @@ HABITUAL_ENDS = frozenset({"LIVES_IN", "WORKS_AT", "HAS_ROLE", "HAS_PET", "STUDI
                            "AVOIDS"})
 
 
+# predicates whose object is an organisation: "Northwind" there is the "Northwind Robotics"
+# named before
+_ORG_OBJECT = frozenset({"WORKS_AT", "MEMBER_OF", "MEMBER_OF_TEAM", "RUNS", "LEADS",
+                         "ATTENDED", "STUDIES_AT", "OWNS"})
+
+
 class Context(Mentions):
     """Per-utterance state: the mentions, the reference time and the time mentions, clause
     flags, and the facts emitted so far."""
@@ -223,12 +229,13 @@ class Context(Mentions):
             if self.coref.decided(tok.i) and tok.pos_ == "NOUN":
                 return self.coref.name_at(tok.i)
             ref = self.coref.referent_of_name(tok.i)
-            if ref is not None and ref.kind == "org" and ref.name and (
-                    set(obj.lower().split()) <= ref.words):
+            if self.narrative and predicate in _ORG_OBJECT and ref is not None and (
+                    ref.kind == "org" and ref.name and " and " not in ref.name
+                    and set(obj.lower().split()) < ref.words):
                 obj = ref.name
             if self.narrative and predicate in ("LIVES_IN", "VISITED") and (
                     (ref is not None and ref.kind == "org") or (
-                    self.sport and tok.ent_type_ not in ("GPE", "LOC"))):
+                    self.sport and tok.ent_type_ != "GPE")):
                 return None
             break
         if self.narrative and predicate == "HAS_ROLE":

@@ -48,6 +48,7 @@ SLOTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "begin": (("active", "prep:at", JOB), ("active", "prep:with", JOB)),
     "start": (("active", "prep:with", JOB),),
     "serve": (("active", "prep:as", ROLE),),
+    "work": (("active", "prep:as", ROLE),),
     "elect": (("passive", "prep:to", MEMBER), ("passive", "attr", ROLE)),
     "appoint": (("passive", "attr", ROLE),),
     "name": (("passive", "attr", ROLE),),
@@ -131,6 +132,12 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
             c, obj, keep_preps=("for", "of"))
         for s in _people(c, v):
             c.emit(s, "HAS_ROLE", text, v, rule=f"career_{lemma}_role", tokens=[obj])
+        # "worked as an associate at Clifford Chance": the employer hangs on the role
+        for _p, org in preps(obj, ("at", "with")):
+            if _is_org(c, org) and not c.sport:
+                for s in _people(c, v):
+                    c.emit(s, "WORKS_AT", _org_name(c, org), v, rule=f"career_{lemma}_role_at",
+                           tokens=[org])
         return
     if gives == FOUNDED and slot == "agent":
         # "the cheesemaker founded by Margaret Hale": the founder is the agent, the thing
@@ -178,6 +185,8 @@ def _is_org(c: Context, tok: Token) -> bool:
     if ref is not None:
         return ref.kind == "org"
     label = ent_type(tok)
+    if c.sport and label == "LOC" and tok.pos_ == "PROPN":
+        return True  # "moved to Celta Vigo" in a footballer's career: a club, not a region
     if label in ("PERSON", "GPE", "LOC") and tok.lower_ not in ORG_LAST_WORDS:
         return False
     return tok.pos_ == "PROPN" and label in _ORG_LABELS + ("PERSON", "GPE", "LOC")

@@ -131,3 +131,10 @@ def test_chat_turns_keep_their_speaker_and_no_narrative_rules(extractor):
     ref = datetime(2023, 5, 8, tzinfo=UTC)
     facts = extractor.extract_many([("In 2007 I signed with Levante UD.", ref, "Sam")])[0]
     assert all(f.rule != "career_sign" for f in facts)
+
+
+def test_a_possessive_in_a_clause_without_a_verb_above_it_resolves(extractor):
+    # the walk up to the clause's verb ends at the root (it used to loop there forever)
+    doc = extractor.nlp("Her name's Mimi and she's adorable.")
+    co = Coreference(doc, narrative=False)
+    assert co.decided(0)

@@ -65,6 +65,12 @@ PERSON_OBJECT_VERBS = frozenset({
     "hire", "fire", "help", "call", "invite", "beat", "defeat", "appoint", "elect", "join",
     "visit", "email", "text", "congratulate", "introduce", "mentor", "coach", "interview",
 })
+# verbs only a person is the subject of
+PERSON_VERBS = frozenset({"bear", "grow", "raise", "marry", "wed", "divorce", "graduate",
+                          "die", "retire", "study"})
+# nouns a business is named after ("her own studio, Atelier Haddad")
+BUSINESS_NOUNS = ORG_HEADS | {"studio", "agency", "practice", "shop", "restaurant", "bakery",
+                              "store", "brand", "venture", "consultancy", "label", "publisher"}
 _NAME_LABELS = ("PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "PRODUCT", "WORK_OF_ART", "")
 _SUBJ = ("nsubj", "nsubjpass")
 
@@ -215,6 +221,9 @@ class Coreference:
 
     def _kind(self, ent: Span) -> str | None:
         last = ent[-1].lower_.strip(".")
+        head = ent.root.head
+        if ent.root.dep_ == "appos" and head.lemma_.lower() in BUSINESS_NOUNS:
+            return "org"  # "her own studio, Atelier Haddad"
         if ent.label_ == "PERSON" and last not in ORG_LAST_WORDS:
             return "person"
         if self._born(ent) or ent.root.i in self._genders:
@@ -227,8 +236,9 @@ class Coreference:
         """"Amara Okafor was born in Lagos", "Marco Ruiz ( born 3 April 1988 )", "Guy Aldred
         ( 5 November 1886 – 16 October 1963 )": a person's name."""
         root = ent.root
-        if root.dep_ in _SUBJ and root.head.lemma_ == "bear":
-            return True
+        if root.dep_ in _SUBJ and any(v.lemma_.lower() in PERSON_VERBS for v in (
+                root.head, *(c for c in root.head.children if c.dep_ == "conj"))):
+            return True  # "Nadia Haddad grew up in Beirut and was born there"
         if ent.end >= len(self.doc) or self.doc[ent.end].text != "(":
             return False
         inside = []
@@ -322,7 +332,7 @@ class Coreference:
         if head.dep_ in _SUBJ:
             return None
         verb = head.head
-        while verb.pos_ not in ("VERB", "AUX") and verb.head is not verb:
+        while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
             verb = verb.head
         for c in verb.children:
             if c.dep_ in _SUBJ and c.i < tok.i:
@@ -365,7 +375,7 @@ def _is_subject(tok: Token) -> bool:
             return True
         if cur.dep_ == "compound" and cur.head.pos_ != "PROPN":
             return False  # "Guy Fawkes night": the name modifies a noun
-        if cur.dep_ in ("compound", "flat", "appos", "conj") and cur.head is not cur:
+        if cur.dep_ in ("compound", "flat", "appos", "conj") and cur.head.i != cur.i:
             cur = cur.head
             continue
         return False

@@ -116,7 +116,7 @@ class ClauseTimes:
             return None  # "and I started at Google a few weeks later": a time of its own
         cur = verb
         for _ in range(4):
-            if cur.dep_ not in _LINK_UP or cur.head is cur:
+            if cur.dep_ not in _LINK_UP or cur.head.i == cur.i:
                 return None
             parent = _verb_above(cur.head)
             if parent is None or parent.i == cur.i:
@@ -169,7 +169,7 @@ def _xcomp_chain(verb: Token) -> list[Token]:
     """The verb and the xcomp chain above and below it ("started working")."""
     group = [verb]
     cur = verb
-    while cur.dep_ == "xcomp" and cur.head is not cur:
+    while cur.dep_ == "xcomp" and cur.head.i != cur.i:
         cur = cur.head
         group.append(cur)
     stack = [verb]
@@ -215,7 +215,7 @@ def _verb_above(tok: Token) -> Token | None:
     for _ in range(8):
         if cur.pos_ in ("VERB", "AUX") and cur.dep_ not in ("aux", "auxpass"):
             return cur
-        if cur.head is cur:
+        if cur.head.i == cur.i:
             return None
         cur = cur.head
     return None

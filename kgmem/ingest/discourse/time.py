@@ -80,6 +80,8 @@ class ClauseTimes:
         out: list[TimeSpan] = []
         last: ResolvedTime | None = None
         for s in sorted(spans, key=lambda x: min(x.tokens) if x.tokens else 0):
+            if re.fullmatch(r"\d{1,2}", s.text.strip()):
+                continue  # "Kowalski, 46, was ...": an age, not the year 1946
             m = _ANAPHORIC.match(s.text.strip().lower())
             if m is not None:
                 fixed = _relative_to(m, last, s.text) if last is not None else None

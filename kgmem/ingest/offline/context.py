@@ -240,6 +240,8 @@ class Context(Mentions):
             break
         if self.narrative and predicate == "HAS_ROLE":
             obj = _plain_role(obj)
+        if self.narrative and predicate in _ORG_OBJECT:
+            obj = _business_name(obj, tokens)
         return obj
 
     def _emit_flags(self, anchor: Token | None, tokens: list[Token | None],
@@ -279,6 +281,31 @@ class Context(Mentions):
             return min(t.idx for t in toks), max(t.idx + len(t.text) for t in toks)
         sent = anchor.sent if anchor is not None else self.doc[:]
         return sent.start_char, sent.end_char
+
+
+_BUSINESS_WORDS = frozenset({"firm", "company", "studio", "agency", "practice", "startup",
+                             "business", "club", "team", "charity", "label", "consultancy"})
+
+
+def _business_name(obj: str, tokens: list[Token | None]) -> str:
+    """An organisation by its name: "the firm Lemay" -> "Lemay", "her own studio, Atelier
+    Haddad" -> "Atelier Haddad"."""
+    words = obj.split()
+    if len(words) > 1 and words[0].lower() in _BUSINESS_WORDS and all(
+            w[:1].isupper() for w in words[1:]):
+        return " ".join(words[1:])
+    if len(words) == 1 and words[0].lower() in _BUSINESS_WORDS:
+        for tok in tokens:
+            if tok is None:
+                continue
+            name = [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+            if name:
+                n = name[0]
+                parts = sorted([n, *(c for c in n.children if c.dep_ == "compound")],
+                               key=lambda t: t.i)
+                return " ".join(t.text for t in parts)
+            break
+    return obj
 
 
 def _plain_role(role: str) -> str:

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kgmem.entity_types import signature_types
+from kgmem.timeline import is_interval
 from kgmem.timeutil import to_utc
 
 from ..discourse.speakers import is_assistant_role, is_role, self_name
@@ -39,7 +40,12 @@ def _dedupe(facts: list[ExtractedFact]) -> list[ExtractedFact]:
             continue
         score_new = (f.valid_at is not None or f.invalid_at is not None, f.confidence)
         score_old = (cur.valid_at is not None or cur.invalid_at is not None, cur.confidence)
-        if score_new > score_old:
+        if f.kind == "assert" and f.valid_at is not None and cur.valid_at is not None:
+            # told twice in one text ("joined Lemay in 2004 ... a partner at Lemay in 2011"):
+            # it holds from the first time
+            if is_interval(f.valid_at, cur.valid_at):  # the earlier one
+                best[k] = f
+        elif score_new > score_old:
             best[k] = f
     out = [best[k] for k in order]
     undone: dict[tuple[str, str, str], list[ExtractedFact]] = {}
@@ -55,7 +61,7 @@ def _ends_later(f: ExtractedFact, end: ExtractedFact) -> bool:
     """Whether ``end`` closes ``f`` after it began ("started at Equinor in 2019 ... left
     Equinor in 2022": both kept, the end applies to the start), rather than undoing it."""
     return (end.kind == "end" and f.valid_at is not None and end.invalid_at is not None
-            and end.invalid_at > f.valid_at)
+            and is_interval(f.valid_at, end.invalid_at))
 
 
 # a fact said both ways by two rules: keep the more specific one

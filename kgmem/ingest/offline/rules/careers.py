@@ -64,6 +64,10 @@ SLOTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "lead": (("active", "dobj", LEADS),),
     "head": (("active", "dobj", LEADS),),
 }
+# a role that heads what it is "of" ("manager of Enyimba", "chairman of the board")
+_LEAD_ROLES = frozenset({"manager", "coach", "president", "chairman", "chairwoman", "chair",
+                         "head", "director", "leader", "ceo", "captain", "principal", "dean",
+                         "governor", "mayor", "commander", "chief"})
 # "began his career at", "spent four years at", "moved on to": the verb needs this object
 _NEEDS_DOBJ = {"begin": ("career",), "start": ("career",)}
 _ORG_LABELS = ("ORG", "FAC", "NORP", "")
@@ -130,8 +134,15 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
             return
         text = role_text(c, obj) if obj.pos_ == "NOUN" else noun_phrase(
             c, obj, keep_preps=("for", "of"))
+        led = [o for _p, o in preps(obj, ("of",)) if obj.pos_ == "NOUN" and _is_org(c, o)]
+        if led:
+            text = role_text(c, obj).split(" of ")[0]  # "manager of Enyimba": manager ...
         for s in _people(c, v):
             c.emit(s, "HAS_ROLE", text, v, rule=f"career_{lemma}_role", tokens=[obj])
+            if obj.lemma_.lower() in _LEAD_ROLES:
+                for org in led:  # ... and leads Enyimba
+                    c.emit(s, "LEADS", _org_name(c, org), v, rule=f"career_{lemma}_leads",
+                           tokens=[org])
         # "worked as an associate at Clifford Chance": the employer hangs on the role
         for _p, org in preps(obj, ("at", "with")):
             if _is_org(c, org) and not c.sport:

@@ -16,7 +16,8 @@ runs it) over a fresh embedded store with the offline MiniLM, and measures:
 
 The baseline, measured in the same run, is the time the background indexer takes to embed
 each backlog: what a search used to do inside its request before answering. Texts are salted
-with random words so that the embedding cache never answers for them. Prints a table; writes
+with random words, queries too, and the embedder runs without its cache, so every text is
+embedded for real. Prints a table; writes
 JSON with every latency.
 """
 
@@ -76,10 +77,10 @@ def _scenario(c: Any, name: str, groups: dict[str, int], rng: random.Random,
     pending: list[int] = []
     for i in range(searches):
         for g in groups:
-            dt, p = _search(c, g, f"lighthouse keeper storm {i}")
+            dt, p = _search(c, g, f"lighthouse keeper storm {_text(rng, 12)}")
             own.append(dt)
             pending.append(p)
-        dt, _ = _search(c, "other", f"harbour boat {i}")
+        dt, _ = _search(c, "other", f"harbour boat {_text(rng, 12)}")
         other.append(dt)
     backlog_s = _wait_indexed(c, list(groups), timeout=1800)
     return {"scenario": name, "chars": sum(groups.values()), "groups": len(groups),
@@ -128,9 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     from kgmem.memory.facade import Memory
     from kgmem.settings import Settings
 
+    from kgmem.embed import get_default_embedder
+
     rng = random.Random(args.seed)
     store = Path(tempfile.mkdtemp(prefix="kgmem-request-bound-"))
     m = Memory(store / "store", extractor=None)
+    emb = get_default_embedder()
+    m.embedder = getattr(emb, "inner", emb)  # type: ignore[attr-defined]  # no embedding cache
     settings = Settings(max_episode_chars=max(args.chars, 200_000), index_interval=0.5,
                         max_request_bytes=4 * args.chars + 1_000_000)
     results: list[dict[str, Any]] = []

@@ -126,10 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     from fastapi.testclient import TestClient
 
     from api.app import create_app
+    from kgmem.embed import get_default_embedder
     from kgmem.memory.facade import Memory
     from kgmem.settings import Settings
-
-    from kgmem.embed import get_default_embedder
 
     rng = random.Random(args.seed)
     store = Path(tempfile.mkdtemp(prefix="kgmem-request-bound-"))

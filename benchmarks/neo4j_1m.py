@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     # PROFILE the queries Memory sends for an as-of lookup and a 3-hop path
     when = TimeFilter(valid_at=BASE + timedelta(days=4000), known_at=now)
     key = {"sx_name": "person1", "sx_norm": "person1", "sx_first": False}
-    hit = mn._predicates.cached(g)
+    hit = mn.writes.predicates.cached(g)
     mirror = sorted(p.name for p in (hit[1] if hit else {}).values() if p.symmetric)
     q_asof = facts_query(True, False, False, False, False, False, False, bool(mirror))
     base = {"g": g, "k": when.known_at, "v": when.valid_at, "k_l": None, "v_l": None}

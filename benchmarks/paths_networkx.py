@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     pairs = []
     while len(pairs) < args.queries + 10:
         x, y = rng.sample(range(n_people), 2)
-        a = m._lookup_entity(group, f"person{x}").id
-        b = m._lookup_entity(group, f"person{y}").id
+        a = m.writes.lookup_entity(group, f"person{x}").id
+        b = m.writes.lookup_entity(group, f"person{y}").id
         if args.pairs == "connected":  # b: where a random walk of ``hops`` steps from a ends
             b = a
             for _ in range(args.hops):

@@ -17,7 +17,7 @@ from ..timeutil import parse_instant_with_precision
 
 TimeLike = datetime | str  # as Memory's
 
-#: resolve(w, group, name, now) -> the entity an object name means (Memory._resolve_entity)
+#: resolve(w, group, name, now) -> the entity an object name means (Writes.resolve_entity, kgmem.core.writes)
 Resolve = Callable[[WriteTx, str, str, datetime], Entity]
 
 

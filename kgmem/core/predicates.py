@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..errors import ConflictError, UnknownPredicateError
 from ..model import Change
@@ -94,21 +94,22 @@ class Predicates:
             field="predicate", predicate=name, suggestion=known, group=group,
         )
 
-    def check_all(self, reader: _Reader, parsed: list[dict[str, Any]]) -> None:
-        """Before anything is written: the predicate of each parsed assertion (``"pred"``,
-        mapped in place) checked against its group's specs (read once per group)."""
+    def check_all(self, reader: _Reader, named: Sequence[tuple[str, str, bool]]) -> list[str]:
+        """Before anything is written: the predicate of each (group, predicate, from text)
+        checked against its group's specs (read once per group); returns the names to use."""
         specs: dict[str, dict[str, PredicateSpec]] = {}
-        for i, a in enumerate(parsed):
-            g = a["group"]
+        out: list[str] = []
+        for i, (g, pred, mention) in enumerate(named):
             if g not in specs:
                 specs[g] = self.specs(reader, g)
             try:
-                a["pred"] = self.check(specs[g], g, a["pred"], a["mention"])
+                out.append(self.check(specs[g], g, pred, mention))
             except UnknownPredicateError as exc:
-                if len(parsed) == 1:
+                if len(named) == 1:
                     raise
                 raise UnknownPredicateError(f"row {i}: {exc.message}", row=i,
                                             **exc.details) from None
+        return out
 
     def listing(self, store: Store, group: str, known_at: datetime | None
                 ) -> list[PredicateSpec]:

@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -36,10 +36,25 @@ from ..timeutil import parse_instant
 from .pipeline import MAX_DROPPED_REASONS, ExtractionPipeline, Outcome, error_kind
 
 if TYPE_CHECKING:
+    from ..core.writes import Writes
     from ..store.base import WriteTx
-    from .facade import IngestFacade
+    from ..trust import TrustPolicy
 
 log = logging.getLogger(__name__)
+
+
+class IngestFacade(Protocol):
+    """What ingestion uses of the facade (:class:`kgmem.memory.facade.Memory` passes itself):
+    its public write steps, trust policy, extraction pipeline and indexing. Ingestion never
+    imports the facade, so the layers stay one-way: memory -> ingest -> core -> store."""
+
+    writes: Writes  # the clock, entity resolution, assertions and lineage changes
+    trust: TrustPolicy  # the trust level and flags of each new episode (kgmem.trust)
+
+    @property
+    def extractor(self) -> object: ...  # an ExtractionPipeline, or None (no extraction)
+
+    def index(self) -> int: ...
 
 MAX_ERROR_MESSAGE = 2000
 MAX_LISTED_ERRORS = 100  # bad items listed in one InvalidInputError
@@ -177,7 +192,7 @@ def write_batch(m: IngestFacade, parsed: Sequence[dict[str, Any]], extract: bool
     stored: dict[tuple[str, str], Episode] = {}
     for g in sorted({p["group"] for p in parsed}):
         hashes = [p["digest"] for p in parsed if p["group"] == g]
-        stored.update(((g, h), ep) for h, ep in m.store.episodes_by_hash(g, hashes).items())
+        stored.update(((g, h), ep) for h, ep in m.writes.store.episodes_by_hash(g, hashes).items())
     jobs = [_Job(p, stored.get((p["group"], p["digest"]))) for p in parsed]
     if pipeline is not None:
         seen: set[tuple[str, str]] = set()
@@ -254,7 +269,7 @@ def _commit(m: IngestFacade, jobs: list[_Job], pipeline: ExtractionPipeline | No
     start = 0
     while start < len(jobs):
         try:
-            with m.store.write() as w:
+            with m.writes.store.write() as w:
                 for i in range(start, len(jobs)):
                     out[i] = _write_one(m, w, i, jobs[i], pipeline, force)
             break
@@ -263,7 +278,7 @@ def _commit(m: IngestFacade, jobs: list[_Job], pipeline: ExtractionPipeline | No
                         "recorded as failed: %s: %s", failed.index,
                         type(failed.error).__name__, failed.error)
             jobs[failed.index].outcome = Outcome(error=failed.error)
-            with m.store.write() as w:
+            with m.writes.store.write() as w:
                 for i in range(start, failed.index + 1):
                     out[i] = _write_one(m, w, i, jobs[i], pipeline, force)
             start = failed.index + 1
@@ -283,7 +298,7 @@ def _write_one(m: IngestFacade, w: WriteTx, i: int, job: _Job, pipeline: Extract
     rerun = ep is not None and o is not None and (force or wants_extraction(ep))
     if ep is not None and not rerun:
         return _Written(ep, new=False)
-    now = m._tick(w, p["group"] if p is not None else ep.group,  # type: ignore[union-attr]
+    now = m.writes.tick(w, p["group"] if p is not None else ep.group,  # type: ignore[union-attr]
                   replaying=p.get("replaying") if p is not None else None)
     new = ep is None
     if ep is None:
@@ -295,7 +310,7 @@ def _write_one(m: IngestFacade, w: WriteTx, i: int, job: _Job, pipeline: Extract
                      trust=trust, flags=flags)
         w.insert_episode(ep, p["digest"])
         if ep.speaker:
-            spk = m._resolve_entity(w, ep.group, ep.speaker, now, "speaker")
+            spk = m.writes.resolve_entity(w, ep.group, ep.speaker, now, "speaker")
             w.add_mentions(ep.id, [spk.id])
     touched: list[str] = []
     wanted = pipeline is not None and (p is None or p["extract"])
@@ -303,7 +318,7 @@ def _write_one(m: IngestFacade, w: WriteTx, i: int, job: _Job, pipeline: Extract
     if o is not None and o.attempted and o.error is None:
         assert pipeline is not None
         try:
-            applied = pipeline.apply_in(m, w, ep, o.facts, now)
+            applied = pipeline.apply_in(m.writes, w, ep, o.facts, now)
         except (StoreUnavailableError, ClockError):
             raise
         except Exception as exc:  # noqa: BLE001 - recorded on the episode by _commit

@@ -45,8 +45,8 @@ from ..vocabulary import normalize_predicate
 from .extractor import Extractor, Item
 
 if TYPE_CHECKING:
+    from ..core.writes import Writes
     from ..store.base import WriteTx
-    from .facade import IngestFacade
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def error_kind(exc: BaseException) -> str:
     return exc.type if isinstance(exc, KgmemError) else type(exc).__name__
 
 
-def _matching_in(m: IngestFacade, w: WriteTx, group: str, subject: str, predicate: str,
+def _matching_in(writes: Writes, w: WriteTx, group: str, subject: str, predicate: str,
                  obj: str | None) -> list[FactVersion]:
     """The believed (current) versions of (subject, predicate[, obj]) as this transaction
     sees them, in the order of :meth:`Memory.facts`."""
@@ -115,7 +115,7 @@ def _matching_in(m: IngestFacade, w: WriteTx, group: str, subject: str, predicat
     if ent is None:
         return []
     lins = {lin.fact_id for lin in w.lineages_for(group, ent.id, pred)}
-    symmetric = m._predicates.spec(w, group, pred).symmetric
+    symmetric = writes.predicates.spec(w, group, pred).symmetric
     if symmetric:  # a mirrored version names the subject as its object
         lins |= {lin.fact_id for lin in w.lineages_touching(group, ent.id, pred)}
     found = sorted(w.current_versions(sorted(lins)).values(),
@@ -265,7 +265,7 @@ class ExtractionPipeline:
         return [Outcome(facts=list(r)) for r in results]
 
     # ------------------------------------------------------------------ applying (in a write)
-    def apply_in(self, m: IngestFacade, w: WriteTx, ep: Episode, facts: Sequence[Any],
+    def apply_in(self, writes: Writes, w: WriteTx, ep: Episode, facts: Sequence[Any],
                  now: datetime) -> Applied:
         """Apply one episode's extracted facts inside the open write ``w`` (at ``now``).
 
@@ -277,7 +277,7 @@ class ExtractionPipeline:
             if f.confidence < self.min_confidence:
                 continue
             try:
-                write = self._plan(m, w, ep, f)
+                write = self._plan(writes, w, ep, f)
             except InvalidInputError as exc:
                 out.dropped.append(f"{f.kind} {f.subject} {f.predicate} {f.object}: "
                                    f"{exc.message}")
@@ -287,7 +287,7 @@ class ExtractionPipeline:
             out.touched += write(now)
         return out
 
-    def _plan(self, m: IngestFacade, w: WriteTx, ep: Episode, f: Any
+    def _plan(self, writes: Writes, w: WriteTx, ep: Episode, f: Any
               ) -> Callable[[datetime], list[str]]:
         """Validate one extracted fact and return the writes that apply it (reads only until
         then: an InvalidInputError here leaves nothing written)."""
@@ -298,7 +298,7 @@ class ExtractionPipeline:
                    needs_tx: bool = False) -> Callable[[datetime], list[str]]:
             def run(now: datetime) -> list[str]:
                 for fid in fact_ids:
-                    m._change_lineage(g, fid, kind, edit, why, needs_tx=needs_tx, tx=(w, now))
+                    writes.change_lineage(g, fid, kind, edit, why, needs_tx=needs_tx, tx=(w, now))
                 return fact_ids
             return run
 
@@ -306,7 +306,7 @@ class ExtractionPipeline:
             start = f.valid_at or ep.reference_time
             # (only an open-ended assertion can complete an ended fact: skip the read otherwise)
             known = [] if f.invalid_at is not None else _matching_in(
-                m, w, g, f.subject, f.predicate, f.object)
+                writes, w, g, f.subject, f.predicate, f.object)
             held = _still_held(known, start, f)
             if held is not None:  # said again: one lineage, one more source
                 return _strengthen(w, ep, held)
@@ -315,20 +315,20 @@ class ExtractionPipeline:
                 # no start yet; give it this one instead of opening a second interval.
                 if (cur.valid_at is None and cur.stated_invalid_at is not None
                         and is_interval(start, cur.stated_invalid_at) and f.invalid_at is None):
-                    return change("correct", [cur.fact_id], edits.correction(m._resolve_entity, None, start, None),
+                    return change("correct", [cur.fact_id], edits.correction(writes.resolve_entity, None, start, None),
                                   f"start learnt from episode {ep.id}", needs_tx=True)
-            parsed = m._parse_assertion(
+            parsed = writes.parse_assertion(
                 f.subject, f.predicate, f.object, start, f.invalid_at, g, ep, None,
                 f"extracted ({f.rule})", f.valid_precision if f.valid_at else None,
                 f.invalid_precision if f.invalid_at else None, from_text=True,
                 **_types(f))
-            m._predicates.check_all(w, [parsed])  # a near-miss predicate is dropped here
-            return lambda now: [m._assert_in_tx(w, now, parsed)]
+            [checked] = writes.check_predicates(w, [parsed])  # a near-miss is dropped here
+            return lambda now: [writes.assert_in_tx(w, now, checked)]
         any_object = f.object == "*"  # "we broke up": end whatever the current value is
         if f.kind == "end":
             at = f.invalid_at or f.valid_at or ep.reference_time
             ends = []
-            for cur in _matching_in(m, w, g, f.subject, f.predicate,
+            for cur in _matching_in(writes, w, g, f.subject, f.predicate,
                                     None if any_object else f.object):
                 if not in_interval(at, None, cur.invalid_at):  # ended already by then
                     continue
@@ -342,13 +342,13 @@ class ExtractionPipeline:
                               f"ended per episode {ep.id}")
             if not f.object or any_object:
                 return lambda now: []
-            parsed = m._parse_assertion(f.subject, f.predicate, f.object, None, at, g, None,
+            parsed = writes.parse_assertion(f.subject, f.predicate, f.object, None, at, g, None,
                                         None, f"ended per episode {ep.id}", None,
                                         f.invalid_precision, from_text=True, **_types(f))
-            m._predicates.check_all(w, [parsed])
-            return lambda now: [m._assert_in_tx(w, now, parsed)]
+            [checked] = writes.check_predicates(w, [parsed])
+            return lambda now: [writes.assert_in_tx(w, now, checked)]
         if f.kind == "retract" and not any_object:  # never retract every value on a vague one
-            gone = [c.fact_id for c in _matching_in(m, w, g, f.subject, f.predicate, f.object)]
+            gone = [c.fact_id for c in _matching_in(writes, w, g, f.subject, f.predicate, f.object)]
             return change("retract", gone, edits.retraction, f"corrected by episode {ep.id}")
         return lambda now: []
 

@@ -26,43 +26,34 @@ LLM response cache forget the erased texts. See docs/erase.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.resolve import merged_into_entity
 from ..core.supersede import listing
+from ..core.writes import Writes
 from ..errors import InvalidInputError
-from ..model import INTERNAL_ALIAS, Change, Entity, Episode, Erasure
+from ..model import INTERNAL_ALIAS, Change, Erasure
 from ..names import check_group
 from ..store.base import ErasedContent, LineageState, Store, WriteTx
+from ..vocabulary import normalize_predicate
 
 if TYPE_CHECKING:
-    from ..vocabulary import PredicateSpec
+    pass
 
 log = logging.getLogger(__name__)
 
 
-class EraseFacade(Protocol):
-    """What erasing needs of the facade (:class:`kgmem.memory.facade.Memory` passes itself; this
-    module never imports it, so the layers stay one-way: memory -> erase -> store)."""
+@dataclass(frozen=True)
+class Holders:
+    """What holds copies of a memory's texts outside its store: the embedder it was given
+    (None: the default) and its extraction pipeline (built on first use, so asked for only
+    when an episode's text must be forgotten by its LLM cache)."""
 
-    store: Store
-    embedder: Any
-
-    @property
-    def extractor(self) -> object: ...  # its LLM cache and chunking are scrubbed too
-
-    def episode(self, episode_id: str, group: str = ...) -> Episode: ...
-    def predicate(self, name: str, group: str = ...) -> PredicateSpec: ...
-    def _lookup_entity(self, group: str, name_or_id: str) -> Entity: ...
-    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime: ...
-    def _recompute(
-        self, w: WriteTx, group: str, subject_id: str, predicate: str, change: Change,
-        reason: str, lins: list[LineageState] | None = None, parties: Iterable[str] = (),
-    ) -> list[str]: ...
+    embedder: object
+    extractor: Callable[[], object]
 
 
 def _new_id() -> str:
@@ -72,7 +63,8 @@ def _new_id() -> str:
 
 
 def erase(
-    memory: EraseFacade,
+    writes: Writes,
+    holders: Holders,
     *,
     episode: str | None,
     entity: str | None,
@@ -84,20 +76,20 @@ def erase(
     if sum(x is not None and x is not False for x in (episode, entity, whole_group or None)) != 1:
         raise InvalidInputError("erase takes exactly one of episode=, entity=, whole_group=True")
     if episode is not None:
-        memory.episode(episode, group)
-    ent = memory._lookup_entity(group, entity) if entity is not None else None
+        writes.episode(episode, group)
+    ent = writes.lookup_entity(group, entity) if entity is not None else None
     if whole_group:
-        with memory.store.write() as w:
-            now = memory._tick(w, group)
+        with writes.store.write() as w:
+            now = writes.tick(w, group)
             content = w.group_content(group)
             counts = w.delete_group(group)
             w.purge_erased()
             er = Erasure(id=_new_id(), group=group, kind="group", created_at=now, counts=counts)
             w.insert_erasure(er)
-        after_commit(memory, content, group)
+        after_commit(writes, holders, content, group)
         return er
-    with memory.store.write() as w:
-        now = memory._tick(w, group)
+    with writes.store.write() as w:
+        now = writes.tick(w, group)
         if episode is not None:
             fact_ids = w.fact_ids_only_from_episode(group, episode)
             kind: Literal["episode", "entity"] = "episode"
@@ -112,14 +104,14 @@ def erase(
             id=_new_id(), group=group, kind="erase", created_at=now, reason=f"erase {kind}"
         )
         change = listing(change, _recompute_neighbours(
-            memory, w, group, gone.lineages, change, ent.id if ent is not None else None))
+            writes, w, group, gone.lineages, change, ent.id if ent is not None else None))
         w.insert_change(change, [])
         orphans = _delete_orphans(w, group, gone.candidates, gone.content)
         gone.counts["entities"] = gone.counts.get("entities", 0) + orphans
         w.purge_erased()
         er = Erasure(id=_new_id(), group=group, kind=kind, created_at=now, counts=gone.counts)
         w.insert_erasure(er)
-    after_commit(memory, gone.content, group)
+    after_commit(writes, holders, gone.content, group)
     return er
 
 
@@ -157,7 +149,7 @@ def _delete_items(
 
 
 def _recompute_neighbours(
-    memory: EraseFacade, w: WriteTx, group: str, lineages: list[LineageState], change: Change,
+    writes: Writes, w: WriteTx, group: str, lineages: list[LineageState], change: Change,
     entity_id: str | None,
 ) -> list[str]:
     """Recompute the timelines the erased lineages were part of; the lineages touched."""
@@ -168,14 +160,15 @@ def _recompute_neighbours(
             continue
         others = {x.object_id for x in lineages if x.subject_id == subject_id
                   and x.predicate == pred and x.object_id != entity_id}
-        touched += memory._recompute(w, group, subject_id, pred, change, why, parties=others)
+        touched += writes.recompute(w, group, subject_id, pred, change, why, parties=others)
     if entity_id is not None:  # the other side of the erased entity's symmetric relations
         for party, pred in sorted({
             (x.object_id, x.predicate) for x in lineages
             if x.subject_id == entity_id and x.object_id != entity_id
-            and (spec := memory.predicate(x.predicate, group)).symmetric and spec.functional
+            and (spec := writes.predicates.spec(writes.store, group,
+                                                normalize_predicate(x.predicate))).symmetric and spec.functional
         }):
-            touched += memory._recompute(w, group, party, pred, change, why)
+            touched += writes.recompute(w, group, party, pred, change, why)
     return touched
 
 
@@ -202,14 +195,14 @@ def _delete_orphans(w: WriteTx, group: str, candidates: set[str],
 
 
 # ---------------------------------------------------------------------------- after commit
-def after_commit(memory: EraseFacade, content: ErasedContent, group: str) -> None:
+def after_commit(writes: Writes, holders: Holders, content: ErasedContent, group: str) -> None:
     """Remove the copies outside the store's live data. Failures are logged, not raised: the
     erase itself has committed (and a retry would find nothing to erase)."""
     steps = (
-        ("store", lambda: memory.store.after_erase()),
-        ("search indexes", lambda: _scrub_search_indexes(memory, group)),
-        ("embedding cache", lambda: _forget_embeddings(memory, content)),
-        ("LLM cache", lambda: _forget_llm_responses(memory, content)),
+        ("store", lambda: writes.store.after_erase()),
+        ("search indexes", lambda: _scrub_search_indexes(writes.store, group)),
+        ("embedding cache", lambda: _forget_embeddings(writes.store, holders, content)),
+        ("LLM cache", lambda: _forget_llm_responses(holders, content)),
     )
     for what, step in steps:
         try:
@@ -218,22 +211,22 @@ def after_commit(memory: EraseFacade, content: ErasedContent, group: str) -> Non
             log.exception("erase: could not clean the %s", what)
 
 
-def _scrub_search_indexes(memory: EraseFacade, group: str) -> None:
+def _scrub_search_indexes(store: Store, group: str) -> None:
     """Loaded search backends drop what they keep of the erased items (rewrite their ANN
     files), embedding nothing (the backlog of any group is the indexer's, not the erase's);
     ANN files of models no backend has loaded in this process are rewritten too."""
-    for backend in list(memory.store.search_backends().values()):
+    for backend in list(store.search_backends().values()):
         backend.forget_erased(group)
-    memory.store.scrub_search_files()
+    store.scrub_search_files()
 
 
-def _embedders(memory: EraseFacade) -> list[Any]:
+def _embedders(store: Store, holders: Holders) -> list[Any]:
     """Every embedder this Memory may have written texts through."""
     from .. import embed
 
-    found = [memory.embedder, getattr(memory.store, "embedder", None),
+    found = [holders.embedder, getattr(store, "embedder", None),
              getattr(embed, "_default", None)]
-    found += [getattr(b, "embedder", None) for b in list(memory.store.search_backends().values())]
+    found += [getattr(b, "embedder", None) for b in list(store.search_backends().values())]
     out: list[Any] = []
     for e in found:
         if e is not None and all(e is not x for x in out):
@@ -257,13 +250,13 @@ def embedded_texts(content: ErasedContent, embedders: Iterable[Any]) -> list[str
     return sorted(out)
 
 
-def _forget_embeddings(memory: EraseFacade, content: ErasedContent) -> None:
+def _forget_embeddings(store: Store, holders: Holders, content: ErasedContent) -> None:
     if not content.texts and not content.episodes:
         return
     from ..embed.cache import CachedEmbedder, forget_in_file
     from ..embed.resources import cache_dir
 
-    embedders = _embedders(memory)
+    embedders = _embedders(store, holders)
     texts = embedded_texts(content, embedders)
     done: set[Path] = set()
     for e in embedders:
@@ -276,20 +269,21 @@ def _forget_embeddings(memory: EraseFacade, content: ErasedContent) -> None:
         forget_in_file(default, texts)
 
 
-def _forget_llm_responses(memory: EraseFacade, content: ErasedContent) -> None:
+def _forget_llm_responses(holders: Holders, content: ErasedContent) -> None:
     if not content.episodes:
         return
     from ..llm.cache import ResponseCache, forget_texts_in_dir
 
     caches: list[ResponseCache] = []
-    for ext in (memory.extractor, getattr(memory.extractor, "extractor", None)):
+    extractor = holders.extractor()
+    for ext in (extractor, getattr(extractor, "extractor", None)):
         cache = getattr(ext, "cache", None)
         if isinstance(cache, ResponseCache):
             caches.append(cache)
     # what the extractor was given: each episode text whole, or in pieces (ingest.pipeline)
     from ..ingest.pipeline import CHUNK_CHARS, split_text
 
-    sizes = {CHUNK_CHARS, getattr(memory.extractor, "chunk_chars", None) or CHUNK_CHARS}
+    sizes = {CHUNK_CHARS, getattr(extractor, "chunk_chars", None) or CHUNK_CHARS}
     texts = sorted({piece for text, _speaker in content.episodes
                     for size in sizes for piece in [text, *split_text(text, size)]})
     for cache in caches:

@@ -17,33 +17,24 @@ from typing import TYPE_CHECKING, Any, Literal
 from .. import timeline
 from ..archive.verbs import ArchiveVerbs
 from ..core import lineage_edits as edits
-from ..core.predicates import Predicates, declare
-from ..core.resolve import EntityResolver, Resolution, Resolver, first_visible, follow_merges
+from ..core.predicates import declare
+from ..core.resolve import EntityResolver, Resolution, Resolver
 from ..core.resolve import resolutions as _resolutions
-from ..core.supersede import listing, recompute
-from ..entity_types import check_entity_type, signature_types
-from ..errors import ClockError, ConflictError, InvalidInputError, NotFoundError
+from ..core.writes import Writes
+from ..errors import InvalidInputError, NotFoundError
 from ..fact_ids import resolve_fact_id
 from ..model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from ..model import Path as GraphPath
-from ..names import UUID_SHAPE, check_group, check_limit, clean_name, normalize_name
+from ..names import check_group, check_limit, clean_name, normalize_name
 from ..store.base import (
-    ChangeEffect,
-    LineageState,
     OrphanedLineage,
     Store,
     SummaryHistory,
     TimeFilter,
-    WriteTx,
-    refuse_orphans,
 )
 from ..timeutil import (
     Precision,
     parse_instant,
-    parse_instant_with_precision,
-    parse_precision,
-    to_utc,
-    utcnow,
 )
 from ..trust import TrustPolicy
 from ..vocabulary import Cardinality, PredicateSpec, Vocabulary, normalize_predicate
@@ -101,16 +92,24 @@ class Memory(ArchiveVerbs, ProfileVerbs):
 
             store = EmbeddedStore(default_path() if path is None else path)
         self.store: Store = store
-        self._clock = clock
-        self._predicates = Predicates()  # each group's declarations, read from the store
+        # the write steps every write path shares: clock, entities, assertions, lineages
+        self.writes = Writes(store, resolver or EntityResolver(), clock)
         self._extractor: Any = None
         self.extractor = extractor  # offline by default (spaCy loads on first use); None: off
         self.embedder = embedder  # for search/context; None = offline MiniLM on first use
-        self.resolver: Resolver = resolver or EntityResolver()
         self.trust = trust or TrustPolicy()  # trust level and flags of each new episode
         # search's ranking mode and recency half-life when a search leaves them unset
         # (None: the built-in defaults, kgmem.retrieve.recency)
         self.ranking_defaults: RankingDefaults | None = ranking
+
+    @property
+    def resolver(self) -> Resolver:
+        """Which stored entity a name is (:mod:`kgmem.core.resolve`)."""
+        return self.writes.resolver
+
+    @resolver.setter
+    def resolver(self, resolver: Resolver) -> None:
+        self.writes.resolver = resolver
 
     @property
     def extractor(self) -> Any:
@@ -168,18 +167,18 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         spec = PredicateSpec(normalize_predicate(name), Cardinality.FUNCTIONAL if functional
                              else Cardinality.MULTI, str(description), bool(symmetric))
         with self.store.write() as w:
-            return declare(w, group, spec, self._tick(w, group), reason)[0]
+            return declare(w, group, spec, self.writes.tick(w, group), reason)[0]
 
     def predicates(self, group: str = DEFAULT_GROUP, known_at: TimeLike | None = None
                    ) -> list[PredicateSpec]:
         """The group's predicates (built-ins and declarations, by name), now or as the store
         held them at ``known_at``."""
         k = None if known_at is None else parse_instant(known_at, "known_at")
-        return self._predicates.listing(self.store, check_group(group), k)
+        return self.writes.predicates.listing(self.store, check_group(group), k)
 
     def predicate(self, name: str, group: str = DEFAULT_GROUP) -> PredicateSpec:
         """One predicate's spec in ``group`` (an unknown one is multi-valued, undeclared)."""
-        return self._predicates.spec(self.store, check_group(group), normalize_predicate(name))
+        return self.writes.predicates.spec(self.store, check_group(group), normalize_predicate(name))
 
     def vocabulary(self, group: str = DEFAULT_GROUP) -> Vocabulary:
         """The group's predicates as a :class:`Vocabulary` (e.g. for an LLM extractor)."""
@@ -188,39 +187,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
     # ------------------------------------------------------------------ clock
     def now(self) -> datetime:
         """The store's "now": the injected clock's time, else the wall clock."""
-        if self._clock is not None:
-            return to_utc(self._clock())
-        return utcnow()
-
-    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime:
-        """Transaction time for a write to ``groups``: monotonic per group, never back-dated.
-        ``replaying``: the reference time of an episode recorded as learnt when it was said
-        (:func:`kgmem.timeline.replay_record_time`)."""
-        gs = sorted(set(groups))
-        if not gs:
-            raise ValueError("a write must name the groups it writes")
-        lasts = {g: t for g in gs if (t := w.last_tx_time(g)) is not None}
-        last_group = max(lasts, key=lambda g: lasts[g], default=None)
-        last = lasts[last_group] if last_group is not None else None
-        if replaying is not None:
-            t = timeline.replay_record_time(replaying, last, self.now())
-        elif self._clock is not None:
-            t = to_utc(self._clock())
-            if last is not None and t < last:
-                raise ClockError(
-                    f"clock went backwards: {t.isoformat()} is before the last transaction "
-                    f"time {last.isoformat()} of group {last_group!r}",
-                    now=t.isoformat(),
-                    last=last.isoformat(),
-                    group=last_group,
-                )
-        else:
-            t = utcnow()
-            if last is not None and t < last:  # wall clock stepped back: never back-date
-                t = last
-        for g in gs:
-            w.set_last_tx_time(g, t)
-        return t
+        return self.writes.now()
 
     def _when(
         self,
@@ -242,52 +209,28 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         return TimeFilter(valid_at=v, known_at=k, valid_to=vt, known_to=kt, any_valid=any_valid)
 
     # ------------------------------------------------------------------ entities
-    def _resolve_entity(self, w: WriteTx, group: str, name_or_id: str, now: datetime,
-                        role: str = "other", predicate: str | None = None,
-                        mention: bool = False) -> Entity:
-        return self.resolver.resolve(w, group, name_or_id, now, role, predicate,  # type: ignore[arg-type]
-                                     mention=mention)
-
-    def _lookup_entity(self, group: str, name_or_id: str) -> Entity:
-        name = clean_name(name_or_id, "entity")
-        norm = normalize_name(name)
-        # One round trip in the common case: ids (uuid-shaped) are tried as ids first, anything
-        # else as a name first (an id that is not uuid-shaped, e.g. from an imported graph,
-        # still resolves through the fallback).
-        if UUID_SHAPE.match(name):
-            ent = self.store.get_entity(group, name) or first_visible(
-                self.store.find_entities(group, norm), norm)
-        else:
-            ent = first_visible(self.store.find_entities(group, norm), norm
-                                ) or self.store.get_entity(group, name)
-        if ent is None:
-            raise NotFoundError(
-                f"no entity {name_or_id!r} in group {group!r}", entity=name_or_id, group=group
-            )
-        return follow_merges(self.store.get_entity, group, ent)
-
     def add_alias(self, entity: str, alias: str, group: str = DEFAULT_GROUP) -> Entity:
         """Record that ``alias`` names the same entity (resolution uses it from now on)."""
         group = check_group(group)
         alias = clean_name(alias, "alias")
-        ent = self._lookup_entity(group, entity)
+        ent = self.writes.lookup_entity(group, entity)
         with self.store.write() as w:
             w.add_alias(group, ent.id, alias, normalize_name(alias))
-        return self._lookup_entity(group, ent.id)
+        return self.writes.lookup_entity(group, ent.id)
 
     def resolutions(
         self, entity: str | None = None, group: str = DEFAULT_GROUP
     ) -> list[Resolution]:
         """Recorded entity merges and splits (docs/entity-resolution.md), oldest first."""
         group = check_group(group)
-        ent_id = self._lookup_entity(group, entity).id if entity is not None else None
+        ent_id = self.writes.lookup_entity(group, entity).id if entity is not None else None
         return _resolutions(self.store, group, ent_id)
 
     def split_alias(
         self, entity: str, alias: str, group: str = DEFAULT_GROUP, reason: str | None = None
     ) -> SplitResult:
         """Undo a merge: ``alias`` stops naming ``entity``; facts asserted through it move."""
-        return _split_alias(self, entity, alias, check_group(group), reason)
+        return _split_alias(self.writes, entity, alias, check_group(group), reason)
 
     def merge_entities(
         self, a: str, b: str, group: str = DEFAULT_GROUP, reason: str | None = None
@@ -295,7 +238,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         """Merge entity ``b`` into ``a``: ``b``'s facts become ``a``'s (timelines recomputed)
         and ``b``'s names and id mean ``a`` from now on. A change of kind ``"merge"``:
         :meth:`undo` gives ``b`` back its facts and names."""
-        return _merge_entities(self, a, b, check_group(group), reason)
+        return _merge_entities(self.writes, a, b, check_group(group), reason)
 
     # ------------------------------------------------------------------ episodes
     def add_episode(
@@ -414,10 +357,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
                 on_batch(len(batch))
 
     def episode(self, episode_id: str, group: str = DEFAULT_GROUP) -> Episode:
-        ep = self.store.get_episode(check_group(group), episode_id)
-        if ep is None:
-            raise NotFoundError(f"no episode {episode_id!r} in group {group!r}", episode=episode_id)
-        return ep
+        return self.writes.episode(episode_id, group)
 
     def episodes(
         self, group: str = DEFAULT_GROUP, limit: int = 100, offset: int = 0
@@ -458,104 +398,16 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         activity, role, other) type an entity that has no type yet; by default the predicate
         says (``LIVES_IN``'s object is a place; :mod:`kgmem.entity_types`).
         """
-        parsed = self._parse_assertion(subject, predicate, object, valid_at, invalid_at, group,
-                                       episode, fact, reason, valid_precision, invalid_precision,
-                                       from_text, subject_type, object_type)
-        with self.store.write() as w:  # the predicate is checked inside (nothing half-written)
-            now = self._tick(w, parsed["group"])
-            fid = self._assert_in_tx(w, now, parsed)
-            cur = w.current_versions([fid]).get(fid)
-        if cur is None:  # cannot happen: the newest arrival wins ties, so it is never shadowed
-            raise AssertionError("new lineage has no current version")
-        return self._reload(parsed["group"], cur)
-
-    def _parse_assertion(
-        self, subject: Any, predicate: Any, object: Any, valid_at: Any, invalid_at: Any,
-        group: Any, episode: str | Episode | None, fact: str | None, reason: str,
-        valid_precision: Any = None, invalid_precision: Any = None, from_text: Any = False,
-        subject_type: Any = None, object_type: Any = None,
-    ) -> dict[str, Any]:
-        """Validate one assertion completely before anything is written (``episode``: an id,
-        or the Episode itself when it is being written in the same transaction)."""
-        group = check_group(group)
-        pred = normalize_predicate(predicate)
-        s_name = clean_name(subject, "subject")
-        o_name = clean_name(object, "object")
-        start, sprec = (None, Precision.INSTANT)
-        if valid_at is not None:
-            start, sprec = parse_instant_with_precision(valid_at, "valid_at")
-        end, eprec = (None, Precision.INSTANT)
-        if invalid_at is not None:
-            end, eprec = parse_instant_with_precision(invalid_at, "invalid_at")
-        if valid_precision is not None:
-            sprec = parse_precision(valid_precision, "valid_precision")
-        if invalid_precision is not None:
-            eprec = parse_precision(invalid_precision, "invalid_precision")
-        ep = None
-        if episode is not None:
-            ep = episode if isinstance(episode, Episode) else self.episode(episode, group)
-            if start is None:
-                start = ep.reference_time
-        timeline.check_interval(start, end)
-        return {"group": group, "pred": pred, "s_name": s_name, "o_name": o_name,
-                "start": start, "sprec": sprec, "end": end, "eprec": eprec, "ep": ep,
-                "fact": fact, "reason": reason, "mention": bool(from_text),
-                "s_type": check_entity_type(subject_type, "subject_type"),
-                "o_type": check_entity_type(object_type, "object_type")}
-
-    def _assert_in_tx(self, w: WriteTx, now: datetime, a: dict[str, Any]) -> str:
-        """Write one validated assertion inside an open transaction; returns its fact id."""
-        group, start, end, ep = a["group"], a["start"], a["end"], a["ep"]
-        spec = self._predicates.use(w, group, a["pred"], a["mention"], now)
-        pred = spec.name
-        s = self._resolve_entity(w, group, a["s_name"], now, "subject", pred, a["mention"])
-        o = self._resolve_entity(w, group, a["o_name"], now, "object", pred, a["mention"])
-        s_sig, o_sig = signature_types(pred)  # what the predicate says, unless the caller told
-        for ent, etype in ((s, a.get("s_type") or s_sig), (o, a.get("o_type") or o_sig)):
-            if etype is not None and ent.type is None:  # the first type an entity gets stays
-                w.set_entity_type(group, ent.id, etype)
-        lins = w.lineages_for(group, s.id, pred)  # read once: duplicate check and _recompute
-        pair = list(lins)
-        if spec.symmetric:  # "Bob married Alice" = "Alice married Bob"
-            pair += [lin for lin in w.lineages_for(group, o.id, pred) if lin.object_id == s.id]
-        same = [lin.fact_id for lin in pair
-                if lin.believed and {lin.subject_id, lin.object_id} == {s.id, o.id}
-                and lin.valid_at == start and lin.stated_invalid_at == end]
-        if same:
-            if ep is not None:
-                for fid in same:
-                    w.add_provenance(fid, ep.id)
-                w.add_mentions(ep.id, [s.id, o.id])  # as for a new fact from the episode
-            current = w.current_versions(same)  # one read for all duplicates
-            for fid in same:
-                if current.get(fid) is not None:
-                    return fid
-        text = a["fact"] or f"{s.name} {pred.lower().replace('_', ' ')} {o.name}"
-        lin = LineageState(
-            fact_id=_new_id(), group=group, subject_id=s.id, predicate=pred, object_id=o.id,
-            valid_at=start, valid_precision=a["sprec"], stated_invalid_at=end,
-            invalid_precision=a["eprec"], believed=True, seq=w.next_seq(), fact_text=text,
-        )
-        change = Change(id=_new_id(), group=group, kind="assert", created_at=now,
-                        fact_ids=[lin.fact_id], reason=a["reason"])
-        w.put_lineage(lin)
-        note = getattr(self.resolver, "note_fact", None)
-        if note is not None:  # facts asserted through an alias (so that a merge can be split)
-            note(w, group, lin.fact_id, (s, a["s_name"]), (o, a["o_name"]))
-        if ep is not None:
-            w.add_provenance(lin.fact_id, ep.id)
-            w.add_mentions(ep.id, [s.id, o.id])
-        touched = recompute(w, group, s.id, spec, change, a["reason"] or "asserted",
-                            [*lins, lin], parties=(o.id,))
-        w.insert_change(listing(change, touched), [ChangeEffect(lin.fact_id, None, lin)])
-        return lin.fact_id
+        return self.writes.assert_one(self.writes.parse_assertion(
+            subject, predicate, object, valid_at, invalid_at, group, episode, fact, reason,
+            valid_precision, invalid_precision, from_text, subject_type, object_type))
 
     def invalidate(
         self, fact_id: str, at: TimeLike, reason: str | None = None, group: str = DEFAULT_GROUP
     ) -> Change:
         """ "This stopped being true at ``at``": end the fact's valid interval there."""
         group = check_group(group)
-        return self._change_lineage(group, fact_id, "invalidate", edits.invalidation(at),
+        return self.writes.change_lineage(group, fact_id, "invalidate", edits.invalidation(at),
                                     reason or "invalidated")
 
     def retract(
@@ -563,7 +415,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
     ) -> Change:
         """ "This was never true": the fact stops being believed now (past beliefs kept)."""
         group = check_group(group)
-        return self._change_lineage(group, fact_id, "retract", edits.retraction,
+        return self.writes.change_lineage(group, fact_id, "retract", edits.retraction,
                                     reason or "retracted")
 
     def correct(
@@ -579,63 +431,11 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         group = check_group(group)
         if object is None and valid_at is None and invalid_at is None:
             raise InvalidInputError("correct needs at least one of object, valid_at, invalid_at")
-        return self._change_lineage(
+        return self.writes.change_lineage(
             group, fact_id, "correct",
-            edits.correction(self._resolve_entity, object, valid_at, invalid_at),
+            edits.correction(self.writes.resolve_entity, object, valid_at, invalid_at),
             reason or "corrected", needs_tx=True
         )
-
-    def _change_lineage(
-        self,
-        group: str,
-        fact_id: str,
-        kind: Literal["invalidate", "retract", "correct"],
-        edit: Callable[..., LineageState],
-        reason: str,
-        needs_tx: bool = False,
-        tx: tuple[WriteTx, datetime | None] | None = None,
-        refuse_noop: bool = False,
-    ) -> Change:
-        """One change of one lineage, in its own write or inside ``tx`` (an open write and
-        its transaction time). ``edit`` validates before anything is written; with
-        ``refuse_noop`` (a caller's own edit) one that changes nothing raises
-        :class:`UnchangedError` instead, as does one leaving the fact without any version
-        (:func:`kgmem.core.lineage_edits.refuse_noop`, ``refuse_invisible``)."""
-        if tx is None:
-            fact_id = resolve_fact_id(self.store, group, fact_id)
-            with self.store.write() as w:
-                return self._change_lineage(group, fact_id, kind, edit, reason, needs_tx,
-                                            (w, None), refuse_noop=True)
-        w, now = tx
-        lin = w.get_lineage(fact_id)
-        if lin is None or lin.group != group:
-            raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
-        if not lin.believed:
-            raise ConflictError(
-                f"fact {fact_id} is retracted; undo the retraction first", fact_id=fact_id
-            )
-        refuse_orphans(w, [fact_id])
-        if now is None:
-            now = self._tick(w, group)
-        new = edit(lin, w, now) if needs_tx else edit(lin)
-        if refuse_noop:
-            edits.refuse_noop(lin, new)
-        change = Change(
-            id=_new_id(),
-            group=group,
-            kind=kind,
-            created_at=now,
-            fact_ids=[fact_id],
-            reason=reason,
-        )
-        w.put_lineage(new)
-        touched = self._recompute(w, group, lin.subject_id, lin.predicate, change, reason,
-                                  parties=(lin.object_id, new.object_id))
-        if refuse_noop:
-            edits.refuse_invisible(w, kind, new)
-        change = listing(change, touched)
-        w.insert_change(change, [ChangeEffect(fact_id, lin, new)])
-        return change
 
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
         """Reverse one change: restore the stated beliefs (or predicate declarations) it
@@ -644,8 +444,8 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         from .undo import undo_change
 
         g = check_group(group)
-        undo = undo_change(self, change_id, g)
-        return_merged_facts(self, g, change_id)  # a merge: what was said through its names
+        undo = undo_change(self.writes, change_id, g)
+        return_merged_facts(self.writes, g, change_id)  # a merge: what was said through its names
         return undo
 
     def erase(
@@ -665,35 +465,13 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         past versions (their cause reference is scrubbed) and are recomputed from now on.
         See :mod:`kgmem.memory.erase`.
         """
-        from .erase import erase
+        from .erase import Holders, erase
 
-        return erase(self, episode=episode, entity=entity, group=group,
+        return erase(self.writes, Holders(self.embedder, lambda: self.extractor), episode=episode, entity=entity, group=group,
                      whole_group=whole_group)
 
     def erasures(self, group: str = DEFAULT_GROUP) -> list[Erasure]:
         return self.store.erasures(check_group(group))
-
-    def _recompute(
-        self,
-        w: WriteTx,
-        group: str,
-        subject_id: str,
-        predicate: str,
-        change: Change,
-        reason: str,
-        lins: list[LineageState] | None = None,
-        parties: Iterable[str] = (),
-    ) -> list[str]:
-        """Bring one (subject, predicate)'s current versions in line with the rules of the
-        predicate as the group declares it (:func:`kgmem.core.supersede.recompute`)."""
-        spec = self._predicates.spec(w, group, predicate)
-        return recompute(w, group, subject_id, spec, change, reason, lins, parties)
-
-    def _reload(self, group: str, v: FactVersion) -> FactVersion:
-        for x in self.store.versions_of_fact(group, v.fact_id):
-            if x.id == v.id:
-                return x
-        return v
 
     # ------------------------------------------------------------------ reads
     def facts(
@@ -716,20 +494,20 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         group = check_group(group)
         when = self._when(valid_at, known_at, valid_to, known_to)
         pred = normalize_predicate(predicate) if predicate is not None else None
-        got = named_reads.facts(self, group, when, subject, pred, object, limit)
+        got = named_reads.facts(self.writes, group, when, subject, pred, object, limit)
         if got is not None:  # one round trip (else the reads below, step by step)
             return got
         try:
-            s = self._lookup_entity(group, subject).id if subject is not None else None
-            o = self._lookup_entity(group, object).id if object is not None else None
+            s = self.writes.lookup_entity(group, subject).id if subject is not None else None
+            o = self.writes.lookup_entity(group, object).id if object is not None else None
         except NotFoundError:
             return []
         mirror: list[str] = []
         if s is not None or o is not None:  # symmetric relations answer from either side
-            stamped = named_reads.facts_at_cached_vocabulary(self, group, when, s, pred, o, limit)
+            stamped = named_reads.facts_at_cached_vocabulary(self.writes, group, when, s, pred, o, limit)
             if stamped is not None:
                 return stamped
-            mirror = named_reads.symmetric_of(self._predicates.specs(self.store, group), pred)
+            mirror = named_reads.symmetric_of(self.writes.predicates.specs(self.store, group), pred)
         return self.store.facts(group, when, subject_id=s, predicate=pred, object_id=o,
                                 limit=limit, mirror=mirror)
 
@@ -770,9 +548,9 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         object) at (V, K)."""
         group = check_group(group)
         when = self._when(valid_at, known_at)
-        got = named_reads.entity(self, group, name_or_id, when)  # one round trip, or None
+        got = named_reads.entity(self.writes, group, name_or_id, when)  # one round trip, or None
         if got is None:
-            ent = self._lookup_entity(group, name_or_id)
+            ent = self.writes.lookup_entity(group, name_or_id)
             got = (ent, self.store.facts(group, when, subject_id=ent.id),
                    self.store.facts(group, when, object_id=ent.id))
         ent, outgoing, incoming = got
@@ -792,7 +570,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         from .summaries import text_at
 
         group = check_group(group)
-        ent = self._lookup_entity(group, entity)
+        ent = self.writes.lookup_entity(group, entity)
         now = self.now()
         k = now if known_at is None else parse_instant(known_at, "known_at")
         return text_at(refresh(self.store, group, ent.id, now), k)
@@ -802,7 +580,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         from .consolidate import refresh
 
         group = check_group(group)
-        ent = self._lookup_entity(group, entity)
+        ent = self.writes.lookup_entity(group, entity)
         return refresh(self.store, group, ent.id, self.now())
 
     def consolidate(self, group: str = DEFAULT_GROUP) -> int:
@@ -821,13 +599,13 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         """Every version (both intervals, provenance) of a fact lineage or about an entity."""
         group = check_group(group)
         entity_or_fact_id = resolve_fact_id(self.store, group, entity_or_fact_id)
-        got = named_reads.history(self, group, entity_or_fact_id)  # one round trip, or None
+        got = named_reads.history(self.writes, group, entity_or_fact_id)  # one round trip, or None
         if got is not None:
             return got
         versions = self.store.versions_of_fact(group, entity_or_fact_id)
         if versions:
             return versions
-        ent = self._lookup_entity(group, entity_or_fact_id)
+        ent = self.writes.lookup_entity(group, entity_or_fact_id)
         return self.store.versions_of_entity(group, ent.id)
 
     def changes(self, since: TimeLike, group: str = DEFAULT_GROUP, limit: int | None = None,
@@ -867,11 +645,11 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         if not isinstance(max_hops, int) or not 1 <= max_hops <= 6:
             raise InvalidInputError("max_hops must be an integer from 1 to 6", field="max_hops")
         when = self._when(valid_at, known_at, any_valid=(mode == "sequenced"))
-        got = named_reads.paths(self, group, a, b, max_hops, when, mode, limit)
+        got = named_reads.paths(self.writes, group, a, b, max_hops, when, mode, limit)
         if got is not None:  # one round trip for the graph (+ one for the hops' sources)
             return got
-        ea = self._lookup_entity(group, a)
-        eb = self._lookup_entity(group, b)
+        ea = self.writes.lookup_entity(group, a)
+        eb = self.writes.lookup_entity(group, b)
         found = find_paths(lambda ids: self.store.adjacent(group, ids, when), ea.id, eb.id,
                            max_hops, mode, limit)
         return with_sources(found, lambda fid: self.store.versions_of_fact(group, fid))
@@ -961,7 +739,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         parsed = []
         for i, row in enumerate(rows):
             try:
-                parsed.append(self._parse_assertion(
+                parsed.append(self.writes.parse_assertion(
                     row["subject"], row["predicate"], row["object"], row.get("valid_at"),
                     row.get("invalid_at"), row.get("group", group), row.get("episode"),
                     row.get("fact"), row.get("reason", ""), row.get("valid_precision"),
@@ -971,13 +749,13 @@ class Memory(ArchiveVerbs, ProfileVerbs):
                 raise InvalidInputError(f"row {i}: missing {exc.args[0]!r}", row=i) from None
             except InvalidInputError as exc:
                 raise type(exc)(f"row {i}: {exc.message}", row=i, **exc.details) from None
-        self._predicates.check_all(self.store, parsed)
+        parsed = self.writes.check_predicates(self.store, parsed)
         out: list[str] = []
         for i in range(0, len(parsed), batch_size):
             with self.store.write() as w:
                 batch = parsed[i:i + batch_size]
-                now = self._tick(w, *{a["group"] for a in batch})
-                out += [self._assert_in_tx(w, now, a) for a in batch]
+                now = self.writes.tick(w, *{a.group for a in batch})
+                out += [self.writes.assert_in_tx(w, now, a) for a in batch]
         return out
 
     def stats(self, group: str | None = None) -> dict[str, int]:

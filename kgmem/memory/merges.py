@@ -1,24 +1,17 @@
 """Merges a user asks for and their undoing: :func:`merge_entities` (a recorded change that
 ``Memory.undo`` reverses), :func:`split_alias` (undo a merge the resolver made, or an alias a
-user added), and the facade's seam for them.
-
-This module takes what it needs of :class:`kgmem.memory.facade.Memory` through the narrow
-:class:`Facade` protocol (Memory passes itself) and never imports the facade, so the layers
-stay one-way: memory -> merges -> resolve -> store.
+user added), written through the memory's :class:`kgmem.core.writes.Writes`.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 from dataclasses import replace
-from datetime import datetime
-from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core import lineage_edits as edits
 from ..core.resolve import (
-    Resolver,
     mark_merged,
     mark_unmerged,
     merged_by,
@@ -27,45 +20,23 @@ from ..core.resolve import (
     tracked_through,
 )
 from ..core.supersede import listing
+from ..core.writes import Writes
 from ..errors import InvalidInputError
-from ..model import Change, Entity, FactVersion
-from ..store.base import ChangeEffect, LineageState, Store, WriteTx
-from ..timeutil import Precision
+from ..model import Change, Entity
+from ..store.base import ChangeEffect, LineageState, WriteTx
 
 
-class Facade(Protocol):
-    """What merges and splits need of the facade (:class:`kgmem.memory.facade.Memory`)."""
-
-    store: Store
-    resolver: Resolver
-
-    def _tick(self, w: WriteTx, *groups: str) -> datetime: ...
-    def _recompute(self, w: WriteTx, group: str, subject_id: str, predicate: str,
-                   change: Change, reason: str, lins: list[LineageState] | None = None,
-                   parties: Iterable[str] = ()) -> list[str]: ...
-    def _lookup_entity(self, group: str, name_or_id: str) -> Entity: ...
-    def correct(self, fact_id: str, object: str | None = None, valid_at: str | None = None,
-                invalid_at: str | None = None, reason: str | None = None,
-                group: str = ...) -> Change: ...
-    def retract(self, fact_id: str, reason: str | None = None, group: str = ...) -> Change: ...
-    def assert_fact(self, subject: str, predicate: str, object: str,
-                    valid_at: datetime | None = None, invalid_at: datetime | None = None,
-                    group: str = ..., episode: str | None = None, fact: str | None = None,
-                    reason: str = "", valid_precision: Precision | None = None,
-                    invalid_precision: Precision | None = None) -> FactVersion: ...
-
-
-def merge_entities(memory: Facade, a: str, b: str, group: str, reason: str | None) -> Change:
+def merge_entities(writes: Writes, a: str, b: str, group: str, reason: str | None) -> Change:
     """Merge entity ``b`` into ``a`` in one write (``Memory.merge_entities``): every lineage
     naming ``b`` names ``a`` instead (a fact that duplicates one of ``a``'s is retracted), the
     timelines of both are recomputed, and ``b`` is marked as merged into ``a``."""
-    keep = memory._lookup_entity(group, a)
-    gone = memory._lookup_entity(group, b)
+    keep = writes.lookup_entity(group, a)
+    gone = writes.lookup_entity(group, b)
     if keep.id == gone.id:
         raise InvalidInputError(f"{a!r} and {b!r} are already one entity ({keep.id})",
                                 entity=keep.id)
-    with memory.store.write() as w:
-        now = memory._tick(w, group)
+    with writes.store.write() as w:
+        now = writes.tick(w, group)
         effects = _moved(w, group, gone, keep)
         change = Change(id=str(uuid.uuid4()), group=group, kind="merge", created_at=now,
                         fact_ids=[e.fact_id for e in effects],
@@ -78,7 +49,7 @@ def merge_entities(memory: Facade, a: str, b: str, group: str, reason: str | Non
                     pairs.setdefault((lin.subject_id, lin.predicate), set()).add(lin.object_id)
         touched: list[str] = []
         for (subject_id, predicate), objects in sorted(pairs.items()):
-            touched += memory._recompute(w, group, subject_id, predicate, change,
+            touched += writes.recompute(w, group, subject_id, predicate, change,
                                          change.reason, parties=objects)
         change = listing(change, touched)
         mark_merged(w, group, gone.id, keep.id, change.id)
@@ -133,21 +104,21 @@ def undo_merge_mark(w: WriteTx, group: str, change: Change, undo: Change) -> Non
             mark_merged(w, group, again[0], again[1], undo.id)
 
 
-def return_merged_facts(memory: Facade, group: str, change_id: str) -> list[dict[str, str]]:
+def return_merged_facts(writes: Writes, group: str, change_id: str) -> list[dict[str, str]]:
     """After the undo of merge ``change_id``: the facts asserted through a name of the merged
     entity while it was merged (they went to the survivor) move back to it, as a split moves
     the facts asserted through an alias (an object corrected; a subject asserted again and
     the old fact retracted). The facts the merge itself moved were restored by the undo."""
-    with memory.store.write() as w:
+    with writes.store.write() as w:
         found = merged_by(w, group, change_id)
         tracked = {} if found is None else tracked_through(w, group, found[1], found[0])
     if found is None or not tracked:
         return []
     gone_id, keep_id = found
-    keep = memory._lookup_entity(group, keep_id)
+    keep = writes.lookup_entity(group, keep_id)
     why = f"undo of merge {change_id}: said of a name of {gone_id}"
     return [m for fid, roles in sorted(tracked.items())
-            if (m := _move_fact(memory, group, fid, roles, keep, gone_id, why))]
+            if (m := _move_fact(writes, group, fid, roles, keep, gone_id, why))]
 
 
 class SplitResult(BaseModel):
@@ -160,7 +131,7 @@ class SplitResult(BaseModel):
     resumed: bool = False
 
 
-def split_alias(memory: Facade, entity: str, alias: str, group: str,
+def split_alias(writes: Writes, entity: str, alias: str, group: str,
                 reason: str | None = None) -> SplitResult:
     """Undo a merge: ``alias`` stops resolving to ``entity`` and names an entity of its own
     (an existing one with exactly that name, else a new one). Facts asserted through the alias
@@ -168,23 +139,23 @@ def split_alias(memory: Facade, entity: str, alias: str, group: str,
     it again for the new entity (same valid times and provenance). Safe to call again after a
     failure: it resumes and moves what is left.
     """
-    ent = memory._lookup_entity(group, entity)
-    with memory.store.write() as w:
-        now = memory._tick(w, group)
-        start = start_split(w, group, ent.id, alias, now, memory.resolver)
+    ent = writes.lookup_entity(group, entity)
+    with writes.store.write() as w:
+        now = writes.tick(w, group)
+        start = start_split(w, group, ent.id, alias, now, writes.resolver)
     why = reason or f"alias {start.alias!r} split off {ent.name!r} ({ent.id})"
     moved = [m for fid, roles in start.tracked.items()
-             if (m := _move_fact(memory, group, fid, roles, ent, start.new_id, why))]
-    with memory.store.write() as w:
-        record_split(w, group, ent.id, start, memory._tick(w, group), moved, why)
-    return SplitResult(entity=memory._lookup_entity(group, ent.id), alias=start.alias,
-                       new_entity=memory._lookup_entity(group, start.new_id), facts=moved,
+             if (m := _move_fact(writes, group, fid, roles, ent, start.new_id, why))]
+    with writes.store.write() as w:
+        record_split(w, group, ent.id, start, writes.tick(w, group), moved, why)
+    return SplitResult(entity=writes.lookup_entity(group, ent.id), alias=start.alias,
+                       new_entity=writes.lookup_entity(group, start.new_id), facts=moved,
                        resumed=start.resumed)
 
 
-def _move_fact(memory: Facade, group: str, fact_id: str, roles: set[str], ent: Entity,
+def _move_fact(writes: Writes, group: str, fact_id: str, roles: set[str], ent: Entity,
                new_id: str, why: str) -> dict[str, str] | None:
-    with memory.store.write() as w:
+    with writes.store.write() as w:
         lin = w.get_lineage(fact_id)
     if lin is None or lin.group != group or not lin.believed:
         return None
@@ -193,28 +164,30 @@ def _move_fact(memory: Facade, group: str, fact_id: str, roles: set[str], ent: E
     if not as_subject:
         if not as_object:
             return None  # corrected or moved since: leave it
-        change = memory.correct(fact_id, object=new_id, reason=why, group=group)
+        change = writes.change_lineage(
+            group, fact_id, "correct", edits.correction(writes.resolve_entity, new_id, None, None),
+            why, needs_tx=True)
         return {"fact_id": fact_id, "role": "object", "action": "corrected",
                 "change_id": change.id}
     # correct() cannot change a subject: assert the fact again for the new entity, then
     # retract this one (in that order, so that a failure in between loses nothing).
     obj = new_id if as_object else lin.object_id
-    subj_old = memory.store.get_entity(group, lin.subject_id)
-    obj_old = memory.store.get_entity(group, lin.object_id)
+    subj_old = writes.store.get_entity(group, lin.subject_id)
+    obj_old = writes.store.get_entity(group, lin.object_id)
     default_text = (f"{subj_old.name if subj_old else ''} "
                     f"{lin.predicate.lower().replace('_', ' ')} {obj_old.name if obj_old else ''}")
     text = None if lin.fact_text == default_text else lin.fact_text
-    episodes = sorted({e for v in memory.store.versions_of_fact(group, fact_id)
+    episodes = sorted({e for v in writes.store.versions_of_fact(group, fact_id)
                        for e in v.episodes})
-    v = memory.assert_fact(
-        new_id, lin.predicate, obj, valid_at=lin.valid_at, invalid_at=lin.stated_invalid_at,
-        group=group, fact=text, reason=f"{why}; was fact {fact_id}",
-        valid_precision=lin.valid_precision, invalid_precision=lin.invalid_precision)
+    v = writes.assert_one(writes.parse_assertion(
+        new_id, lin.predicate, obj, lin.valid_at, lin.stated_invalid_at, group, None, text,
+        f"{why}; was fact {fact_id}", lin.valid_precision, lin.invalid_precision))
     if episodes:
-        with memory.store.write() as w:
+        with writes.store.write() as w:
             for ep in episodes:
                 w.add_provenance(v.fact_id, ep)
                 w.add_mentions(ep, [new_id])
-    change = memory.retract(fact_id, reason=f"{why}; now fact {v.fact_id}", group=group)
+    change = writes.change_lineage(group, fact_id, "retract", edits.retraction,
+                                   f"{why}; now fact {v.fact_id}")
     return {"fact_id": fact_id, "role": "subject+object" if as_object else "subject",
             "action": "reasserted", "new_fact_id": v.fact_id, "change_id": change.id}

@@ -15,10 +15,10 @@ query must be the one they were cached at.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Literal, cast
 
-from ..core.predicates import Predicates
 from ..core.resolve import first_visible
+from ..core.writes import Writes
 from ..errors import InvalidInputError, NotFoundError
 from ..model import Entity, FactVersion, Path
 from ..names import UUID_SHAPE, clean_name, normalize_name
@@ -28,15 +28,8 @@ from ..store.named_reads import Candidates, NamedReads, NameKey, StampedFacts
 from ..vocabulary import PredicateSpec
 
 
-class Memory(Protocol):
-    """What these reads use of :class:`kgmem.memory.facade.Memory`."""
-
-    store: Any
-    _predicates: Predicates
-
-
 def name_key(name_or_id: str) -> NameKey:
-    """How ``Memory._lookup_entity`` looks ``name_or_id`` up (the same cleaning, the same
+    """How :meth:`kgmem.core.writes.Writes.lookup_entity` looks ``name_or_id`` up (the same cleaning, the same
     id-or-name order), for a store that does it inside the read it serves."""
     name = clean_name(name_or_id, "entity")
     return NameKey(name, normalize_name(name), bool(UUID_SHAPE.match(name)))
@@ -47,7 +40,7 @@ _MISSING = object()
 _OFFERS: dict[tuple[type, type], bool] = {}
 
 
-def _offers(m: Memory, protocol: type) -> bool:
+def _offers(m: Writes, protocol: type) -> bool:
     key = (type(m.store), protocol)
     offers = _OFFERS.get(key)
     if offers is None:
@@ -55,7 +48,7 @@ def _offers(m: Memory, protocol: type) -> bool:
     return offers
 
 
-def offered(m: Memory) -> NamedReads | None:
+def offered(m: Writes) -> NamedReads | None:
     """The store's named reads, if it offers them (else None: each function below returns
     None and Memory reads step by step).
 
@@ -63,7 +56,7 @@ def offered(m: Memory) -> NamedReads | None:
     :class:`kgmem.store.named_reads.StepByStep` hides them by class too), so the answer is
     kept per class: an ``isinstance`` against a runtime-checkable protocol inspects every
     member and cost more than a whole as-of read of the embedded store (0.1 of 0.4 ms)."""
-    return m.store if _offers(m, NamedReads) else None
+    return cast(NamedReads, m.store) if _offers(m, NamedReads) else None
 
 
 def symmetric_of(specs: dict[str, PredicateSpec], predicate: str | None) -> list[str]:
@@ -72,7 +65,7 @@ def symmetric_of(specs: dict[str, PredicateSpec], predicate: str | None) -> list
             if p.symmetric and (predicate is None or p.name == predicate)]
 
 
-def facts_at_cached_vocabulary(m: Memory, group: str, when: TimeFilter, subject_id: str | None,
+def facts_at_cached_vocabulary(m: Writes, group: str, when: TimeFilter, subject_id: str | None,
                                predicate: str | None, object_id: str | None,
                                limit: int | None) -> list[FactVersion] | None:
     """``store.facts`` of resolved ids with the symmetric predicates of the group's cached
@@ -80,8 +73,8 @@ def facts_at_cached_vocabulary(m: Memory, group: str, when: TimeFilter, subject_
     (:class:`~kgmem.store.named_reads.StampedFacts`): the answer of reading the stamp first,
     one statement fewer. None: not offered, nothing cached yet, or the stamp moved (the
     caller reads the stamp, then the facts)."""
-    store = m.store if _offers(m, StampedFacts) else None
-    hit = m._predicates.cached(group)
+    store = cast(StampedFacts, m.store) if _offers(m, StampedFacts) else None
+    hit = m.predicates.cached(group)
     if store is None or hit is None:
         return None
     stamp, specs = hit
@@ -108,16 +101,16 @@ def _not_found(name: str, group: str) -> NotFoundError:
     return NotFoundError(f"no entity {name!r} in group {group!r}", entity=name, group=group)
 
 
-def facts(m: Memory, group: str, when: TimeFilter, subject: str | None,
+def facts(m: Writes, group: str, when: TimeFilter, subject: str | None,
           predicate: str | None, obj: str | None, limit: int | None
           ) -> list[FactVersion] | None:
     store = offered(m)
     if store is None or (subject is None and obj is None):
         return None
-    hit = m._predicates.cached(group)
+    hit = m.predicates.cached(group)
     if hit is None:  # the group's first read: its declarations (once per process)
-        m._predicates.specs(m.store, group)
-        hit = m._predicates.cached(group)
+        m.predicates.specs(m.store, group)
+        hit = m.predicates.cached(group)
         assert hit is not None
     stamp, specs = hit
     mirror = symmetric_of(specs, predicate)
@@ -136,7 +129,7 @@ def facts(m: Memory, group: str, when: TimeFilter, subject: str | None,
     return got.versions
 
 
-def entity(m: Memory, group: str, name_or_id: str, when: TimeFilter
+def entity(m: Writes, group: str, name_or_id: str, when: TimeFilter
            ) -> tuple[Entity, list[FactVersion], list[FactVersion]] | None:
     store = offered(m)
     if store is None:
@@ -151,7 +144,7 @@ def entity(m: Memory, group: str, name_or_id: str, when: TimeFilter
     return ent, got.versions, got.incoming
 
 
-def history(m: Memory, group: str, entity_or_fact_id: str) -> list[FactVersion] | None:
+def history(m: Writes, group: str, entity_or_fact_id: str) -> list[FactVersion] | None:
     store = offered(m)
     if store is None:
         return None
@@ -168,7 +161,7 @@ def history(m: Memory, group: str, entity_or_fact_id: str) -> list[FactVersion] 
     return got.incoming if isinstance(ent, Entity) else None
 
 
-def paths(m: Memory, group: str, a: str, b: str, max_hops: int, when: TimeFilter,
+def paths(m: Writes, group: str, a: str, b: str, max_hops: int, when: TimeFilter,
           mode: Literal["slice", "sequenced"], limit: int) -> list[Path] | None:
     store = offered(m)
     if store is None:

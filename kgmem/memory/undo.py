@@ -1,45 +1,31 @@
 """Undo: one change reversed as a new change (:meth:`kgmem.Memory.undo`).
 
-Takes the facade through :class:`UndoFacade` (Memory passes itself) and never imports it.
+Written through the memory's :class:`kgmem.core.writes.Writes`.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 from dataclasses import replace
-from datetime import datetime
-from typing import Protocol
 
 from ..core.predicates import undo_declarations
 from ..core.supersede import listing
+from ..core.writes import Writes
 from ..errors import ConflictError, NotFoundError
 from ..model import Change
-from ..store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
+from ..store.base import ChangeEffect, refuse_orphans
 from .merges import undo_merge_mark
-
-
-class UndoFacade(Protocol):
-    """What undo needs of the facade: its store, clock and timeline recomputation."""
-
-    store: Store
-
-    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime: ...
-    def _recompute(
-        self, w: WriteTx, group: str, subject_id: str, predicate: str, change: Change,
-        reason: str, lins: list[LineageState] | None = None, parties: Iterable[str] = (),
-    ) -> list[str]: ...
 
 
 def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-def undo_change(facade: UndoFacade, change_id: str, group: str) -> Change:
+def undo_change(writes: Writes, change_id: str, group: str) -> Change:
     """Restore the lineages ``change_id`` replaced (or unstate those it created), recompute
     the timelines it touched, revert its predicate declarations or merge, as one new "undo"
     change. Refused when a later change moved any of its facts, or for an erase."""
-    with facade.store.write() as w:
+    with writes.store.write() as w:
         change = w.get_change(group, change_id)
         if change is None:
             raise NotFoundError(
@@ -63,7 +49,7 @@ def undo_change(facade: UndoFacade, change_id: str, group: str) -> Change:
                     change_id=change_id,
                     fact_id=e.fact_id,
                 )
-        now = facade._tick(w, group)
+        now = writes.tick(w, group)
         undo = Change(
             id=_new_id(),
             group=group,
@@ -92,7 +78,7 @@ def undo_change(facade: UndoFacade, change_id: str, group: str) -> Change:
                         lin.object_id)
         touched: list[str] = []
         for subject_id, pred in sorted(groups):
-            touched += facade._recompute(w, group, subject_id, pred, undo, undo.reason,
+            touched += writes.recompute(w, group, subject_id, pred, undo, undo.reason,
                                          parties=objects.get((subject_id, pred), ()))
         undo = listing(undo, touched)
         recomputed = undo_declarations(w, group, change, undo)  # a "declare" change

@@ -140,8 +140,8 @@ def test_reads_inside_a_write_see_that_write(tmp_path: Path) -> None:
     store = EmbeddedStore(tmp_path / "s")
     m = Memory(store=store)
     with store.write() as w:
-        m._tick(w, "default")
-        ent = m._resolve_entity(w, "default", "Alice", m.now())
+        m.writes.tick(w, "default")
+        ent = m.writes.resolve_entity(w, "default", "Alice", m.now())
         assert store.get_entity("default", ent.id) is not None  # the write's own row
     m.close()
 

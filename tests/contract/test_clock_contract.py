@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import kgmem.memory.facade
+import kgmem.core.writes
 from kgmem.errors import ClockError
 from kgmem.memory.facade import Memory
 from kgmem.timeutil import to_micros
@@ -81,9 +81,9 @@ def test_episodes_of_several_groups_in_one_batch(make_memory) -> None:  # type: 
 def test_a_wall_clock_stepping_back_is_clamped_per_group(make_memory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     m, a, b = make_memory(), fresh_group(), fresh_group()  # no injected clock: wall clock
     late, early = utc(2031, 1, 1), utc(2030, 1, 1)
-    monkeypatch.setattr(kgmem.memory.facade, "utcnow", lambda: late)
+    monkeypatch.setattr(kgmem.core.writes, "utcnow", lambda: late)
     m.assert_fact("A", "LIVES_IN", "X", group=a)
-    monkeypatch.setattr(kgmem.memory.facade, "utcnow", lambda: early)  # NTP stepped the clock back
+    monkeypatch.setattr(kgmem.core.writes, "utcnow", lambda: early)  # NTP stepped the clock back
     v = m.assert_fact("A", "LIVES_IN", "Y", group=a)
     assert v.created_at == late  # never back-dated within a
     w = m.assert_fact("B", "LIVES_IN", "Y", group=b)

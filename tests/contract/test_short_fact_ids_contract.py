@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-import kgmem.memory.facade as memory_module
+import kgmem.core.writes as writes_module
 from kgmem.errors import InvalidInputError, NotFoundError
 from tests.conftest import fresh_group
 
@@ -18,15 +18,15 @@ def test_prefixes_resolve_and_ambiguity_is_refused(
     tag = g[-8:]  # ids unique to this test run, two of them sharing 12 characters
     ids = iter([f"{tag}-aaaa-4aaa-8aaa-100000000000", f"{tag}-aaaa-4aaa-8aaa-200000000000",
                 f"{tag}-bbbb-4bbb-8bbb-000000000003"])
-    real = memory_module._new_id
+    real = writes_module.new_id
     counter = itertools.count()
-    monkeypatch.setattr(memory_module, "_new_id", lambda: next(ids) if next(counter) % 2 == 0
+    monkeypatch.setattr(writes_module, "new_id", lambda: next(ids) if next(counter) % 2 == 0
                         else real())  # fact ids from the list, change ids fresh
     m = make_memory()
     a = m.assert_fact("Ann", "LIVES_IN", "Oslo", valid_at="2020", group=g)
     b = m.assert_fact("Ben", "LIVES_IN", "Rome", valid_at="2020", group=g)
     c = m.assert_fact("Cai", "LIVES_IN", "Lima", valid_at="2020", group=g)
-    monkeypatch.setattr(memory_module, "_new_id", real)
+    monkeypatch.setattr(writes_module, "new_id", real)
     assert (a.fact_id[:8], b.fact_id[:8]) == (tag, tag)
     short_c = c.fact_id[:13]  # unique: the table's 8 characters are shared here by design
     m.correct(short_c, object="Cusco", group=g)

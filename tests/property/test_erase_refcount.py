@@ -120,7 +120,7 @@ def test_erase_deletes_exactly_the_entities_nothing_refers_to(make_memory, store
               suppress_health_check=list(HealthCheck))
     @given(ops=ops_strategy)
     def inner(ops) -> None:  # type: ignore[no-untyped-def]
-        m._clock.advance(days=1)
+        m.writes.clock.advance(days=1)
         replay(m, ops)
 
     inner()

@@ -152,7 +152,7 @@ def run(m, op, oracle: Oracle, clock: ManualClock, groups, state) -> None:  # ty
 
 
 def check_history(m, ops, max_probes: int | None = None) -> int:  # type: ignore[no-untyped-def]
-    clock: ManualClock = m._clock  # the test owns it
+    clock: ManualClock = m.writes.clock  # the test owns it
     groups = [fresh_group("a"), fresh_group("b")]
     oracle = Oracle()
     state = {"facts": [], "changes": [], "episodes": []}

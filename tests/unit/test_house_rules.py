@@ -1,10 +1,13 @@
 """House rules that a reader of the tree can check without running it (docs/architecture.md):
-no function over 120 lines and no module over 1,000 lines in kgmem/ and api/, and time
-comparisons only in the time module and the stores' visibility seam."""
+no function over 120 lines and no module over 1,000 lines in kgmem/ and api/, time
+comparisons only in the time module and the stores' visibility seam, no Protocol that
+re-declares private methods, a top level of kgmem/ a newcomer reads in a minute, and a
+ceiling on the reaches into other modules' private names (scripts/private_reaches.py)."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -14,6 +17,7 @@ MAX_FUNCTION_LINES = 120
 MAX_MODULE_LINES = 1000
 TIME_COMPARISON = re.compile(r"(created_at|expired_at|valid_at|invalid_at|reference_time)\s*[<>]")
 TIME_HOMES = {"kgmem/timeline.py", "kgmem/store/visibility.py"}
+MAX_TOP_LEVEL_MODULES = 15  # kgmem/*.py: ground, the factory and the public face
 
 
 def _rel(p: Path) -> str:
@@ -66,3 +70,55 @@ def test_times_are_compared_only_in_the_time_module_and_the_seam() -> None:
                    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                    if TIME_COMPARISON.search(line))
     assert found == []
+
+
+def private_protocol_members(source: str) -> list[str]:
+    """``Class.member`` of every private member (``_name``, not a dunder) a Protocol declares:
+    a Protocol that re-declares another module's private methods hides a reach into them."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and any(
+                (isinstance(b, ast.Name) and b.id == "Protocol")
+                or (isinstance(b, ast.Attribute) and b.attr == "Protocol") for b in node.bases):
+            for item in node.body:
+                name = (item.name if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        else item.target.id if isinstance(item, ast.AnnAssign)
+                        and isinstance(item.target, ast.Name) else "")
+                if name.startswith("_") and not name.startswith("__"):
+                    out.append(f"{node.name}.{name}")
+    return out
+
+
+def test_private_protocol_members_finds_a_private_method_and_attribute() -> None:
+    source = ("from typing import Protocol\n"
+              "class F(Protocol):\n    _p: int\n    store: int\n"
+              "    def _tick(self) -> None: ...\n    def __len__(self) -> int: ...\n")
+    assert private_protocol_members(source) == ["F._p", "F._tick"]
+
+
+def test_no_protocol_redeclares_private_members() -> None:
+    found = {_rel(p): names for p in SOURCES
+             if (names := private_protocol_members(p.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_top_level_of_kgmem_holds_at_most_15_modules() -> None:
+    top = sorted(p.name for p in (ROOT / "kgmem").glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+
+
+def _private_reaches() -> object:
+    spec = importlib.util.spec_from_file_location(
+        "private_reaches", ROOT / "scripts" / "private_reaches.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_private_reaches_counts_an_import_and_an_attribute_but_not_self() -> None:
+    reaches = _private_reaches().reaches  # type: ignore[attr-defined]
+    source = ("from x import _a, b\n"
+              "class C:\n    def __init__(self):\n        self._own = 1\n"
+              "    def m(self, o):\n        return self._own, o._other, o._own\n")
+    assert reaches(source) == [(1, "_a"), (6, "_other")]

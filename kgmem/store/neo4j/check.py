@@ -9,8 +9,8 @@ nodes of episodes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..base import FactInterval
 from .queries import _micros
@@ -25,19 +25,17 @@ def _in(x: str, group: str | None) -> str:
     return "true" if group is None else f"{x}.group_id = $g"
 
 
-class _CheckedStore(Protocol):
-    """What the checks read of the Neo4j store (typed here, so that this module does not
-    import the store that imports it)."""
-
-    def _q(self, query: str, **params: Any) -> list[list[Any]]: ...
+#: The store's read of one parameterised query (``Neo4jStore._q``: rows as lists); taken as
+#: a callable so that this module does not import the store that imports it.
+Query = Callable[..., list[list[Any]]]
 
 
 class Neo4jIntegrityReads:
-    def __init__(self, store: _CheckedStore) -> None:
-        self.store = store
+    def __init__(self, query: Query) -> None:
+        self.query = query
 
     def _q(self, query: str, group: str | None, **params: Any) -> list[list[Any]]:
-        return self.store._q(query, g=group, limit=SAMPLE, **params)
+        return self.query(query, g=group, limit=SAMPLE, **params)
 
     def lineages_with_several_current_versions(self, group: str | None
                                                ) -> list[tuple[str, str, int]]:
@@ -98,7 +96,7 @@ class Neo4jIntegrityReads:
         return out + self._indexes_not_online(["FULLTEXT"])
 
     def _indexes_not_online(self, types: list[str]) -> list[str]:
-        rows = self.store._q("SHOW INDEXES YIELD name, type, state WHERE type IN $types "
+        rows = self.query("SHOW INDEXES YIELD name, type, state WHERE type IN $types "
                              "AND state <> 'ONLINE' RETURN name, state", types=types)
         return [f"index {r[0]} is {r[1]}" for r in rows]
 
@@ -125,7 +123,7 @@ class Neo4jIntegrityReads:
 
     def extraction_rows(self, group: str | None
                         ) -> list[tuple[str, str, str | None, str | None]]:
-        rows = self.store._q(
+        rows = self.query(
             f"MATCH (e:Episodic) WHERE {_in('e', group)} AND e.content_hash IS NOT NULL "
             "RETURN e.group_id, e.uuid, e.kgmem_extraction_status, e.kgmem_extraction", g=group)
         return [tuple(r) for r in rows]  # type: ignore[misc]

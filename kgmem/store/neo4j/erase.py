@@ -1,6 +1,6 @@
 """Physical deletion (erase) on the Neo4j store: the write-transaction half.
 
-:class:`EraseOps` is mixed into :class:`kgmem.store.neo4j._WriteTx` (``self._run`` runs a
+:class:`EraseOps` is mixed into :class:`kgmem.store.neo4j._WriteTx` (``self.run`` runs a
 parameterised query in its open transaction). Besides the nodes and relationships themselves,
 erase removes every kgmem property that copies their content or ids elsewhere: the erased
 episode's id in ``RELATES_TO.episodes``, erased versions' uuids in ``Episodic.entity_edges``,
@@ -21,14 +21,14 @@ from ..base import ERASED_CHANGE, ErasedContent
 class EraseOps:
     """Erase operations inside one explicit Neo4j transaction."""
 
-    def _run(self, query: str, **params: Any) -> list[list[Any]]:
+    def run(self, query: str, **params: Any) -> list[list[Any]]:
         raise NotImplementedError  # provided by the write transaction
 
     def drop_summary_histories(self, group: str, entity_ids: Sequence[str]) -> None:
         raise NotImplementedError  # kgmem.store.neo4j.summaries.SummaryWrites
 
     def fact_ids_only_from_episode(self, group: str, episode_id: str) -> list[str]:
-        rows = self._run(
+        rows = self.run(
             "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
             "WHERE l.group_id = $g AND COUNT { (l)<-[:KGMEM_SUPPORTS]-() } = 1 "
             "RETURN l.fact_id AS f "
@@ -42,7 +42,7 @@ class EraseOps:
         return [r[0] for r in rows]
 
     def fact_ids_touching_entity(self, group: str, entity_id: str) -> list[str]:
-        rows = self._run(
+        rows = self.run(
             "CALL () { MATCH (l:KgmemLineage {subject_id: $e}) WHERE l.group_id = $g "
             "RETURN l.fact_id AS f "
             "UNION MATCH (l:KgmemLineage {object_id: $e}) WHERE l.group_id = $g "
@@ -55,7 +55,7 @@ class EraseOps:
         return [r[0] for r in rows]
 
     def entities_of_facts(self, fact_ids: Sequence[str]) -> set[str]:
-        rows = self._run(
+        rows = self.run(
             "UNWIND $ids AS f CALL (f) { "
             "MATCH (l:KgmemLineage {fact_id: f}) RETURN [l.subject_id, l.object_id] AS p "
             "UNION MATCH (s)-[r:RELATES_TO {fact_id: f}]->(o) RETURN [s.uuid, o.uuid] AS p "
@@ -66,12 +66,12 @@ class EraseOps:
         return {x for r in rows for x in r[0] if x is not None}
 
     def episode_mentions(self, episode_id: str) -> list[str]:
-        rows = self._run(
+        rows = self.run(
             "MATCH (:Episodic {uuid: $e})-[:MENTIONS]->(n:Entity) RETURN n.uuid", e=episode_id)
         return [r[0] for r in rows]
 
     def unreferenced_entities(self, group: str, entity_ids: Collection[str]) -> list[str]:
-        rows = self._run(
+        rows = self.run(
             "UNWIND $ids AS id MATCH (e:Entity {uuid: id}) WHERE e.group_id = $g "
             "AND NOT (e)-[:RELATES_TO]-() AND NOT ()-[:MENTIONS]->(e) "
             "AND NOT EXISTS { MATCH (l:KgmemLineage {subject_id: id}) } "
@@ -85,7 +85,7 @@ class EraseOps:
         self, group: str, fact_ids: Sequence[str], entity_ids: Sequence[str],
         episode_ids: Sequence[str],
     ) -> ErasedContent:
-        rows = self._run(
+        rows = self.run(
             "CALL () { UNWIND $fs AS f MATCH (l:KgmemLineage {fact_id: f}) "
             "RETURN l.fact_text AS t "
             "UNION UNWIND $fs AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() RETURN r.fact AS t "
@@ -96,7 +96,7 @@ class EraseOps:
             "RETURN t",
             fs=list(fact_ids), es=list(entity_ids), p=INTERNAL_ALIAS,
         )
-        eps = self._run(
+        eps = self.run(
             "UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
             "RETURN e.content, e.speaker",
             ids=list(episode_ids), g=group,
@@ -105,7 +105,7 @@ class EraseOps:
                              episodes=[(r[0] or "", r[1]) for r in eps])
 
     def group_content(self, group: str) -> ErasedContent:
-        rows = self._run(
+        rows = self.run(
             "CALL () { MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g RETURN r.fact AS t "
             "UNION MATCH (l:KgmemLineage) WHERE l.group_id = $g RETURN l.fact_text AS t "
             "UNION MATCH (e:Entity) WHERE e.group_id = $g RETURN e.name AS t "
@@ -113,7 +113,7 @@ class EraseOps:
             "RETURN a.alias AS t } RETURN t",
             g=group, p=INTERNAL_ALIAS,
         )
-        eps = self._run(
+        eps = self.run(
             "MATCH (e:Episodic) WHERE e.group_id = $g RETURN e.content, e.speaker", g=group)
         return ErasedContent(texts=sorted({r[0] for r in rows if r[0]}),
                              episodes=[(r[0] or "", r[1]) for r in eps])
@@ -124,7 +124,7 @@ class EraseOps:
         if not ids:
             return 0
         # the changes that touched the facts: through their effects and the versions they made
-        rows = self._run(
+        rows = self.run(
             "CALL () { UNWIND $ids AS f MATCH (x:KgmemEffect {fact_id: f}) "
             "RETURN x.change_id AS cid "
             "UNION UNWIND $ids AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() "
@@ -145,12 +145,12 @@ class EraseOps:
         deleted = [r[0] for r in rows if r[1]]
         if not deleted:
             return 0
-        self._run(
+        self.run(
             "UNWIND $cs AS cid MATCH (c:KgmemChange {id: cid}) "
             "OPTIONAL MATCH (x:KgmemEffect {change_id: cid}) DETACH DELETE c, x",
             cs=deleted,
         )
-        self._run(
+        self.run(
             "UNWIND $es AS id MATCH (:Entity {uuid: id})-[r:RELATES_TO]-() "
             "WHERE r.change_id IN $cs SET r.reason = $why",
             es=sorted(entity_ids), cs=deleted, why=ERASED_CHANGE,
@@ -163,7 +163,7 @@ class EraseOps:
             return 0
         # Episodic.entity_edges (graphiti's list of the edges an episode produced) keeps no
         # uuid of an erased version; the episodes are those the versions name
-        self._run(
+        self.run(
             "CALL () { UNWIND $ids AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() RETURN r "
             "UNION UNWIND $ids AS f MATCH ()-[r:RELATES_TO {uuid: f}]->() "
             "WHERE r.fact_id IS NULL RETURN r } "
@@ -174,20 +174,20 @@ class EraseOps:
             "SET x.entity_edges = [u IN x.entity_edges WHERE NOT u IN gone]",
             ids=ids,
         )
-        n = self._run(
+        n = self.run(
             "CALL () { UNWIND $ids AS f MATCH ()-[r:RELATES_TO {fact_id: f}]->() RETURN r "
             "UNION UNWIND $ids AS f MATCH ()-[r:RELATES_TO {uuid: f}]->() "
             "WHERE r.fact_id IS NULL RETURN r } DELETE r RETURN count(r)",
             ids=ids,
         )[0][0]
-        self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) DETACH DELETE l", ids=ids)
+        self.run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) DETACH DELETE l", ids=ids)
         # the change log keeps ids only; the lineage content it held is removed too
-        self._run("UNWIND $ids AS f MATCH (e:KgmemEffect {fact_id: f}) DELETE e", ids=ids)
+        self.run("UNWIND $ids AS f MATCH (e:KgmemEffect {fact_id: f}) DELETE e", ids=ids)
         return int(n)
 
     def delete_episode(self, group: str, episode_id: str) -> int:
         # Versions keep no trace of the erased episode (graphiti readers see r.episodes).
-        self._run(
+        self.run(
             "MATCH (:Episodic {uuid: $e})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
             "MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() WHERE $e IN r.episodes "
             "SET r.episodes = [x IN r.episodes WHERE x <> $e]",
@@ -195,13 +195,13 @@ class EraseOps:
         )
         # search-side derivatives of the episode (kgmem.store.neo4j.search): text-chunk
         # vectors and mentioned periods go in the same transaction
-        self._run(
+        self.run(
             "MATCH (ep:Episodic {uuid: $e})-[:KGMEM_CHUNK|KGMEM_TIME]->(x) WHERE ep.group_id = $g "
             "DETACH DELETE x",
             e=episode_id,
             g=group,
         )
-        rows = self._run(
+        rows = self.run(
             "MATCH (ep:Episodic {uuid: $e}) WHERE ep.group_id = $g DETACH DELETE ep "
             "RETURN count(*)",
             e=episode_id,
@@ -210,18 +210,18 @@ class EraseOps:
         return int(rows[0][0]) if rows else 0
 
     def delete_entity(self, group: str, entity_id: str) -> int:
-        rows = self._run(
+        rows = self.run(
             "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g DETACH DELETE e RETURN count(*)",
             id=entity_id,
             g=group,
         )
-        self._run("MATCH (a:KgmemAlias {entity_id: $id}) DELETE a", id=entity_id)
+        self.run("MATCH (a:KgmemAlias {entity_id: $id}) DELETE a", id=entity_id)
         self.drop_summary_histories(group, [entity_id])
         return int(rows[0][0]) if rows else 0
 
     def delete_alias_keys(self, group: str, norm_aliases: Sequence[str]) -> None:
         # Entity.aliases lists the display forms (kgmem.store.neo4j add_alias): drop them too
-        self._run(
+        self.run(
             "UNWIND $ns AS n MATCH (a:KgmemAlias {group_id: $g, norm_alias: n}) "
             "OPTIONAL MATCH (e:Entity {uuid: a.entity_id}) "
             "SET e.aliases = [x IN coalesce(e.aliases, []) WHERE x <> a.alias] DELETE a",
@@ -229,7 +229,7 @@ class EraseOps:
         )
 
     def clear_summaries(self, group: str, entity_ids: Sequence[str]) -> None:
-        self._run(
+        self.run(
             "UNWIND $ids AS id MATCH (e:Entity {uuid: id}) WHERE e.group_id = $g "
             "AND coalesce(e.summary, '') <> '' SET e.summary = ''",
             ids=list(entity_ids), g=group,
@@ -239,7 +239,7 @@ class EraseOps:
     def delete_group(self, group: str) -> dict[str, int]:
         counts: dict[str, int] = {}
         counts["versions"] = int(
-            self._run(
+            self.run(
                 "MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g DELETE r RETURN count(r)",
                 g=group,
             )[0][0]
@@ -252,22 +252,22 @@ class EraseOps:
         ):
             # label is one of the constants above, never user input
             counts[key] = int(
-                self._run(
+                self.run(
                     f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n RETURN count(n)",
                     g=group,
                 )[0][0]
             )
         for label in ("KgmemAlias", "KgmemEffect", "KgmemChunk", "KgmemEpisodeTime",
                       "KgmemPredicate", "KgmemSummary", "KgmemSummaryMark"):
-            self._run(f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n", g=group)
+            self.run(f"MATCH (n:{label}) WHERE n.group_id = $g DETACH DELETE n", g=group)
         # graphiti-only nodes of the group (communities, sagas) go too: nothing of the group
         # may survive an erase except the audit record.
-        self._run("MATCH (n:Community|Saga) WHERE n.group_id = $g DETACH DELETE n", g=group)
+        self.run("MATCH (n:Community|Saga) WHERE n.group_id = $g DETACH DELETE n", g=group)
         return counts
 
     def scrub_caused_by(self, fact_ids: Sequence[str]) -> None:
         if fact_ids:
-            self._run(
+            self.run(
                 "UNWIND $ids AS f MATCH ()-[r:RELATES_TO {caused_by: f}]->() "
                 "SET r.caused_by = null, r.reason = 'closed by a fact that was erased'",
                 ids=list(fact_ids),

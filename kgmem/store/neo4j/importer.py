@@ -349,10 +349,10 @@ def finish_import(
         if t is not None:
             clocks.append([g, t])
     with dst.write() as w:
-        w._meta["seq"] = state.seq_offset + src_seq
-        w._meta["ins"] = state.ins_offset + state.max_ins
-        w._dirty.update({"seq", "ins"})
-        w._run(
+        w.meta["seq"] = state.seq_offset + src_seq
+        w.meta["ins"] = state.ins_offset + state.max_ins
+        w.dirty.update({"seq", "ins"})
+        w.run(
             "UNWIND $clocks AS c MERGE (k:KgmemClock {group_id: c[0]}) "
             "SET k.last_tx_time = CASE WHEN k.last_tx_time IS NULL OR k.last_tx_time < c[1] "
             "THEN c[1] ELSE k.last_tx_time END",
@@ -380,12 +380,12 @@ def import_embedded(
     # Counters: lineage seq and insertion order continue after what Neo4j already holds.
     with dst.write() as w:
         state = ExportState(
-            seq_offset=int(w._meta.get("seq") or 0), ins_offset=int(w._meta.get("ins") or 0)
+            seq_offset=int(w.meta.get("seq") or 0), ins_offset=int(w.meta.get("ins") or 0)
         )
     counts: dict[str, int] = defaultdict(int)
     for kind, rows in export_rows(src, groups, state, batch):
         with dst.write() as w:
-            w._run(_CREATE[kind], rows=rows)
+            w.run(_CREATE[kind], rows=rows)
         counts[kind] += len(rows)
         if progress is not None:
             progress(kind, len(rows))

@@ -33,30 +33,30 @@ def declarations(rows: list[list[Any]]) -> list[Declaration]:
 
 
 class _Tx(Protocol):
-    _meta: dict[str, Any]
-    _dirty: set[str]
+    meta: dict[str, Any]
+    dirty: set[str]
 
-    def _run(self, query: str, **params: Any) -> list[list[Any]]: ...
-    def _renew_vocabulary_stamp(self: _Tx) -> None: ...
+    def run(self, query: str, **params: Any) -> list[list[Any]]: ...
+    def renew_vocabulary_stamp(self: _Tx) -> None: ...
 
 
 class DeclarationWrites:
     """The declaration half of the Neo4j write transaction (mixed into its ``_WriteTx``,
-    which holds the ``vocabulary`` stamp in ``_meta`` with the other counters)."""
+    which holds the ``vocabulary`` stamp in ``meta`` with the other counters)."""
 
     def vocabulary_stamp(self: _Tx) -> str | None:
-        value = self._meta.get("vocabulary")
+        value = self.meta.get("vocabulary")
         return None if value is None else str(value)
 
-    def _renew_vocabulary_stamp(self: _Tx) -> None:
-        self._meta["vocabulary"] = uuid.uuid4().hex
-        self._dirty.add("vocabulary")
+    def renew_vocabulary_stamp(self: _Tx) -> None:
+        self.meta["vocabulary"] = uuid.uuid4().hex
+        self.dirty.add("vocabulary")
 
     def declarations(self: _Tx, group: str) -> list[Declaration]:
-        return declarations(self._run(CURRENT, g=group))
+        return declarations(self.run(CURRENT, g=group))
 
     def insert_declaration(self: _Tx, d: Declaration) -> None:
-        self._run(
+        self.run(
             "CREATE (:KgmemPredicate {id: $id, group_id: $g, name: $name, cardinality: $card, "
             "symmetric: $sym, description: $desc, source: $source, created_at: $t, "
             "change_id: $change, expired_at: $exp, expired_by: $by})",
@@ -64,21 +64,21 @@ class DeclarationWrites:
             desc=d.description, source=d.source, t=d.created_at, change=d.change_id,
             exp=d.expired_at, by=d.expired_by,
         )
-        self._renew_vocabulary_stamp()
+        self.renew_vocabulary_stamp()
 
     def expire_declaration(self: _Tx, declaration_id: str, at: datetime, by: str | None) -> None:
-        self._run(
+        self.run(
             "MATCH (d:KgmemPredicate {id: $id}) WHERE d.expired_at IS NULL "
             "SET d.expired_at = $at, d.expired_by = $by",
             id=declaration_id, at=at, by=by,
         )
-        self._renew_vocabulary_stamp()
+        self.renew_vocabulary_stamp()
 
     def declarations_of_change(
         self: _Tx, group: str, change_id: str
     ) -> tuple[list[Declaration], list[Declaration]]:
-        made = self._run("MATCH (d:KgmemPredicate {change_id: $c}) WHERE d.group_id = $g "
+        made = self.run("MATCH (d:KgmemPredicate {change_id: $c}) WHERE d.group_id = $g "
                          + _RETURN + " ORDER BY d.name", c=change_id, g=group)
-        ended = self._run("MATCH (d:KgmemPredicate {expired_by: $c}) WHERE d.group_id = $g "
+        ended = self.run("MATCH (d:KgmemPredicate {expired_by: $c}) WHERE d.group_id = $g "
                           + _RETURN + " ORDER BY d.name", c=change_id, g=group)
         return declarations(made), declarations(ended)

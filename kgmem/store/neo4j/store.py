@@ -319,7 +319,7 @@ class Neo4jStore(SummaryReads):
         """The reads of ``kgmem check`` (:mod:`kgmem.jobs.check`, :mod:`.neo4j_check`)."""
         from .check import Neo4jIntegrityReads
 
-        return Neo4jIntegrityReads(self)
+        return Neo4jIntegrityReads(self._q)
 
     @contextmanager
     def write(self) -> Iterator[_WriteTx]:
@@ -344,7 +344,7 @@ class Neo4jStore(SummaryReads):
             try:
                 w = _WriteTx(tx, self.embedder)
                 yield w
-                w._flush_meta()
+                w.flush_meta()
                 tx.commit()
             except BaseException as exc:
                 try:
@@ -698,7 +698,7 @@ class Neo4jStore(SummaryReads):
             return 0
         keys = [{"id": r[0], "n": normalize_name(r[1] or "")} for r in rows]
         with self.write() as w:
-            w._run(
+            w.run(
                 "UNWIND $rows AS x MATCH (e:Entity {uuid: x.id}) "
                 "SET e.norm_name = x.n, e.aliases = coalesce(e.aliases, [])",
                 rows=keys,

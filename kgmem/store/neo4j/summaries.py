@@ -53,9 +53,9 @@ class SummaryReads:
 
 
 class SummaryWrites:
-    """Mixed into the Neo4j write transaction (``self._run``: a parameterised query in it)."""
+    """Mixed into the Neo4j write transaction (``self.run``: a parameterised query in it)."""
 
-    def _run(self, query: str, **params: Any) -> list[list[Any]]:
+    def run(self, query: str, **params: Any) -> list[list[Any]]:
         raise NotImplementedError  # provided by the write transaction
 
     def put_summary_history(self, group: str, entity_id: str, h: SummaryHistory,
@@ -64,15 +64,15 @@ class SummaryWrites:
         stored as they are) and its mark; ``Entity.summary`` becomes the current text, unless
         it holds a summary kgmem did not write (graphiti-core's). Nothing is written for an
         entity that is gone (erased meanwhile)."""
-        if not self._run("MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g RETURN 1",
+        if not self.run("MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g RETURN 1",
                          id=entity_id, g=group):
             return
-        before = _history(self._run(_READ, g=group, id=entity_id))
-        self._run("MATCH (s:KgmemSummary {group_id: $g, entity_id: $id}) WHERE s.seq >= $keep "
+        before = _history(self.run(_READ, g=group, id=entity_id))
+        self.run("MATCH (s:KgmemSummary {group_id: $g, entity_id: $id}) WHERE s.seq >= $keep "
                   "DELETE s", g=group, id=entity_id, keep=keep)
-        self._run("MATCH (m:KgmemSummaryMark {group_id: $g, entity_id: $id}) DELETE m",
+        self.run("MATCH (m:KgmemSummaryMark {group_id: $g, entity_id: $id}) DELETE m",
                   g=group, id=entity_id)
-        self._run(
+        self.run(
             "UNWIND $vs AS v CREATE (s:KgmemSummary) SET s = v, s.group_id = $g, "
             "s.entity_id = $id",
             g=group, id=entity_id,
@@ -80,19 +80,19 @@ class SummaryWrites:
                  "expired_at": v.expired_at, "episodes": list(v.episodes)}
                 for i, v in enumerate(h.versions) if i >= keep])
         if h.through is not None:
-            self._run("CREATE (:KgmemSummaryMark {group_id: $g, entity_id: $id, "
+            self.run("CREATE (:KgmemSummaryMark {group_id: $g, entity_id: $id, "
                       "through: $through, links: $links})",
                       g=group, id=entity_id, through=h.through, links=h.links)
         # graphiti-core's own summary of a shared node stays: only an empty one, or the one
         # kgmem wrote last, is replaced
-        self._run("MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g "
+        self.run("MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g "
                   "AND coalesce(e.summary, '') IN ['', $before] SET e.summary = $text",
                   id=entity_id, g=group, text=current_text(h), before=current_text(before))
 
     def summary_entities_citing(self, group: str, episode_ids: Sequence[str]) -> list[str]:
         if not episode_ids:
             return []
-        rows = self._run(
+        rows = self.run(
             "MATCH (s:KgmemSummary) WHERE s.group_id = $g AND s.entity_id IS NOT NULL "
             "AND any(x IN s.episodes WHERE x IN $ids) RETURN DISTINCT s.entity_id",
             g=group, ids=list(episode_ids))
@@ -101,5 +101,5 @@ class SummaryWrites:
     def drop_summary_histories(self, group: str, entity_ids: Sequence[str]) -> None:
         """Delete the entities' summary versions and marks (rebuilt on the next read)."""
         for label in LABELS:  # one of the constants above, never user input
-            self._run(f"UNWIND $ids AS id MATCH (s:{label} {{group_id: $g, entity_id: id}}) "
+            self.run(f"UNWIND $ids AS id MATCH (s:{label} {{group_id: $g, entity_id: id}}) "
                       "DELETE s", ids=list(entity_ids), g=group)

@@ -104,12 +104,12 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
             "WHERE x.key IN ['seq', 'ins', 'vocabulary'] RETURN collect([x.key, x.value]) AS kv } "
             "RETURN kv"
         ).values()
-        self._meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
-        self._dirty: set[str] = set()
+        self.meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
+        self.dirty: set[str] = set()
         self._clocks: dict[str, datetime] = {}  # group -> transaction time set in this write
         self._fresh = _FreshLineages()  # lineages written in this transaction
 
-    def _run(self, query: str, **params: Any) -> list[list[Any]]:
+    def run(self, query: str, **params: Any) -> list[list[Any]]:
         return self.tx.run(query, params).values()
 
     def _embed(self, text: str) -> list[float] | None:
@@ -117,53 +117,53 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
             return None
         return [float(x) for x in self._embedder.embed_one(text)]
 
-    def _flush_meta(self) -> None:
+    def flush_meta(self) -> None:
         """Before commit: write the clocks set in this transaction and the counters."""
-        if not self._clocks and not self._dirty:
+        if not self._clocks and not self.dirty:
             return
-        self._run(
+        self.run(
             "CALL () { UNWIND $clocks AS c MERGE (k:KgmemClock {group_id: c[0]}) "
             "SET k.last_tx_time = c[1] RETURN count(*) AS clocks } "
             "CALL () { UNWIND $kv AS kv MERGE (m:KgmemMeta {key: kv[0]}) SET m.value = kv[1] "
             "RETURN count(*) AS n } "
             "RETURN 1",
             clocks=[[g, t] for g, t in sorted(self._clocks.items())],
-            kv=[[k, self._meta[k]] for k in sorted(self._dirty)],
+            kv=[[k, self.meta[k]] for k in sorted(self.dirty)],
         )
-        self._dirty.clear()
+        self.dirty.clear()
 
     def _next_ins(self) -> int:
-        n = int(self._meta.get("ins") or 0) + 1
-        self._meta["ins"] = n
-        self._dirty.add("ins")
+        n = int(self.meta.get("ins") or 0) + 1
+        self.meta["ins"] = n
+        self.dirty.add("ins")
         return n
 
     # transaction clocks, one per group (read after the write lock, written at commit)
     def last_tx_time(self, group: str) -> datetime | None:
         if group in self._clocks:
             return self._clocks[group]
-        rows = self._run(_LAST_TX_TIME, g=group)
+        rows = self.run(_LAST_TX_TIME, g=group)
         return _dt(rows[0][0]) if rows else None
 
     def set_last_tx_time(self, group: str, t: datetime) -> None:
         self._clocks[group] = t
 
     def next_seq(self) -> int:
-        n = int(self._meta.get("seq") or 0) + 1
-        self._meta["seq"] = n
-        self._dirty.add("seq")
+        n = int(self.meta.get("seq") or 0) + 1
+        self.meta["seq"] = n
+        self.dirty.add("seq")
         return n
 
     # entities
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        rows = self._run(_GET_ENTITY, id=entity_id, g=group)
+        rows = self.run(_GET_ENTITY, id=entity_id, g=group)
         return _entity(rows[0]) if rows else None
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return [_entity(r) for r in self._run(_FIND_ENTITIES, g=group, n=norm_name)]
+        return [_entity(r) for r in self.run(_FIND_ENTITIES, g=group, n=norm_name)]
 
     def insert_entity(self, entity: Entity, norm_name: str) -> None:
-        self._run(
+        self.run(
             "CREATE (e:Entity {uuid: $id, group_id: $g, name: $name, norm_name: $n, "
             "summary: $summary, created_at: $t, aliases: $aliases}) "
             "WITH e WHERE $emb IS NOT NULL "
@@ -184,7 +184,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         # the type is a property, and a node label for Neo4j Browser styles; a label cannot be
         # a query parameter, so it comes from a fixed table, never from the input
         label = NEO4J_LABELS[check_entity_type(entity_type) or "other"]
-        self._run(
+        self.run(
             "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g AND e.entity_type IS NULL "
             f"SET e.entity_type = $type, e:{label}",
             id=entity_id, g=group, type=entity_type,
@@ -193,7 +193,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     def add_alias(self, group: str, entity_id: str, alias: str, norm_alias: str) -> None:
         # INSERT OR IGNORE on (group, norm_alias, entity): the display list grows only when
         # the alias key is new.
-        self._run(
+        self.run(
             "OPTIONAL MATCH (x:KgmemAlias {group_id: $g, norm_alias: $n, entity_id: $id}) "
             "WITH x WHERE x IS NULL "
             "CREATE (:KgmemAlias {group_id: $g, norm_alias: $n, entity_id: $id, alias: $alias}) "
@@ -207,7 +207,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     # episodes
     def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
-        rows = self._run(
+        rows = self.run(
             "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + _EPISODE_FULL,
             g=group,
             h=content_hash,
@@ -215,12 +215,12 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         return _episode(rows[0]) if rows else None
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
-        rows = self._run("MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
+        rows = self.run("MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
                          id=episode_id, g=group)
         return _episode(rows[0]) if rows else None
 
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
-        self._run(
+        self.run(
             "CREATE (e:Episodic {uuid: $id, group_id: $g, name: $name, content: $content, "
             "source: $source, kgmem_source: $kgmem_source, source_description: $sd, "
             "speaker: $speaker, valid_at: $ref, created_at: $t, content_hash: $h, "
@@ -244,14 +244,14 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     def set_extraction(self, episode_id: str, state: ExtractionState) -> None:
         xs, xj = extraction_json(state)
-        self._run(
+        self.run(
             "MATCH (e:Episodic {uuid: $id}) "
             "SET e.kgmem_extraction_status = $xs, e.kgmem_extraction = $xj",
             id=episode_id, xs=xs, xj=xj,
         )
 
     def add_mentions(self, episode_id: str, entity_ids: Sequence[str]) -> None:
-        self._run(
+        self.run(
             "MATCH (ep:Episodic {uuid: $ep}) UNWIND $ids AS id MATCH (e:Entity {uuid: id}) "
             "MERGE (ep)-[m:MENTIONS]->(e) ON CREATE SET m.uuid = randomUUID(), "
             "m.group_id = ep.group_id, m.created_at = ep.created_at",
@@ -261,11 +261,11 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     # lineages, versions, provenance
     def get_lineage(self, fact_id: str) -> LineageState | None:
-        rows = self._run("MATCH (l:KgmemLineage {fact_id: $f}) " + _LINEAGE_RETURN, f=fact_id)
+        rows = self.run("MATCH (l:KgmemLineage {fact_id: $f}) " + _LINEAGE_RETURN, f=fact_id)
         return _lineage(rows[0]) if rows else None
 
     def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]:
-        rows = self._run(
+        rows = self.run(
             "MATCH (l:KgmemLineage {group_id: $g, subject_id: $s, predicate: $p}) "
             "WHERE " + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
             g=group,
@@ -278,7 +278,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     def lineages_touching(
         self, group: str, entity_id: str, predicate: str
     ) -> list[LineageState]:
-        rows = self._run(
+        rows = self.run(
             "CALL { MATCH (l:KgmemLineage {group_id: $g, subject_id: $e, predicate: $p}) "
             "RETURN l UNION MATCH (l:KgmemLineage {object_id: $e}) "
             "WHERE l.group_id = $g AND l.predicate = $p RETURN l } WITH l WHERE "
@@ -290,7 +290,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     def put_lineage(self, s: LineageState) -> None:
         self._fresh.add(s)  # its versions come later in this transaction
-        self._run(
+        self.run(
             "MERGE (l:KgmemLineage {fact_id: $f}) SET l.group_id = $g, l.subject_id = $s, "
             "l.predicate = $p, l.object_id = $o, l.valid_at = $va, l.valid_precision = $vp, "
             "l.stated_invalid_at = $sia, l.invalid_precision = $ip, l.believed = $b, "
@@ -310,7 +310,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         )
 
     def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]:
-        rows = self._run(
+        rows = self.run(
             "UNWIND $ids AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
             "WHERE r.expired_at IS NULL " + _V_RETURN + _V_NOPROV,
             ids=list(fact_ids),
@@ -318,7 +318,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         return {v.fact_id: v for v in _versions(rows)}
 
     def insert_version(self, v: FactVersion) -> None:
-        self._run(
+        self.run(
             "MATCH (s:Entity {uuid: $sid}) MATCH (o:Entity {uuid: $oid}) "
             "CREATE (s)-[r:RELATES_TO]->(o) SET r = $props, r.episodes = COLLECT { "
             "MATCH (:KgmemLineage {fact_id: $props.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
@@ -353,7 +353,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     def expire_version(self, version_id: str, at: datetime) -> None:
         # The only update a version ever gets: closing its transaction interval, once.
-        self._run(
+        self.run(
             "MATCH ()-[r:RELATES_TO {uuid: $id}]->() WHERE r.expired_at IS NULL "
             "SET r.expired_at = $at",
             id=version_id,
@@ -364,7 +364,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         # A new supporting episode also goes into the graphiti mirrors of provenance: the
         # versions' episodes and the episode's entity_edges (else graphiti's remove_episode
         # of the first episode would delete versions another episode still supports).
-        self._run(
+        self.run(
             "MATCH (l:KgmemLineage {fact_id: $f}) MATCH (ep:Episodic {uuid: $e}) "
             "WHERE NOT EXISTS { (ep)-[:KGMEM_SUPPORTS]->(l) } "
             "CREATE (ep)-[:KGMEM_SUPPORTS]->(l) WITH ep, l "
@@ -377,17 +377,17 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         )
 
     def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        rows = self._run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) "
+        rows = self.run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) "
                          + _ORPHAN_RETURN, ids=list(fact_ids))
         return {o.fact_id: o.missing for o in _orphans(rows)}
     def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]:
-        rows = self._run("MATCH (l:KgmemLineage {group_id: $g}) WHERE l.predicate = $p "
+        rows = self.run("MATCH (l:KgmemLineage {group_id: $g}) WHERE l.predicate = $p "
                          + _LINEAGE_RETURN + " ORDER BY l.seq", g=group, p=predicate)
         return [_lineage(r) for r in rows]
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:
-        self._run(
+        self.run(
             "CREATE (c:KgmemChange {id: $id, group_id: $g, kind: $kind, created_at: $t, "
             "reason: $reason, undoes: $undoes, undone_by: $undone_by, fact_ids: $fact_ids, "
             "ins_seq: $ins}) "
@@ -414,7 +414,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         )
 
     def get_change(self, group: str, change_id: str) -> Change | None:
-        rows = self._run(
+        rows = self.run(
             "MATCH (c:KgmemChange {id: $id}) WHERE c.group_id = $g " + _CHANGE_RETURN,
             id=change_id,
             g=group,
@@ -422,7 +422,7 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         return _change(rows[0]) if rows else None
 
     def change_effects(self, change_id: str) -> list[ChangeEffect]:
-        rows = self._run(
+        rows = self.run(
             "MATCH (e:KgmemEffect {change_id: $id}) RETURN e.fact_id, e.before, e.after "
             "ORDER BY e.ord",
             id=change_id,
@@ -437,13 +437,13 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         ]
 
     def mark_undone(self, change_id: str, undone_by: str) -> None:
-        self._run(
+        self.run(
             "MATCH (c:KgmemChange {id: $id}) SET c.undone_by = $by", id=change_id, by=undone_by
         )
 
     # erase (physical): kgmem/store/neo4j_erase.py (EraseOps)
     def insert_erasure(self, erasure: Erasure) -> None:
-        self._run(
+        self.run(
             "CREATE (:KgmemErasure {id: $id, group_id: $g, kind: $kind, created_at: $t, "
             "counts: $counts})",
             id=erasure.id,

@@ -23,21 +23,20 @@ def _group(alias: str, group: str | None) -> tuple[str, list[Any]]:
 
 
 class _CheckedStore(Protocol):
-    """What the checks read of the embedded store (typed here, so that this module does not
+    """What the checks use of the embedded store (typed here, so that this module does not
     import the store that imports it)."""
-
-    _db: SqliteConnections
 
     def write(self) -> AbstractContextManager[Any]: ...
 
 
 class EmbeddedIntegrityReads:
-    def __init__(self, store: _CheckedStore) -> None:
+    def __init__(self, store: _CheckedStore, db: SqliteConnections) -> None:
         self.store = store
+        self.db = db  # the store's connections: every check reads in one transaction
 
     @contextmanager
     def _snapshot(self) -> Iterator[sqlite3.Connection]:
-        with self.store._db.read() as c:
+        with self.db.read() as c:
             c.execute("BEGIN")
             try:
                 yield c

@@ -303,7 +303,7 @@ class EmbeddedStore(SummaryReads):
         """The reads of ``kgmem check`` (:mod:`kgmem.jobs.check`)."""
         from .check import EmbeddedIntegrityReads
 
-        return EmbeddedIntegrityReads(self)
+        return EmbeddedIntegrityReads(self, self._db)
 
     def archive_reads(self) -> EmbeddedArchiveReads:
         """The raw reads of an export (:mod:`kgmem.archive`)."""

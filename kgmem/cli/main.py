@@ -256,8 +256,7 @@ def _build_index(m: Any, groups: list[str]) -> int | None:
     if resolve_embedder(m) is None:
         return None
     be = get_backend(m)
-    view = getattr(be, "view", None)  # the embedded store's queue; Neo4j finds its own work
-    total = view.search_queue_size() if view is not None else None
+    total = be.queued()  # the embedded store's queue; Neo4j finds its own work (None)
     done = 0
     with Progress(console=err, disable=state.json, transient=True) as prog:
         task = prog.add_task("building the search index", total=total)

@@ -1,8 +1,8 @@
 """The store-specific half of search: candidate generation against one backend.
 
 :func:`get_backend` asks the store for its search half, ``store.search_reads(embedder,
-mentions)`` (the embedded store's is :mod:`kgmem.store.sqlite.reads`, Neo4j's
-:mod:`kgmem.store.neo4j.search`), both answering :class:`kgmem.store.search_reads.SearchReads`
+mentions)`` (the embedded store's is :mod:`kgmem.store.sqlite.search_reads`, Neo4j's
+:mod:`kgmem.store.neo4j.search_reads`), both answering :class:`kgmem.store.search_reads.SearchReads`
 and both handed :func:`kgmem.retrieve.indexing.episode_time_mentions` to index the periods an
 episode mentions. They return plain candidates; :mod:`kgmem.retrieve.search` fuses them.
 

@@ -1,6 +1,6 @@
 """The search half of a store, as :mod:`kgmem.retrieve` reads it: the protocol each store's
 search reads answer (each store returns its own from ``store.search_reads``: the embedded
-store's :mod:`kgmem.store.sqlite.reads`, Neo4j's :mod:`kgmem.store.neo4j.search`), and the
+store's :mod:`kgmem.store.sqlite.search_reads`, Neo4j's :mod:`kgmem.store.neo4j.search_reads`), and the
 limits and orders both stores' candidates share, so that they rank alike."""
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ class SearchReads(Protocol):
     (kgmem.store.visibility), and the catch-up indexing of what was written or erased."""
 
     embedder: Any
+
+    def queued(self) -> int | None:
+        """How many items wait to be embedded (None: the store finds its work when it
+        indexes, it keeps no queue to count)."""
+        ...
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True, groups: Collection[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-import kgmem.store.sqlite.reads as backend_mod
+import kgmem.store.sqlite.search_reads as backend_mod
 from kgmem.memory.facade import Memory
 from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend

@@ -20,7 +20,7 @@ from kgmem.retrieve import index_pending
 from kgmem.retrieve.backend import get_backend
 from kgmem.retrieve.keyword import terms
 from kgmem.store.fts_tokens import TOKENIZE, fts5_tokens
-from kgmem.store.neo4j.search import fts5_bm25, fts5_idf
+from kgmem.store.neo4j.search_reads import fts5_bm25, fts5_idf
 from tests.conftest import fresh_group, neo4j_store_or_skip
 
 from .conftest import StepClock
@@ -184,8 +184,8 @@ def test_common_words_score_the_same_newest_matches_on_both_stores(  # type: ign
     """When every query word is in more than DF_MAX episodes, both stores score only the
     newest COMMON_POOL matches (at least ``limit``). Thresholds lowered: "support" is in 3
     turns; the newest (Melanie's "The agencies' support matters") is not its best match."""
-    import kgmem.store.neo4j.search as neo4j_mod
-    import kgmem.store.sqlite.reads as backend_mod
+    import kgmem.store.neo4j.search_reads as neo4j_mod
+    import kgmem.store.sqlite.search_reads as backend_mod
 
     emb = Memory(tmp_path / "e", clock=StepClock(), extractor=None)
     emb.embedder = HashingEmbedder(384)  # type: ignore[attr-defined]

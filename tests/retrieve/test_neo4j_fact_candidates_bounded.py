@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-import kgmem.store.neo4j.search as nb
+import kgmem.store.neo4j.search_reads as nb
 from benchmarks.scale import generate
 from kgmem.embed import HashingEmbedder
 from kgmem.memory.facade import Memory
@@ -25,7 +25,7 @@ from .conftest import StepClock
 pytestmark = pytest.mark.neo4j
 
 
-def every_match(be: nb.Neo4jBackend, group: str, words: list[str], limit: int,
+def every_match(be: nb.Neo4jSearchReads, group: str, words: list[str], limit: int,
                 when: TimeFilter) -> list[tuple[str, str, float]]:
     """The former keyword_facts: every visible match as a row, best version per fact."""
     cond, vparams = version_cypher(when)
@@ -37,7 +37,7 @@ def every_match(be: nb.Neo4jBackend, group: str, words: list[str], limit: int,
     return [(v.id, v.fact_id, s) for v, s in be._best(rows, limit, cosine=False)]
 
 
-def every_hit(be: nb.Neo4jBackend, group: str, q: list[float], limit: int,
+def every_hit(be: nb.Neo4jSearchReads, group: str, q: list[float], limit: int,
               when: TimeFilter) -> list[tuple[str, str, float]]:
     """The former vector_facts: every hit of the group read as a full row, then _best."""
     cond, vparams = version_cypher(when)

@@ -5,7 +5,7 @@ parameterised query in its open transaction). Besides the nodes and relationship
 erase removes every kgmem property that copies their content or ids elsewhere: the erased
 episode's id in ``RELATES_TO.episodes``, erased versions' uuids in ``Episodic.entity_edges``,
 the resolver's tracking aliases in ``Entity.aliases``, text-chunk vectors and time mentions of
-the episode (:mod:`kgmem.store.neo4j.search`), the reasons of changes that are erased.
+the episode (:mod:`kgmem.store.neo4j.search_reads`), the reasons of changes that are erased.
 Neo4j drops deleted nodes and relationships from its fulltext and vector indexes itself.
 """
 
@@ -193,7 +193,7 @@ class EraseOps:
             "SET r.episodes = [x IN r.episodes WHERE x <> $e]",
             e=episode_id,
         )
-        # search-side derivatives of the episode (kgmem.store.neo4j.search): text-chunk
+        # search-side derivatives of the episode (kgmem.store.neo4j.search_reads): text-chunk
         # vectors and mentioned periods go in the same transaction
         self.run(
             "MATCH (ep:Episodic {uuid: $e})-[:KGMEM_CHUNK|KGMEM_TIME]->(x) WHERE ep.group_id = $g "

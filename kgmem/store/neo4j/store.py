@@ -290,9 +290,9 @@ class Neo4jStore(SummaryReads):
     def search_reads(self, embedder: Embedder | None, mentions: TimeMentions) -> SearchReads:
         """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
         in :meth:`search_backends`)."""
-        from .search import Neo4jBackend
+        from .search_reads import Neo4jSearchReads
 
-        return Neo4jBackend(self, embedder, mentions)
+        return Neo4jSearchReads(self, embedder, mentions)
 
     def reset_search_vectors(self, embedder: Embedder) -> None:
         """Not needed here: Neo4j's chunks record the model that made them (each embedder

@@ -3,7 +3,7 @@ SQLite triggers, and the SQL reads of search over them.
 
 :class:`SearchTables` works on the store's :class:`~kgmem.store.sqlite.conns.SqliteConnections`;
 the store keeps one (:meth:`kgmem.store.sqlite.store.EmbeddedStore.search_tables`), and its
-search reads (:mod:`kgmem.store.sqlite.reads`) rank over it.
+search reads (:mod:`kgmem.store.sqlite.search_reads`) rank over it.
 
 What :meth:`search_ensure_schema` installs in the store's database (once, idempotent):
 

@@ -253,9 +253,9 @@ class EmbeddedStore(SummaryReads):
     def search_reads(self, embedder: Embedder | None, mentions: TimeMentions) -> SearchReads:
         """This store's search half for ``embedder`` (kgmem.retrieve keeps one per embedder
         in :meth:`search_backends`)."""
-        from .reads import SqliteSearchReads
+        from .search_reads import EmbeddedSearchReads
 
-        return SqliteSearchReads(self.search_tables(), embedder, mentions)
+        return EmbeddedSearchReads(self.search_tables(), embedder, mentions)
 
     def reset_search_vectors(self, embedder: Embedder) -> None:
         """Drop every stored vector and the ANN files, and stamp ``embedder`` as the model the

@@ -4,7 +4,7 @@ Uses the store's indexes (kgmem/store/neo4j_schema.py):
 
 * fulltext ``kgmem_episode_tokens`` (Episodic.kgmem_tokens: the embedded store's FTS5 tokens
   of ``"speaker: content"``, whitespace analyzer), scored as FTS5 scores them (see
-  :meth:`Neo4jBackend._episode_boosts`; ties: oldest first, as FTS5's insertion order), and
+  :meth:`Neo4jSearchReads._episode_boosts`; ties: oldest first, as FTS5's insertion order), and
   graphiti's ``edge_name_and_fact`` (RELATES_TO.fact), ``node_name_and_summary``
   (Entity.name) -- Lucene, OR of quoted words;
 * vector ``kgmem_entity_name_embedding`` (Entity.name_embedding) and ``kgmem_fact_embedding``
@@ -18,7 +18,7 @@ and adds its own (created here, ``IF NOT EXISTS``):
 * ``(:Episodic)-[:KGMEM_TIME]->(:KgmemEpisodeTime {episode_uuid, group_id, start, end})`` with
   range index ``kgmem_episode_time``: periods an episode mentions ("yesterday").
 
-:meth:`Neo4jBackend.index_pending` embeds entities without ``name_embedding``, fact versions
+:meth:`Neo4jSearchReads.index_pending` embeds entities without ``name_embedding``, fact versions
 without ``fact_embedding`` (a store built with ``Neo4jStore(embedder=...)`` writes those
 itself) and episodes without chunks. Erase deletes an episode's ``KGMEM_CHUNK``/``KGMEM_TIME``
 nodes in its own transaction (:mod:`kgmem.store.neo4j.erase`); ``index_pending`` still removes
@@ -121,7 +121,7 @@ def _us(x: Any) -> int:
     return to_micros(n4._at(x))
 
 
-class Neo4jBackend:
+class Neo4jSearchReads:
     """Candidate generation over a :class:`kgmem.store.neo4j.Neo4jStore`."""
 
     def __init__(self, store: Any, embedder: Any, mentions: TimeMentions) -> None:
@@ -218,6 +218,10 @@ class Neo4jBackend:
                                None if group is None else [group], REQUEST_INDEX_CHARS)
         finally:
             self._lock.release()
+
+    def queued(self) -> None:
+        """None: no queue; :meth:`index_pending` finds what has no vector yet."""
+        return None
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True, groups: Collection[str] | None = None) -> int:

@@ -39,7 +39,7 @@ TIMES_CACHED_GROUPS = 64  # groups whose episode times the search reads keep in 
 _DF_TTL_S = 300.0
 
 
-class SqliteSearchReads:
+class EmbeddedSearchReads:
     """The embedded store's search reads (:class:`kgmem.store.search_reads.SearchReads`) for
     one embedder: FTS5 and vector candidates over the store's :class:`SearchTables`."""
 
@@ -117,6 +117,10 @@ class SqliteSearchReads:
 
     def pending(self, group: str) -> int:
         return self.view.search_queue_size(group)
+
+    def queued(self) -> int:
+        """The items the store's triggers queued and nobody embedded yet."""
+        return self.view.search_queue_size()
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None,
                       force: bool = True, groups: Collection[str] | None = None) -> int:

@@ -33,6 +33,19 @@ class Settings(BaseSettings):
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
     neo4j_database: str = "neo4j"
+    neo4j_java_home: str | None = Field(
+        default=None, description="a JDK 17/21 for `kgmem neo4j import` (neo4j-admin); unset: "
+        "$JAVA_HOME, else java on PATH")
+
+    # local models and caches (kgmem.embed)
+    cache_dir: str | None = Field(
+        default=None, description="kgmem's cache folder (MiniLM ONNX graph, embedding cache); "
+        "unset: ~/.cache/kgmem")
+    embed_cache: Literal["sqlite", "memory"] = Field(
+        default="sqlite", description="where the default embedder caches vectors: a SQLite "
+        "file in cache_dir, or memory only")
+    embed_threads: int = Field(
+        default=2, ge=1, description="ONNX Runtime intra-op threads of the MiniLM embedder")
 
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"

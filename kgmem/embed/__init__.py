@@ -28,10 +28,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-import os
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..settings import Settings
 from .base import Embedder
 from .errors import EmbeddingError, EmbeddingHTTPError, ModelFilesError
 
@@ -124,7 +124,7 @@ def get_default_embedder() -> CachedEmbedder:
                     "onnxruntime/onnx not installed: using the numpy MiniLM (about 5x slower)"
                 )
                 inner = NumpyMiniLM()
-            mode = os.environ.get("KGMEM_EMBED_CACHE", "sqlite").strip().lower()
+            mode = Settings().embed_cache
             if mode == "memory":
                 _default = CachedEmbedder(inner)
             else:

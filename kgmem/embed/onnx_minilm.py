@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from ..settings import Settings
 from .base import EmbedderBase
 from .batching import embed_batched
 from .errors import EmbeddingError
@@ -43,7 +43,6 @@ from .resources import (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_THREADS = 2
 DEFAULT_BATCH_SIZE = 64
 _build_lock = threading.Lock()
 
@@ -92,9 +91,8 @@ def ensure_onnx_model(base: Path | None = None, *, force: bool = False) -> tuple
 
 
 def default_threads() -> int:
-    """``$KGMEM_EMBED_THREADS`` or 2."""
-    raw = os.environ.get("KGMEM_EMBED_THREADS", "")
-    return int(raw) if raw.strip().isdigit() and int(raw) > 0 else DEFAULT_THREADS
+    """``KGMEM_EMBED_THREADS`` (:class:`kgmem.settings.Settings`, default 2)."""
+    return Settings().embed_threads
 
 
 class OnnxMiniLM(EmbedderBase):

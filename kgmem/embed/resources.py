@@ -14,6 +14,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ..settings import Settings
+
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json: max_seq_length (tokens incl. [CLS]/[SEP])
 DIM = 384
@@ -24,7 +26,7 @@ _sha_memo: dict[tuple[str, int, int], str] = {}
 
 def cache_dir() -> Path:
     """kgmem's cache directory (created if needed): ``$KGMEM_CACHE_DIR`` or ``~/.cache/kgmem``."""
-    env = os.environ.get("KGMEM_CACHE_DIR")
+    env = Settings().cache_dir
     path = Path(env).expanduser() if env else Path.home() / ".cache" / "kgmem"
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -7,7 +7,6 @@ happens completely or not at all.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -26,6 +25,7 @@ from ..fact_ids import resolve_fact_id
 from ..model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from ..model import Path as GraphPath
 from ..names import check_group, check_limit, clean_name, normalize_name
+from ..settings import Settings
 from ..store.base import (
     OrphanedLineage,
     Store,
@@ -58,7 +58,8 @@ DEFAULT_GROUP = "default"
 
 
 def default_path() -> Path:
-    return Path(os.environ.get("KGMEM_HOME", Path.home() / ".kgmem" / "default")).expanduser()
+    """Where ``Memory()`` keeps its embedded store: ``KGMEM_HOME`` (:class:`Settings`)."""
+    return Settings().home.expanduser()
 
 
 

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...lifeline import lifeline, watch_parent
+from ...settings import Settings
 from ..sqlite import EmbeddedStore
 from .importer import PARTS, ExportState, export_rows, finish_import, label_entity_types
 from .schema import EMBEDDING_DIM, ensure_schema
@@ -318,7 +319,7 @@ def write_csv_parallel(src: EmbeddedStore, groups: list[str], out: Path, state: 
 
 
 def _java() -> str:
-    jh = os.environ.get("KGMEM_NEO4J_JAVA_HOME") or os.environ.get("JAVA_HOME")
+    jh = Settings().neo4j_java_home or os.environ.get("JAVA_HOME")
     if jh and Path(jh, "bin", "java").exists():
         return str(Path(jh, "bin", "java"))
     found = shutil.which("java")

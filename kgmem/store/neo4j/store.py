@@ -51,7 +51,6 @@ SQLite's ``BEGIN IMMEDIATE`` (a Python lock does the same between threads).
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
@@ -78,6 +77,7 @@ from ...model import (
     FactVersion,
 )
 from ...names import normalize_name
+from ...settings import Settings
 from ..base import (
     Declaration,
     OrphanedLineage,
@@ -142,13 +142,11 @@ if TYPE_CHECKING:
 __all__ = ["Neo4jStore", "settings_from_env"]
 
 def settings_from_env() -> dict[str, str | None]:
-    """Connection settings from ``KGMEM_NEO4J_*`` (password unset = no authentication)."""
-    return {
-        "uri": os.environ.get("KGMEM_NEO4J_URI", "bolt://127.0.0.1:7687"),
-        "user": os.environ.get("KGMEM_NEO4J_USER", "neo4j"),
-        "password": os.environ.get("KGMEM_NEO4J_PASSWORD"),
-        "database": os.environ.get("KGMEM_NEO4J_DATABASE", "neo4j"),
-    }
+    """Connection settings from ``KGMEM_NEO4J_*`` as :class:`kgmem.settings.Settings` reads
+    them (password unset = no authentication)."""
+    s = Settings()
+    return {"uri": s.neo4j_uri, "user": s.neo4j_user, "password": s.neo4j_password,
+            "database": s.neo4j_database}
 
 
 # ---------------------------------------------------------------------------------- store

@@ -20,7 +20,7 @@ from kgmem.settings import Settings
 from kgmem.timeline import expiry_known_at, in_interval, recorded_by
 from kgmem.timeutil import TIME_PATTERN, parse_instant
 
-from .schemas import _TIME_DOC, MAX_OFFSET, MAX_PAGE
+from .schemas import MAX_OFFSET, MAX_PAGE, TIME_DOC
 
 GROUP_PATTERN = r"^[A-Za-z0-9_\-.:]{1,128}$"
 
@@ -92,8 +92,8 @@ class AsOf:
     known_at: datetime | None
 
 
-_V_DOC = "Valid time to read at (default: now). " + _TIME_DOC
-_K_DOC = "Transaction time to read at: what the memory knew then (default: now). " + _TIME_DOC
+_V_DOC = "Valid time to read at (default: now). " + TIME_DOC
+_K_DOC = "Transaction time to read at: what the memory knew then (default: now). " + TIME_DOC
 
 
 def get_as_of(

@@ -29,7 +29,7 @@ Precision = Literal["year", "month", "day", "instant"]
 # a time field's published pattern is exactly what kgmem reads (kgmem.timeutil.TIME_PATTERN)
 TimeStr = Annotated[str, Field(pattern=TIME_PATTERN)]
 
-_TIME_DOC = (
+TIME_DOC = (
     "ISO-8601 instant or date: '2023', '2023-05', '2023-05-08', '2023-05-08T10:00:00Z'. "
     "A value without a timezone is UTC."
 )
@@ -46,7 +46,7 @@ class EpisodeIn(_In):
     content: str = Field(min_length=1, max_length=MAX_CONTENT,
                          description="Raw text, stored verbatim.")
     reference_time: TimeStr = Field(max_length=64,
-                                    description="When it was said/written. " + _TIME_DOC)
+                                    description="When it was said/written. " + TIME_DOC)
     source: str = Field("message", min_length=1, max_length=64,
                         description="Kind of source: message, text, json, ...")
     speaker: str | None = Field(None, max_length=MAX_NAME,
@@ -69,9 +69,9 @@ class FactIn(_In):
     object: str = Field(min_length=1, max_length=MAX_NAME, description="Entity name or id.")
     valid_at: TimeStr | None = Field(None, max_length=64,
                                      description="Start of validity (unknown if omitted). "
-                                     + _TIME_DOC)
+                                     + TIME_DOC)
     invalid_at: TimeStr | None = Field(None, max_length=64,
-                                       description="Stated end of validity. " + _TIME_DOC)
+                                       description="Stated end of validity. " + TIME_DOC)
     episode: str | None = Field(None, max_length=128,
                                 description="Episode id for provenance (its reference time "
                                 "is the default start).")
@@ -88,7 +88,7 @@ class FactIn(_In):
 
 class InvalidateIn(_In):
     at: TimeStr = Field(max_length=64,
-                        description="When the fact stopped being true. " + _TIME_DOC)
+                        description="When the fact stopped being true. " + TIME_DOC)
     reason: str | None = Field(None, max_length=MAX_TEXT)
 
 
@@ -98,8 +98,8 @@ class RetractIn(_In):
 
 class CorrectIn(_In):
     object: str | None = Field(None, min_length=1, max_length=MAX_NAME)
-    valid_at: TimeStr | None = Field(None, max_length=64, description=_TIME_DOC)
-    invalid_at: TimeStr | None = Field(None, max_length=64, description=_TIME_DOC)
+    valid_at: TimeStr | None = Field(None, max_length=64, description=TIME_DOC)
+    invalid_at: TimeStr | None = Field(None, max_length=64, description=TIME_DOC)
     reason: str | None = Field(None, max_length=MAX_TEXT)
 
 

@@ -26,22 +26,22 @@ from benchmarks.neo4j_bulk import uptime
 from kgmem.memory.facade import Memory
 from kgmem.model import Change
 from kgmem.store.neo4j import Neo4jStore
-from kgmem.store.neo4j.queries import _CHANGE_RETURN, _change
+from kgmem.store.neo4j.queries import CHANGE_RETURN, row_change
 from kgmem.store.sqlite import EmbeddedStore
 
 _MATCH = ("MATCH (c:KgmemChange) WHERE c.group_id = $g AND c.created_at > $t "
           "WITH c ORDER BY c.created_at, c.ins_seq ")
-_ROW = _CHANGE_RETURN.removeprefix("RETURN ")
+_ROW = CHANGE_RETURN.removeprefix("RETURN ")
 
 
 def nested(store: Neo4jStore, g: str, since: Any) -> list[Change]:
     rows = store._q(_MATCH + f"RETURN collect([{_ROW}])", g=g, t=since)
-    return [_change(r) for r in rows[0][0]]
+    return [row_change(r) for r in rows[0][0]]
 
 
 def apoc_json(store: Neo4jStore, g: str, since: Any) -> list[Change]:
     rows = store._q(_MATCH + f"RETURN apoc.convert.toJson(collect([{_ROW}]))", g=g, t=since)
-    return [_change(r) for r in json.loads(rows[0][0])]
+    return [row_change(r) for r in json.loads(rows[0][0])]
 
 
 def pages(m: Memory, g: str, since: Any, limit: int) -> tuple[list[Change], list[float]]:

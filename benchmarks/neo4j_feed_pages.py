@@ -27,9 +27,9 @@ from typing import Any
 from kgmem.memory.facade import Memory
 from kgmem.model import Change
 from kgmem.store.neo4j import Neo4jStore
-from kgmem.store.neo4j.queries import _CHANGE_RETURN, _change
+from kgmem.store.neo4j.queries import CHANGE_RETURN, row_change
 
-_ROW = _CHANGE_RETURN.removeprefix("RETURN ")
+_ROW = CHANGE_RETURN.removeprefix("RETURN ")
 # the cursor query before the split (one condition with OR: each page sorted the batch's rest)
 OR_FORM = ("MATCH (a:KgmemChange {id: $after}) WHERE a.group_id = $g "
            "MATCH (c:KgmemChange) WHERE c.group_id = $g AND c.created_at > $t AND "
@@ -80,7 +80,7 @@ def main() -> dict[str, Any]:
         def or_page(after: str | None, limit: int) -> list[Change]:
             if after is None:
                 return main_page(None, limit)
-            return [_change(r) for r in store._q(OR_FORM, g=g, t=since, after=after,
+            return [row_change(r) for r in store._q(OR_FORM, g=g, t=since, after=after,
                                                  limit=limit)[0][0]]
 
         result: dict[str, Any] = {"batch": args.batch, "write_s": write_s,

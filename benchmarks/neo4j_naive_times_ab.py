@@ -2,10 +2,10 @@
 
 Every time condition of the Neo4j store also compares with the naive twin of its parameter
 (``r.valid_at <= $v OR r.valid_at <= $v_l``) and every time it returns goes through a type
-check (``_micros``). This loads ``--facts`` facts (benchmarks/scale.py's generator, computed by
+check (``micros_of``). This loads ``--facts`` facts (benchmarks/scale.py's generator, computed by
 the embedded store and copied with ``import_embedded``) into a fresh group and times
 ``Memory.facts`` (as of a valid time) and ``Memory.history`` with (A) the conditions and
-``_micros`` of 1953ce8, kept here verbatim, and (B) the store's own, alternating A and B per
+``micros_of`` of 1953ce8, kept here verbatim, and (B) the store's own, alternating A and B per
 query. It checks both give the same answers, prints p50/p95 and the B/A ratios, writes
 ``benchmarks/out/neo4j_naive_times_ab/latest.json`` and erases the group.
 
@@ -69,11 +69,11 @@ class Variants:
     """Switches the store module between the two sets of query fragments."""
 
     def __init__(self) -> None:
-        self.now = {k: getattr(_modules(k)[0], k) for k in [*BEFORE, "_micros", "_V_RETURN",
+        self.now = {k: getattr(_modules(k)[0], k) for k in [*BEFORE, "micros_of", "V_RETURN",
                                                          "VERSIONS_OF_ENTITY"]}
         ret = _return(_micros_before)
-        self.before = {**BEFORE, "_micros": _micros_before, "_V_RETURN": ret,
-                       "VERSIONS_OF_ENTITY": n4.VERSIONS_OF_ENTITY.replace(n4._V_RETURN, ret)}
+        self.before = {**BEFORE, "micros_of": _micros_before, "V_RETURN": ret,
+                       "VERSIONS_OF_ENTITY": n4.VERSIONS_OF_ENTITY.replace(n4.V_RETURN, ret)}
 
     def use(self, which: str) -> None:
         for k, v in (self.before if which == "A" else self.now).items():

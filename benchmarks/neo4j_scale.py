@@ -44,7 +44,7 @@ from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.store.neo4j import Neo4jStore
 from kgmem.store.neo4j.importer import import_embedded
-from kgmem.store.neo4j.queries import _FIND_ENTITIES, _adjacent_query, _at, _facts_query
+from kgmem.store.neo4j.queries import FIND_ENTITIES, adjacent_query, to_instant, facts_at_query
 from kgmem.store.sqlite import EmbeddedStore
 
 SCANS = {"AllNodesScan", "NodeByLabelScan", "DirectedAllRelationshipsScan",
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for i, sid in enumerate(ids):
             when_i = TimeFilter(valid_at=BASE + timedelta(days=rng.randrange(0, 9500)),
                                 known_at=now)
-            summary = sess.run(_facts_query(True, False, False, when_i, False),
+            summary = sess.run(facts_at_query(True, False, False, when_i, False),
                                {**_times(now, when_i.valid_at), "g": group, "sid": sid}
                                ).consume()
             if i >= 10:  # warm-up
@@ -294,11 +294,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     when = TimeFilter(valid_at=BASE + timedelta(days=4000), known_at=now)
     base = {"g": group, **_times(when.known_at, when.valid_at)}
     result["profile"] = {
-        "entity lookup (by name)": profile(store, _FIND_ENTITIES, {"g": group, "n": "person1"}),
+        "entity lookup (by name)": profile(store, FIND_ENTITIES, {"g": group, "n": "person1"}),
         "as_of_lookup (facts of a subject at V, K)": profile(
-            store, _facts_query(True, False, False, when, False), {**base, "sid": person.id}),
+            store, facts_at_query(True, False, False, when, False), {**base, "sid": person.id}),
         "paths hop (adjacent of 11 entities at V, K)": profile(
-            store, _adjacent_query(when), {**base, "ids": [person.id, *others]}),
+            store, adjacent_query(when), {**base, "ids": [person.id, *others]}),
     }
 
     print_table: Any = None
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         "RETURN min(r.created_at), max(r.created_at)", g=group)[0]
         qs = make_questions(m, group, people, args.graphiti,
                             random.Random(23), (BASE, BASE + timedelta(days=9500)),
-                            (_at(span[0]), _at(span[1])))
+                            (to_instant(span[0]), to_instant(span[1])))
         result["graphiti_asof"] = asyncio.run(compare(m, store, group, qs,
                                                       get_default_embedder(), warmup=3))
         result["graphiti_asof"]["graphiti_core"] = metadata.version("graphiti-core")

@@ -11,7 +11,7 @@ from kgmem.timeutil import TIME_PATTERN
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, known_by, page_of
 from ..errors import errors
-from ..schemas import _TIME_DOC, ChangePage
+from ..schemas import TIME_DOC, ChangePage
 
 router = APIRouter(prefix="/changes", tags=["changes"])
 
@@ -25,7 +25,7 @@ def list_changes(
     at: AsOfDep,
     since: Annotated[str, Query(max_length=64, pattern=TIME_PATTERN,
                                 description="Only changes strictly after "
-                                "this transaction time. " + _TIME_DOC)] = "1970-01-01",
+                                "this transaction time. " + TIME_DOC)] = "1970-01-01",
     after: Annotated[str | None, Query(min_length=1, max_length=128,
                                        description="Only changes after this "
                                        "change id (the last item of the previous page, same "

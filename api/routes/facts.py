@@ -13,7 +13,7 @@ from kgmem.timeutil import TIME_PATTERN
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, as_of_history, page_of
 from ..errors import errors
 from ..schemas import (
-    _TIME_DOC,
+    TIME_DOC,
     MAX_NAME,
     CorrectIn,
     FactIn,
@@ -57,11 +57,11 @@ def list_facts(
     valid_to: Annotated[str | None, Query(
         max_length=64, pattern=TIME_PATTERN,
         description="With it, match facts valid at any time in "
-        "[valid_at, valid_to). " + _TIME_DOC)] = None,
+        "[valid_at, valid_to). " + TIME_DOC)] = None,
     known_to: Annotated[str | None, Query(
         max_length=64, pattern=TIME_PATTERN,
         description="With it, match versions believed at any time in "
-        "[known_at, known_to). " + _TIME_DOC)] = None,
+        "[known_at, known_to). " + TIME_DOC)] = None,
 ) -> dict:
     """Fact versions visible at (valid_at, known_at), or overlapping the ranges when
     ``valid_to``/``known_to`` are given. An unknown subject/object yields an empty list."""

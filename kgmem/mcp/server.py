@@ -159,7 +159,7 @@ def create_server(
     def memory_protocol() -> str:
         return MEMORY_PROTOCOL
 
-    server._kgmem_memory = lazy  # type: ignore[attr-defined]  # for tests and shutdown
+    server.kgmem_memory = lazy  # type: ignore[attr-defined]  # for tests and shutdown
     return server
 
 
@@ -410,7 +410,7 @@ def run(
         else:
             raise ValueError(f"unknown transport {transport!r} (stdio or http)")
     finally:
-        lazy = server._kgmem_memory
+        lazy = server.kgmem_memory
         if lazy.memory is not None:
             lazy.memory.close()
 

@@ -19,7 +19,7 @@ from kgmem.errors import StoreUnavailableError
 from kgmem.memory.facade import Memory
 from kgmem.store.base import TimeFilter
 from kgmem.store.neo4j import Neo4jStore, settings_from_env
-from kgmem.store.neo4j.queries import _facts_query
+from kgmem.store.neo4j.queries import facts_at_query
 from tests.conftest import ManualClock, fresh_group, neo4j_settings, neo4j_store_or_skip
 
 
@@ -68,8 +68,8 @@ def test_queries_are_constant_strings_with_parameters() -> None:
     """Values never enter query text: the facts query is the same for every value."""
     a = TimeFilter(valid_at=utc(2020, 1, 1), known_at=utc(2024, 1, 1))
     b = TimeFilter(valid_at=utc(1999, 5, 5), known_at=utc(2030, 1, 1))
-    assert _facts_query(True, True, False, a, True) == _facts_query(True, True, False, b, True)
-    assert "$sid" in _facts_query(True, False, False, a, False)
+    assert facts_at_query(True, True, False, a, True) == facts_at_query(True, True, False, b, True)
+    assert "$sid" in facts_at_query(True, False, False, a, False)
 
 
 # ------------------------------------------------------------------ server tier
@@ -257,7 +257,7 @@ def test_hot_reads_seek_indexes(store: Neo4jStore) -> None:
     for subject, obj in ((True, False), (False, True), (False, False)):
         ops = _plan_operators(
             store,
-            _facts_query(subject, False, obj, when, False),
+            facts_at_query(subject, False, obj, when, False),
             g="g",
             sid="s",
             oid="o",

@@ -32,7 +32,7 @@ def every_match(be: nb.Neo4jSearchReads, group: str, words: list[str], limit: in
     rows = be._q(
         "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
         f"YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g AND {cond} "
-        f"WITH r, score MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score",
+        f"WITH r, score MATCH (s:Entity)-[r]->(o:Entity) {n4.V_RETURN}{n4.V_PROV}, score",
         q=nb._lucene(words, "fact"), g=group, **vparams)
     return [(v.id, v.fact_id, s) for v, s in be._best(rows, limit, cosine=False)]
 
@@ -51,7 +51,7 @@ def every_hit(be: nb.Neo4jSearchReads, group: str, q: list[float], limit: int,
         return []
     rows = be._q(
         "UNWIND $hits AS h MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
-        f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4._V_RETURN}{n4._V_PROV}, "
+        f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4.V_RETURN}{n4.V_PROV}, "
         "score", hits=hits)
     return [(v.id, v.fact_id, s) for v, s in be._best(rows, limit, cosine=True)]
 

@@ -11,7 +11,7 @@ from typing import Any
 from ..base import ChangeEffect, Declaration, LineageState
 from .predicates import _RETURN as _DECL_RETURN
 from .predicates import declarations
-from .queries import _LINEAGE_RETURN, _lineage
+from .queries import LINEAGE_RETURN, row_lineage
 
 Query = Callable[..., list[list[Any]]]
 
@@ -43,8 +43,8 @@ class Neo4jArchiveReads:
             "RETURN DISTINCT ep.uuid, e.uuid ORDER BY ep.uuid, e.uuid", g=group)]
 
     def lineages(self, group: str) -> list[LineageState]:
-        return [_lineage(r) for r in self.q(
-            "MATCH (l:KgmemLineage {group_id: $g}) " + _LINEAGE_RETURN + " ORDER BY l.seq",
+        return [row_lineage(r) for r in self.q(
+            "MATCH (l:KgmemLineage {group_id: $g}) " + LINEAGE_RETURN + " ORDER BY l.seq",
             g=group)]
 
     def effects(self, group: str) -> dict[str, list[ChangeEffect]]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..base import FactInterval
-from .queries import _micros
+from .queries import micros_of
 from .schema import EMBEDDING_DIM, EPISODE_TOKENS
 
 SAMPLE = 1000
@@ -50,8 +50,8 @@ class Neo4jIntegrityReads:
         rows = self._q(
             "MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) WHERE r.fact_id IS NOT NULL "
             f"AND r.expired_at IS NULL AND r.name IN $preds AND {_in('r', group)} "
-            f"RETURN r.group_id, r.fact_id, s.uuid, o.uuid, r.name, {_micros('r.valid_at')}, "
-            f"{_micros('r.invalid_at')}", group, preds=list(predicates))
+            f"RETURN r.group_id, r.fact_id, s.uuid, o.uuid, r.name, {micros_of('r.valid_at')}, "
+            f"{micros_of('r.invalid_at')}", group, preds=list(predicates))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def versions_without_lineage(self, group: str | None) -> list[tuple[str, str, str]]:

@@ -1,6 +1,6 @@
 """Physical deletion (erase) on the Neo4j store: the write-transaction half.
 
-:class:`EraseOps` is mixed into :class:`kgmem.store.neo4j._WriteTx` (``self.run`` runs a
+:class:`EraseOps` is mixed into :class:`kgmem.store.neo4j.Neo4jWriteTx` (``self.run`` runs a
 parameterised query in its open transaction). Besides the nodes and relationships themselves,
 erase removes every kgmem property that copies their content or ids elsewhere: the erased
 episode's id in ``RELATES_TO.episodes``, erased versions' uuids in ``Episodic.entity_edges``,

@@ -2,7 +2,7 @@
 (:mod:`kgmem.store.named_reads` says what is returned and who decides).
 
 Each query starts with one lookup per name (:func:`_lookup`): the entity with that id, the
-entities with that normalised name or alias (``_FIND_ENTITIES``' rows, in its order), and the
+entities with that normalised name or alias (``FIND_ENTITIES``' rows, in its order), and the
 store's pick; then the read itself runs from the picked node (an ``Argument`` + ``Expand``,
 no second seek), and everything comes back as one row: the lookups, the vocabulary stamp and
 the versions as lists.
@@ -18,10 +18,10 @@ from typing import Any
 from ..base import TimeFilter
 from ..named_reads import Candidates, NamedRead, NameKey
 from ..visibility import version_cypher
-from .queries import _V_PROV, _V_RETURN, _entity, _micros, _versions
+from .queries import V_PROV, V_RETURN, micros_of, row_entity, row_versions
 
-_COLS = _V_RETURN.removeprefix("RETURN ")
-ROW = f"[{_COLS}{_V_PROV}]"  # a version as _versions decodes it (with provenance)
+_COLS = V_RETURN.removeprefix("RETURN ")
+ROW = f"[{_COLS}{V_PROV}]"  # a version as row_versions decodes it (with provenance)
 ROW_NOPROV = f"[{_COLS}, null]"
 _ORDER = "ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
 # a placeholder instant: a query depends on its filter's shape only (the values are parameters)
@@ -30,13 +30,13 @@ STAMP = "CALL () { OPTIONAL MATCH (m:KgmemMeta {key: 'vocabulary'}) RETURN m.val
 
 
 def _ent(v: str) -> str:
-    return (f"[{v}.uuid, {v}.group_id, {v}.name, {v}.summary, {_micros(v + '.created_at')}, "
+    return (f"[{v}.uuid, {v}.group_id, {v}.name, {v}.summary, {micros_of(v + '.created_at')}, "
             f"{v}.aliases, {v}.entity_type]")
 
 
 def _lookup(x: str) -> str:
     """Binds ``x`` (the pick), ``x_id`` and ``x_names`` from ``$x_name``, ``$x_norm``,
-    ``$x_first`` (a :class:`NameKey`): ``get_entity`` and ``_FIND_ENTITIES`` in one go."""
+    ``$x_first`` (a :class:`NameKey`): ``get_entity`` and ``FIND_ENTITIES`` in one go."""
     return (
         f"CALL () {{ OPTIONAL MATCH (e:Entity {{uuid: ${x}_name}}) WHERE e.group_id = $g "
         f"RETURN e AS {x}_id }} "
@@ -60,8 +60,8 @@ def _key_params(x: str, key: NameKey) -> dict[str, Any]:
 
 def _candidates(row: Sequence[Any], i: int) -> Candidates:
     by_id, by_name, used = row[i], row[i + 1], row[i + 2]
-    return Candidates(by_id=None if by_id is None else _entity(by_id),
-                      by_name=[_entity(e) for e in by_name or []], used=used)
+    return Candidates(by_id=None if by_id is None else row_entity(by_id),
+                      by_name=[row_entity(e) for e in by_name or []], used=used)
 
 
 @lru_cache(maxsize=256)
@@ -72,7 +72,7 @@ def facts_query(subject: bool, predicate: bool, obj: bool, known_range: bool,
                       known_to=_T if known_range else None, any_valid=any_valid)
     cond, _ = version_cypher(when)
     where = ["r.group_id = $g", *(["r.name = $p"] if predicate else []), cond]
-    if mirror:  # symmetric predicates answer from either side (as _facts_query)
+    if mirror:  # symmetric predicates answer from either side (as facts_at_query)
         a = "(sx)" if subject else "(:Entity)"
         b = "(ox)" if obj else "(:Entity)"
         forward = "startNode(r) = sx" if subject else "endNode(r) = ox"
@@ -115,7 +115,7 @@ def facts_named(store: Any, group: str, when: TimeFilter, subject: NameKey | Non
         roles.append("object")
     row = store._q(query, **params)[0]
     names = {role: _candidates(row, 3 * i) for i, role in enumerate(roles)}
-    return NamedRead(names=names, stamp=row[-2], versions=_versions(row[-1]))
+    return NamedRead(names=names, stamp=row[-2], versions=row_versions(row[-1]))
 
 
 @lru_cache(maxsize=64)
@@ -140,7 +140,7 @@ def entity_named(store: Any, group: str, key: NameKey, when: TimeFilter) -> Name
     row = store._q(entity_query(when.known_to is not None, when.valid_to is not None),
                    g=group, **params, **_key_params("ex", key))[0]
     return NamedRead(names={"entity": _candidates(row, 0)}, stamp=None,
-                     versions=_versions(row[4]), incoming=_versions(row[5]))
+                     versions=row_versions(row[4]), incoming=row_versions(row[5]))
 
 
 HISTORY = (
@@ -160,10 +160,10 @@ HISTORY = (
 def history_named(store: Any, group: str, fact_id: str, key: NameKey) -> NamedRead:
     """``versions`` = the lineage ``fact_id``'s versions; ``incoming`` = the pick's."""
     row = store._q(HISTORY, g=group, f=fact_id, **_key_params("ex", key))[0]
-    about = _versions(row[5])
+    about = row_versions(row[5])
     about.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
     return NamedRead(names={"entity": _candidates(row, 0)}, stamp=None,
-                     versions=_versions(row[4]), incoming=about)
+                     versions=row_versions(row[4]), incoming=about)
 
 
 def _expand(x: str, depth: int, cond: str) -> str:
@@ -201,11 +201,11 @@ def neighbourhood_named(store: Any, group: str, a: NameKey, b: NameKey, depth_a:
     query = neighbourhood_query(depth_a, depth_b, when.known_to is not None, when.any_valid)
     row = store._q(query, g=group, **params, **_key_params("ax", a), **_key_params("bx", b))[0]
     return NamedRead(names={"a": _candidates(row, 0), "b": _candidates(row, 3)}, stamp=None,
-                     versions=_versions(row[7]))
+                     versions=row_versions(row[7]))
 
 
 SOURCES = ("UNWIND $ids AS id MATCH ()-[r:RELATES_TO {uuid: id}]->() WHERE r.group_id = $g "
-           "RETURN r.uuid" + _V_PROV)
+           "RETURN r.uuid" + V_PROV)
 
 
 def sources_of_versions(store: Any, group: str, version_ids: Sequence[str]

@@ -13,7 +13,7 @@ from ...timeutil import opt_from_micros
 from ..base import Declaration
 from ..visibility import known_cypher
 
-_RETURN = (  # times as epoch microseconds (see neo4j._micros)
+_RETURN = (  # times as epoch microseconds (see neo4j.micros_of)
     "RETURN d.id, d.group_id, d.name, d.cardinality, d.symmetric, d.description, d.source, "
     "d.created_at.epochSeconds * 1000000 + d.created_at.microsecond, d.change_id, "
     "d.expired_at.epochSeconds * 1000000 + d.expired_at.microsecond, d.expired_by"
@@ -41,7 +41,7 @@ class _Tx(Protocol):
 
 
 class DeclarationWrites:
-    """The declaration half of the Neo4j write transaction (mixed into its ``_WriteTx``,
+    """The declaration half of the Neo4j write transaction (mixed into its ``Neo4jWriteTx``,
     which holds the ``vocabulary`` stamp in ``meta`` with the other counters)."""
 
     def vocabulary_stamp(self: _Tx) -> str | None:

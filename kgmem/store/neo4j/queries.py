@@ -44,8 +44,8 @@ GRAPHITI_REASON = "graphiti-core edge (read as a single version)"
 
 
 # ---------------------------------------------------------------------------------- values
-def _dt(x: Any) -> datetime | None:
-    """Neo4j DateTime (or :func:`_micros` of one) -> aware UTC datetime (microseconds, like
+def to_datetime(x: Any) -> datetime | None:
+    """Neo4j DateTime (or :func:`micros_of` of one) -> aware UTC datetime (microseconds, like
     every kgmem instant). A LocalDateTime (naive: graphiti-core stores a naive
     ``reference_time`` as given) is UTC, as graphiti's own ``ensure_utc`` reads it."""
     if x is None:
@@ -55,9 +55,9 @@ def _dt(x: Any) -> datetime | None:
     return to_utc(x if isinstance(x, datetime) else x.to_native())
 
 
-def _at(x: Any) -> datetime:
+def to_instant(x: Any) -> datetime:
     """A required instant (created_at, reference_time...)."""
-    t = _dt(x)
+    t = to_datetime(x)
     if t is None:
         raise ValueError("missing required time property in the graph")
     return t
@@ -84,30 +84,30 @@ def store_error(exc: BaseException, what: str) -> StoreUnavailableError | None:
 # Every query is a constant string (or assembled from constant fragments); values are
 # always parameters.
 
-def _micros(prop: str) -> str:
+def micros_of(prop: str) -> str:
     """A DateTime property as epoch microseconds (null stays null). Hydrating DateTime values
     in the Python driver costs ~0.1-0.4 ms each (40% of a 3-hop paths call); integers are
-    free, and :func:`_dt` turns them into the same datetimes. A LocalDateTime (written naive
+    free, and :func:`to_datetime` turns them into the same datetimes. A LocalDateTime (written naive
     by graphiti-core, which has no epoch) is read as UTC."""
     return (f"CASE WHEN {prop} IS :: LOCAL DATETIME NOT NULL THEN datetime({{datetime: {prop}, "
             f"timezone: 'UTC'}}).epochSeconds * 1000000 + {prop}.microsecond "
             f"ELSE {prop}.epochSeconds * 1000000 + {prop}.microsecond END")
 
 
-_V_RETURN = (
+V_RETURN = (
     "RETURN r.uuid, r.fact_id, r.group_id, s.uuid, s.name, r.name, o.uuid, o.name, r.fact, "
-    f"{_micros('r.valid_at')}, r.valid_precision, {_micros('r.invalid_at')}, "
-    f"r.invalid_precision, {_micros('r.stated_invalid_at')}, {_micros('r.created_at')}, "
-    f"{_micros('r.expired_at')}, r.change_id, r.reason, r.caused_by"
+    f"{micros_of('r.valid_at')}, r.valid_precision, {micros_of('r.invalid_at')}, "
+    f"r.invalid_precision, {micros_of('r.stated_invalid_at')}, {micros_of('r.created_at')}, "
+    f"{micros_of('r.expired_at')}, r.change_id, r.reason, r.caused_by"
 )
 # Provenance of kgmem versions comes from the lineage's KGMEM_SUPPORTS edges; graphiti's own
 # edges carry theirs in r.episodes.
-_V_PROV = (
+V_PROV = (
     ", CASE WHEN r.fact_id IS NULL THEN coalesce(r.episodes, []) ELSE COLLECT { "
     "MATCH (:KgmemLineage {fact_id: r.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
     "RETURN ep.uuid } END"
 )
-_V_NOPROV = ", null"
+V_NOPROV = ", null"
 
 _FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
 
@@ -115,7 +115,7 @@ _FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.
 _FACTS_CACHE: dict[tuple[Any, ...], str] = {}
 
 
-def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, limit: bool,
+def facts_at_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, limit: bool,
                  mirror: bool = False) -> str:
     key = (
         subject,
@@ -142,11 +142,11 @@ def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, li
         forward = "startNode(r) = a" if subject else "endNode(r) = b"
         where.append(f"({forward} OR r.name IN $mirror)")
         q = (f"MATCH {a}-[r:RELATES_TO]-{b} WHERE {' AND '.join(where)} "
-             f"WITH DISTINCT r WITH startNode(r) AS s, r, endNode(r) AS o {_V_RETURN}{_V_PROV}")
+             f"WITH DISTINCT r WITH startNode(r) AS s, r, endNode(r) AS o {V_RETURN}{V_PROV}")
     else:
         s = "(s:Entity {uuid: $sid})" if subject else "(s:Entity)"
         o = "(o:Entity {uuid: $oid})" if obj else "(o:Entity)"
-        q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {_V_RETURN}{_V_PROV}"
+        q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {V_RETURN}{V_PROV}"
     q += _FACTS_ORDER
     if limit:
         q += " LIMIT $limit"
@@ -154,7 +154,7 @@ def _facts_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, li
     return q
 
 
-def _adjacent_query(when: TimeFilter) -> str:
+def adjacent_query(when: TimeFilter) -> str:
     """Versions touching any of ``$ids`` (subject side, then object side), visible at ``when``.
 
     Each side seeks the Entity.uuid constraint index and expands: the hot query of paths.
@@ -164,7 +164,7 @@ def _adjacent_query(when: TimeFilter) -> str:
         "CALL () { UNWIND $ids AS id MATCH (s:Entity {uuid: id})-[r:RELATES_TO]->(o:Entity) "
         f"WHERE r.group_id = $g AND {cond} RETURN s, r, o "
         "UNION ALL UNWIND $ids AS id MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: id}) "
-        f"WHERE r.group_id = $g AND {cond} RETURN s, r, o }} WITH s, r, o " + _V_RETURN + _V_NOPROV
+        f"WHERE r.group_id = $g AND {cond} RETURN s, r, o }} WITH s, r, o " + V_RETURN + V_NOPROV
     )
 
 
@@ -172,13 +172,13 @@ VERSIONS_OF_ENTITY = (
     "CALL () { MATCH (s:Entity {uuid: $e})-[r:RELATES_TO]->(o:Entity) "
     "WHERE r.group_id = $g RETURN s, r, o "
     "UNION ALL MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity {uuid: $e}) "
-    "WHERE r.group_id = $g AND s.uuid <> $e RETURN s, r, o } WITH s, r, o " + _V_RETURN + _V_PROV
+    "WHERE r.group_id = $g AND s.uuid <> $e RETURN s, r, o } WITH s, r, o " + V_RETURN + V_PROV
 )
 
 
-def _version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
+def row_version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
     adopted = row[1] is None  # written by graphiti-core
-    invalid_at = _dt(row[11])
+    invalid_at = to_datetime(row[11])
     return FactVersion(
         id=row[0],
         fact_id=row[0] if adopted else row[1],
@@ -189,13 +189,13 @@ def _version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
         object_id=row[6],
         object=row[7] or "",
         fact=row[8] or "",
-        valid_at=_dt(row[9]),
+        valid_at=to_datetime(row[9]),
         valid_precision=Precision(row[10] or "instant"),
         invalid_at=invalid_at,
         invalid_precision=Precision(row[12] or "instant"),
-        stated_invalid_at=invalid_at if adopted else _dt(row[13]),
-        created_at=_at(row[14]),
-        expired_at=None if adopted else _dt(row[15]),
+        stated_invalid_at=invalid_at if adopted else to_datetime(row[13]),
+        created_at=to_instant(row[14]),
+        expired_at=None if adopted else to_datetime(row[15]),
         change_id=row[16] or "",
         reason=GRAPHITI_REASON if adopted else (row[17] or ""),
         caused_by=row[18],
@@ -203,48 +203,48 @@ def _version(row: Sequence[Any], episodes: list[str] | None) -> FactVersion:
     )
 
 
-def _versions(rows: list[list[Any]]) -> list[FactVersion]:
-    return [_version(r[:19], r[19]) for r in rows]
+def row_versions(rows: list[list[Any]]) -> list[FactVersion]:
+    return [row_version(r[:19], r[19]) for r in rows]
 
 
-_ENTITY_RETURN = (
+ENTITY_RETURN = (
     "RETURN e.uuid, e.group_id, e.name, e.summary, e.created_at, e.aliases, e.entity_type"
 )
 
 
-def _entity(r: Sequence[Any]) -> Entity:
+def row_entity(r: Sequence[Any]) -> Entity:
     return Entity(
         id=r[0],
         group=r[1],
         name=r[2] or "",
         summary=r[3] or "",
         aliases=sorted(r[5] or []),
-        created_at=_at(r[4]),
+        created_at=to_instant(r[4]),
         type=r[6] if len(r) > 6 else None,
     )
 
 
-_LAST_TX_TIME = "MATCH (c:KgmemClock {group_id: $g}) RETURN c.last_tx_time"
+LAST_TX_TIME = "MATCH (c:KgmemClock {group_id: $g}) RETURN c.last_tx_time"
 
-_GET_ENTITY = "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g " + _ENTITY_RETURN
-_FIND_ENTITIES = (
+GET_ENTITY = "MATCH (e:Entity {uuid: $id}) WHERE e.group_id = $g " + ENTITY_RETURN
+FIND_ENTITIES = (
     "CALL () { MATCH (e:Entity {group_id: $g, norm_name: $n}) RETURN e "
     "UNION MATCH (a:KgmemAlias {group_id: $g, norm_alias: $n}) "
     "MATCH (e:Entity {uuid: a.entity_id}) RETURN e } "
-    + _ENTITY_RETURN
+    + ENTITY_RETURN
     + " ORDER BY e.created_at, e.uuid"
 )
 
-_EPISODE_RETURN = (
+EPISODE_RETURN = (
     "RETURN e.uuid, e.group_id, e.content, coalesce(e.kgmem_source, e.source), "
     "e.source_description, e.speaker, "
-    f"{_micros('e.valid_at')}, {_micros('e.created_at')}, e.kgmem_trust"
+    f"{micros_of('e.valid_at')}, {micros_of('e.created_at')}, e.kgmem_trust"
 )
 # ... with the extraction state (the reads of Memory; search reads need only the text)
-_EPISODE_FULL = _EPISODE_RETURN + ", e.kgmem_extraction"
+EPISODE_FULL = EPISODE_RETURN + ", e.kgmem_extraction"
 
 
-def _episode(r: Sequence[Any]) -> Episode:
+def row_episode(r: Sequence[Any]) -> Episode:
     return Episode(
         id=r[0],
         group=r[1],
@@ -252,27 +252,27 @@ def _episode(r: Sequence[Any]) -> Episode:
         source=r[3] or "message",
         source_description=r[4] or "",
         speaker=r[5],
-        reference_time=_at(r[6]),
-        created_at=_at(r[7]),
+        reference_time=to_instant(r[6]),
+        created_at=to_instant(r[7]),
         **trust_from_json(r[8]),
         extraction=extraction_from_json(r[9]) if len(r) > 9 else None,
     )
 
 
-# created_at as epoch microseconds (see _micros): 5,000 changes took 733 ms with driver-hydrated
+# created_at as epoch microseconds (see micros_of): 5,000 changes took 733 ms with driver-hydrated
 # DateTimes at 1M facts
-_CHANGE_RETURN = (
-    f"RETURN c.id, c.group_id, c.kind, {_micros('c.created_at')}, c.reason, c.undoes, "
+CHANGE_RETURN = (
+    f"RETURN c.id, c.group_id, c.kind, {micros_of('c.created_at')}, c.reason, c.undoes, "
     "c.undone_by, c.fact_ids"
 )
 
 
-def _change(r: Sequence[Any]) -> Change:
+def row_change(r: Sequence[Any]) -> Change:
     return Change(
         id=r[0],
         group=r[1],
         kind=r[2],
-        created_at=_at(r[3]),
+        created_at=to_instant(r[3]),
         reason=r[4] or "",
         undoes=r[5],
         undone_by=r[6],
@@ -280,14 +280,14 @@ def _change(r: Sequence[Any]) -> Change:
     )
 
 
-_LINEAGE_RETURN = (
+LINEAGE_RETURN = (
     "RETURN l.fact_id, l.group_id, l.subject_id, l.predicate, l.object_id, l.valid_at, "
     "l.valid_precision, l.stated_invalid_at, l.invalid_precision, l.believed, l.seq, l.fact_text"
 )
 
 
-def _lineage(r: Sequence[Any]) -> LineageState:
-    return LineageState.from_row(r, _dt)
+def row_lineage(r: Sequence[Any]) -> LineageState:
+    return LineageState.from_row(r, to_datetime)
 
 
 # A lineage left without versions or entities: another tool deleted them (graphiti-core's
@@ -298,22 +298,22 @@ _HAS = {
     "subject": "EXISTS { (:Entity {uuid: l.subject_id}) }",
     "object": "EXISTS { (:Entity {uuid: l.object_id}) }",
 }
-_NOT_ORPHAN = (f"(l.fact_id IN $fresh OR {_HAS['versions']}) AND {_HAS['subject']} "
+NOT_ORPHAN = (f"(l.fact_id IN $fresh OR {_HAS['versions']}) AND {_HAS['subject']} "
                f"AND {_HAS['object']}")
-_ORPHAN_RETURN = (
+ORPHAN_RETURN = (
     f"WITH l, {_HAS['versions']} AS v, {_HAS['subject']} AS s, {_HAS['object']} AS o "
     "WHERE NOT (v AND s AND o) "
     "RETURN l.fact_id, l.group_id, l.predicate, l.fact_text, NOT v, NOT s, NOT o ORDER BY l.seq"
 )
 
 
-def _orphans(rows: Sequence[Sequence[Any]]) -> list[OrphanedLineage]:
+def row_orphans(rows: Sequence[Sequence[Any]]) -> list[OrphanedLineage]:
     return [OrphanedLineage(r[0], r[1], r[2], r[3] or "", tuple(
         what for what, gone in zip(("versions", "subject", "object"), r[4:7]) if gone))
         for r in rows]
 
 
-def _lucene_escape(term: str) -> str:
+def lucene_escape(term: str) -> str:
     return re.sub(r'([+\-&|!(){}\[\]^"~*?:\\/])', r"\\\1", term)
 
 
@@ -321,10 +321,10 @@ def token_phrase(word: str) -> str | None:
     """``word`` as a Lucene phrase over kgmem's episode tokens (its FTS5 tokens, quoted, as
     FTS5 reads a quoted word), or None when it has no tokens."""
     toks = fts5_tokens(word)
-    return f'"{_lucene_escape(" ".join(toks))}"' if toks else None
+    return f'"{lucene_escape(" ".join(toks))}"' if toks else None
 
 
-def _fulltext_query(text: str) -> str | None:
+def fulltext_query(text: str) -> str | None:
     """Lucene query over kgmem's episode tokens (OR of the words, like the embedded FTS5 query)."""
     phrases = [p for p in map(token_phrase, re.findall(r"\w+", text.lower())[:64]) if p]
     if not phrases:

@@ -83,7 +83,7 @@ AVGDL_SAMPLE = 10_000  # episodes read for a group's average length in keyword s
 def _lucene(words: list[str], field: str) -> str | None:
     if not words:
         return None
-    return f"{field}:(" + " OR ".join(f'"{n4._lucene_escape(w)}"' for w in words) + ")"
+    return f"{field}:(" + " OR ".join(f'"{n4.lucene_escape(w)}"' for w in words) + ")"
 
 
 def _lucene_phrases(phrases: list[str]) -> str | None:
@@ -118,7 +118,7 @@ def _cos(neo_score: float) -> float:
 
 
 def _us(x: Any) -> int:
-    return to_micros(n4._at(x))
+    return to_micros(n4.to_instant(x))
 
 
 class Neo4jSearchReads:
@@ -401,7 +401,7 @@ class Neo4jSearchReads:
     def episode_times(self, group: str, known_at: datetime) -> list[int]:
         rows = self._q(
             f"MATCH (e:Episodic) WHERE e.group_id = $g AND {recorded_cypher('e')} "
-            f"RETURN {n4._micros('e.valid_at')} AS t ORDER BY t", g=group, k=known_at)
+            f"RETURN {n4.micros_of('e.valid_at')} AS t ORDER BY t", g=group, k=known_at)
         return [int(r[0]) for r in rows]
 
     def episodes_in_window(self, group, window, limit, known_at, ref_max):  # type: ignore[no-untyped-def]
@@ -526,8 +526,8 @@ class Neo4jSearchReads:
 
     def episodes_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Episode]:
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
-                       + n4._EPISODE_RETURN, ids=list(dict.fromkeys(ids)), g=group)
-        return {r[0]: n4._episode(r) for r in rows}
+                       + n4.EPISODE_RETURN, ids=list(dict.fromkeys(ids)), g=group)
+        return {r[0]: n4.row_episode(r) for r in rows}
 
     def episodes_saying(
         self, group: str, words: Sequence[str], limit: int, known_at: datetime,
@@ -548,7 +548,7 @@ class Neo4jSearchReads:
         rows = self._q(
             "UNWIND $items AS item CALL (item) { "
             "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', item.q) YIELD node AS e "
-            f"WHERE {self._ep_filter()} RETURN e.uuid AS id, {n4._micros('e.valid_at')} AS t "
+            f"WHERE {self._ep_filter()} RETURN e.uuid AS id, {n4.micros_of('e.valid_at')} AS t "
             "LIMIT $n } RETURN item.w, collect([id, t])",
             items=items, g=group, k=known_at, rmax=ref_max,
             w0=window[0] if window else None, w1=window[1] if window else None, n=limit)
@@ -558,7 +558,7 @@ class Neo4jSearchReads:
 
     def episode_stamps(self, group: str, ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         rows = self._q("UNWIND $ids AS id MATCH (e:Episodic {uuid: id}) WHERE e.group_id = $g "
-                       f"RETURN e.uuid, {n4._micros('e.created_at')}, {n4._micros('e.valid_at')}",
+                       f"RETURN e.uuid, {n4.micros_of('e.created_at')}, {n4.micros_of('e.valid_at')}",
                        ids=list(dict.fromkeys(ids)), g=group)
         return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
@@ -596,7 +596,7 @@ class Neo4jSearchReads:
             "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
             "YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g "
             f"AND {cond} WITH r, score "
-            f"MATCH (s:Entity)-[r]->(o:Entity) {n4._V_RETURN}{n4._V_PROV}, score LIMIT $n")
+            f"MATCH (s:Entity)-[r]->(o:Entity) {n4.V_RETURN}{n4.V_PROV}, score LIMIT $n")
         n = max(1, limit) * KEYWORD_ROWS_PER_FACT
         while True:
             rows = self._q(query, q=q, g=group, n=n, **vparams)
@@ -626,7 +626,7 @@ class Neo4jSearchReads:
         keep = sorted(top.values(), key=lambda h: -_cos(h[2]))[:limit]
         rows = self._q(
             "UNWIND $hits AS h MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
-            f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4._V_RETURN}{n4._V_PROV}, "
+            f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4.V_RETURN}{n4.V_PROV}, "
             "score", hits=keep)
         return self._best(rows, limit, cosine=True)
 
@@ -634,7 +634,7 @@ class Neo4jSearchReads:
     def _best(rows: list[list[Any]], limit: int, cosine: bool) -> list[tuple[FactVersion, float]]:
         best: dict[str, tuple[FactVersion, float]] = {}
         for r in rows:
-            v = n4._version(r[:19], r[19])
+            v = n4.row_version(r[:19], r[19])
             s = _cos(r[20]) if cosine else float(r[20])
             if v.fact_id not in best or s > best[v.fact_id][1]:
                 best[v.fact_id] = (v, s)
@@ -650,9 +650,9 @@ class Neo4jSearchReads:
         rows = self._q(
             "UNWIND $ids AS id MATCH (:Episodic {uuid: id})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
             "WITH DISTINCT l.fact_id AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
-            f"WHERE r.group_id = $g AND {cond} {n4._V_RETURN}{n4._V_PROV} LIMIT $n",
+            f"WHERE r.group_id = $g AND {cond} {n4.V_RETURN}{n4.V_PROV} LIMIT $n",
             ids=list(episode_ids), g=group, n=limit, **vparams)
-        return n4._versions(rows)
+        return n4.row_versions(rows)
 
     def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]:
         """fact id -> the episodes that support it (kgmem's lineages; graphiti's edges)."""
@@ -700,8 +700,8 @@ class Neo4jSearchReads:
 
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
         rows = self._q("UNWIND $ids AS id MATCH (e:Entity {uuid: id}) WHERE e.group_id = $g "
-                       + n4._ENTITY_RETURN, ids=list(dict.fromkeys(ids)), g=group)
-        return {r[0]: n4._entity(r) for r in rows}
+                       + n4.ENTITY_RETURN, ids=list(dict.fromkeys(ids)), g=group)
+        return {r[0]: n4.row_entity(r) for r in rows}
 
 
 def _key(groups: list[str] | None) -> str:

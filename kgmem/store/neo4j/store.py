@@ -104,27 +104,27 @@ from .predicates import (
     declarations,
 )
 from .queries import (
-    _CHANGE_RETURN,
-    _ENTITY_RETURN,
-    _EPISODE_FULL,
-    _FIND_ENTITIES,
-    _GET_ENTITY,
-    _LAST_TX_TIME,
-    _ORPHAN_RETURN,
-    _V_PROV,
-    _V_RETURN,
+    CHANGE_RETURN,
+    ENTITY_RETURN,
+    EPISODE_FULL,
+    FIND_ENTITIES,
+    GET_ENTITY,
+    LAST_TX_TIME,
+    ORPHAN_RETURN,
+    V_PROV,
+    V_RETURN,
     VERSIONS_OF_ENTITY,
-    _adjacent_query,
-    _at,
-    _change,
-    _dt,
-    _entity,
-    _episode,
-    _facts_query,
-    _fulltext_query,
-    _orphans,
-    _versions,
+    adjacent_query,
+    facts_at_query,
+    fulltext_query,
+    row_change,
+    row_entity,
+    row_episode,
+    row_orphans,
+    row_versions,
     store_error,
+    to_datetime,
+    to_instant,
 )
 from .schema import (
     EMBEDDING_DIM,
@@ -133,7 +133,7 @@ from .schema import (
     ensure_schema,
 )
 from .summaries import SummaryReads
-from .write import _WriteTx
+from .write import Neo4jWriteTx
 
 if TYPE_CHECKING:
     from ...embed.base import Embedder
@@ -320,7 +320,7 @@ class Neo4jStore(SummaryReads):
         return Neo4jIntegrityReads(self._q)
 
     @contextmanager
-    def write(self) -> Iterator[_WriteTx]:
+    def write(self) -> Iterator[Neo4jWriteTx]:
         if not self._write_lock.acquire(timeout=self.busy_timeout):
             raise StoreBusyError(f"another write of this process held the Neo4j store for "
                                  f"{self.busy_timeout:g} s (KGMEM_BUSY_TIMEOUT); retry later")
@@ -340,7 +340,7 @@ class Neo4jStore(SummaryReads):
                 raise StoreUnavailableError(f"cannot start a Neo4j transaction: {exc}") from exc
             self._local.in_write = True
             try:
-                w = _WriteTx(tx, self.embedder)
+                w = Neo4jWriteTx(tx, self.embedder)
                 yield w
                 w.flush_meta()
                 tx.commit()
@@ -363,8 +363,8 @@ class Neo4jStore(SummaryReads):
 
     # ------------------------------------------------------------------ reads
     def last_tx_time(self, group: str) -> datetime | None:
-        rows = self._q(_LAST_TX_TIME, g=group)
-        return _dt(rows[0][0]) if rows else None
+        rows = self._q(LAST_TX_TIME, g=group)
+        return to_datetime(rows[0][0]) if rows else None
 
     def vocabulary_stamp(self) -> str | None:
         rows = self._q(STAMP)
@@ -379,63 +379,63 @@ class Neo4jStore(SummaryReads):
         return declarations(self._q(KNOWN_AT, g=group, k=known_at))
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        rows = self._q(_GET_ENTITY, id=entity_id, g=group)
-        return _entity(rows[0]) if rows else None
+        rows = self._q(GET_ENTITY, id=entity_id, g=group)
+        return row_entity(rows[0]) if rows else None
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return [_entity(r) for r in self._q(_FIND_ENTITIES, g=group, n=norm_name)]
+        return [row_entity(r) for r in self._q(FIND_ENTITIES, g=group, n=norm_name)]
 
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
         rows = self._q(
             "MATCH (e:Entity) WHERE e.group_id = $g "
-            + _ENTITY_RETURN
+            + ENTITY_RETURN
             + " ORDER BY e.created_at, e.uuid SKIP $offset LIMIT $limit",
             g=group,
             offset=offset,
             limit=limit,
         )
-        return [_entity(r) for r in rows]
+        return [row_entity(r) for r in rows]
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
         rows = self._q(
-            "MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
+            "MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + EPISODE_FULL,
             id=episode_id,
             g=group,
         )
-        return _episode(rows[0]) if rows else None
+        return row_episode(rows[0]) if rows else None
 
     def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
         rows = self._q(
             "MATCH (e:Episodic) WHERE e.group_id = $g "
-            + _EPISODE_FULL
+            + EPISODE_FULL
             + " ORDER BY e.valid_at, e.created_at, e.uuid SKIP $offset LIMIT $limit",
             g=group,
             offset=offset,
             limit=limit,
         )
-        return [_episode(r) for r in rows]
+        return [row_episode(r) for r in rows]
 
     def episodes_by_hash(self, group: str, content_hashes: Sequence[str]) -> dict[str, Episode]:
         rows = self._q(
             "UNWIND $hs AS h MATCH (e:Episodic {group_id: $g, content_hash: h}) "
-            + _EPISODE_FULL + ", h",
+            + EPISODE_FULL + ", h",
             g=group,
             hs=list(dict.fromkeys(content_hashes)),
         )
-        return {r[10]: _episode(r) for r in rows}
+        return {r[10]: row_episode(r) for r in rows}
 
     def episodes_by_extraction(
         self, group: str, statuses: Collection[ExtractionStatus], limit: int = 1000
     ) -> list[Episode]:
         rows = self._q(
             "MATCH (e:Episodic) WHERE e.group_id = $g AND e.kgmem_extraction_status IN $st "
-            + _EPISODE_FULL
+            + EPISODE_FULL
             + " ORDER BY e.valid_at, e.created_at, e.uuid LIMIT $limit",
             g=group,
             st=sorted(set(statuses)),
             limit=limit,
         )
-        return [_episode(r) for r in rows]
+        return [row_episode(r) for r in rows]
 
     def extraction_counts(self, group: str) -> dict[str, int]:
         rows = self._q(
@@ -455,7 +455,7 @@ class Neo4jStore(SummaryReads):
         limit: int | None = None,
         mirror: Collection[str] = (),
     ) -> list[FactVersion]:
-        query = _facts_query(
+        query = facts_at_query(
             subject_id is not None,
             predicate is not None,
             object_id is not None,
@@ -475,7 +475,7 @@ class Neo4jStore(SummaryReads):
             params["oid"] = object_id
         if limit is not None:
             params["limit"] = limit
-        return _versions(self._q(query, **params))
+        return row_versions(self._q(query, **params))
 
     def fact_ids_starting(self, group: str, prefix: str, limit: int = 2) -> list[str]:
         rows = self._q("MATCH (l:KgmemLineage) WHERE l.fact_id STARTS WITH $p AND "
@@ -486,17 +486,17 @@ class Neo4jStore(SummaryReads):
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
         rows = self._q(
             f"CALL () {{ {_lineage_versions('$f')} }} WITH s, r, o WHERE r.group_id = $g "
-            + _V_RETURN
-            + _V_PROV
+            + V_RETURN
+            + V_PROV
             + " ORDER BY r.created_at, r.ins_seq, r.uuid",
             f=fact_id,
             g=group,
         )
-        return _versions(rows)
+        return row_versions(rows)
 
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
         rows = self._q(VERSIONS_OF_ENTITY, e=entity_id, g=group)
-        out = _versions(rows)
+        out = row_versions(rows)
         out.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
         return out
 
@@ -515,13 +515,13 @@ class Neo4jStore(SummaryReads):
             "USING INDEX r:RELATES_TO(group_id, expired_at) "
             f"WHERE r.group_id = $g AND {EXPIRED_AFTER_CYPHER} "
             "RETURN s, r, o } WITH s, r, o "
-            + _V_RETURN
-            + _V_PROV
+            + V_RETURN
+            + V_PROV
             + " ORDER BY r.created_at, r.ins_seq, r.uuid",
             g=group,
             t=since,
         )
-        return _versions(rows)
+        return row_versions(rows)
 
     def versions_written_by(self, group: str, changes: Sequence[Change]) -> list[FactVersion]:
         fact_ids = sorted({f for c in changes for f in c.fact_ids})
@@ -530,14 +530,14 @@ class Neo4jStore(SummaryReads):
         rows = self._q(  # as versions_of_fact, one seek per lineage the page names
             f"UNWIND $fs AS f CALL (f) {{ {_lineage_versions('f')} }} "
             "WITH s, r, o WHERE r.group_id = $g AND r.change_id IN $cs "
-            + _V_RETURN
-            + _V_PROV
+            + V_RETURN
+            + V_PROV
             + " ORDER BY r.created_at, r.ins_seq, r.uuid",
             fs=fact_ids,
             cs=[c.id for c in changes],
             g=group,
         )
-        return _versions(rows)
+        return row_versions(rows)
 
     def changes_since(self, group: str, since: datetime, limit: int | None = None,
                       after: str | None = None) -> list[Change]:
@@ -554,7 +554,7 @@ class Neo4jStore(SummaryReads):
         rows = self._q(
             # one record holding a list of lists: 5,000 changes 2.2x faster than as 5,000
             # records (benchmarks/results/2026-12-02/neo4j-changes)
-            match + "RETURN collect([" + _CHANGE_RETURN.removeprefix("RETURN ") + "])",
+            match + "RETURN collect([" + CHANGE_RETURN.removeprefix("RETURN ") + "])",
             g=group,
             t=since,
             after=after,
@@ -564,16 +564,16 @@ class Neo4jStore(SummaryReads):
                 "MATCH (a:KgmemChange {id: $after}) WHERE a.group_id = $g RETURN 1",
                 after=after, g=group):
             raise NotFoundError(f"no change {after!r} in group {group!r}", change=after)
-        return [_change(r) for r in rows]
+        return [row_change(r) for r in rows]
 
     def adjacent(
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]:
         _, params = version_cypher(when)
-        rows = self._q(_adjacent_query(when), ids=list(entity_ids), g=group, **params)
+        rows = self._q(adjacent_query(when), ids=list(entity_ids), g=group, **params)
         out: list[FactVersion] = []
         seen: set[str] = set()
-        for v in _versions(rows):
+        for v in row_versions(rows):
             if v.id not in seen:
                 seen.add(v.id)
                 out.append(v)
@@ -586,7 +586,7 @@ class Neo4jStore(SummaryReads):
             g=group,
         )
         return [
-            Erasure(id=r[0], group=r[1], kind=r[2], created_at=_at(r[3]), counts=json.loads(r[4]))
+            Erasure(id=r[0], group=r[1], kind=r[2], created_at=to_instant(r[3]), counts=json.loads(r[4]))
             for r in rows
         ]
 
@@ -637,14 +637,14 @@ class Neo4jStore(SummaryReads):
         return dict(sorted(out.items()))
 
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
-        return _orphans(self._q("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
-                                + _ORPHAN_RETURN, g=group))
+        return row_orphans(self._q("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
+                                + ORPHAN_RETURN, g=group))
 
     def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
         """Episode ids ranked by Lucene BM25 (kgmem's ``kgmem_episode_tokens`` index: the
         embedded store's FTS5 tokens, speaker included). Episodes of the group written
         without tokens (by graphiti) get theirs first."""
-        lucene = _fulltext_query(query)
+        lucene = fulltext_query(query)
         if lucene is None:
             return []
         with self.driver.session(database=self.database) as s:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..base import SummaryHistory, SummaryVersion, current_text
-from .queries import _at, _dt
+from .queries import to_datetime, to_instant
 
 LABELS = ("KgmemSummary", "KgmemSummaryMark")
 _READ = (
@@ -31,10 +31,10 @@ def _history(rows: list[list[Any]]) -> SummaryHistory:
     if not rows:
         return SummaryHistory()
     versions, through, links = rows[0]
-    vs = tuple(SummaryVersion(v[0], _at(v[1]), _dt(v[2]), tuple(v[3] or ())) for v in versions)
+    vs = tuple(SummaryVersion(v[0], to_instant(v[1]), to_datetime(v[2]), tuple(v[3] or ())) for v in versions)
     if through is None:
         return SummaryHistory(vs)
-    return SummaryHistory(vs, _at(through), int(links))
+    return SummaryHistory(vs, to_instant(through), int(links))
 
 
 class SummaryReads:

@@ -31,23 +31,23 @@ from .predicates import (
     DeclarationWrites,
 )
 from .queries import (
-    _CHANGE_RETURN,
-    _EPISODE_FULL,
-    _FIND_ENTITIES,
-    _GET_ENTITY,
-    _LAST_TX_TIME,
-    _LINEAGE_RETURN,
-    _NOT_ORPHAN,
-    _ORPHAN_RETURN,
-    _V_NOPROV,
-    _V_RETURN,
-    _change,
-    _dt,
-    _entity,
-    _episode,
-    _lineage,
-    _orphans,
-    _versions,
+    CHANGE_RETURN,
+    EPISODE_FULL,
+    FIND_ENTITIES,
+    GET_ENTITY,
+    LAST_TX_TIME,
+    LINEAGE_RETURN,
+    NOT_ORPHAN,
+    ORPHAN_RETURN,
+    V_NOPROV,
+    V_RETURN,
+    row_change,
+    row_entity,
+    row_episode,
+    row_lineage,
+    row_orphans,
+    row_versions,
+    to_datetime,
 )
 from .schema import (
     graphiti_source,
@@ -90,7 +90,7 @@ class _FreshLineages:
         return sorted(found)
 
 
-class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
+class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
     def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:
@@ -142,8 +142,8 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     def last_tx_time(self, group: str) -> datetime | None:
         if group in self._clocks:
             return self._clocks[group]
-        rows = self.run(_LAST_TX_TIME, g=group)
-        return _dt(rows[0][0]) if rows else None
+        rows = self.run(LAST_TX_TIME, g=group)
+        return to_datetime(rows[0][0]) if rows else None
 
     def set_last_tx_time(self, group: str, t: datetime) -> None:
         self._clocks[group] = t
@@ -156,11 +156,11 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     # entities
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        rows = self.run(_GET_ENTITY, id=entity_id, g=group)
-        return _entity(rows[0]) if rows else None
+        rows = self.run(GET_ENTITY, id=entity_id, g=group)
+        return row_entity(rows[0]) if rows else None
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return [_entity(r) for r in self.run(_FIND_ENTITIES, g=group, n=norm_name)]
+        return [row_entity(r) for r in self.run(FIND_ENTITIES, g=group, n=norm_name)]
 
     def insert_entity(self, entity: Entity, norm_name: str) -> None:
         self.run(
@@ -208,16 +208,16 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     # episodes
     def find_episode_by_hash(self, group: str, content_hash: str) -> Episode | None:
         rows = self.run(
-            "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + _EPISODE_FULL,
+            "MATCH (e:Episodic {group_id: $g, content_hash: $h}) " + EPISODE_FULL,
             g=group,
             h=content_hash,
         )
-        return _episode(rows[0]) if rows else None
+        return row_episode(rows[0]) if rows else None
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
-        rows = self.run("MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + _EPISODE_FULL,
+        rows = self.run("MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + EPISODE_FULL,
                          id=episode_id, g=group)
-        return _episode(rows[0]) if rows else None
+        return row_episode(rows[0]) if rows else None
 
     def insert_episode(self, episode: Episode, content_hash: str) -> None:
         self.run(
@@ -261,19 +261,19 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     # lineages, versions, provenance
     def get_lineage(self, fact_id: str) -> LineageState | None:
-        rows = self.run("MATCH (l:KgmemLineage {fact_id: $f}) " + _LINEAGE_RETURN, f=fact_id)
-        return _lineage(rows[0]) if rows else None
+        rows = self.run("MATCH (l:KgmemLineage {fact_id: $f}) " + LINEAGE_RETURN, f=fact_id)
+        return row_lineage(rows[0]) if rows else None
 
     def lineages_for(self, group: str, subject_id: str, predicate: str) -> list[LineageState]:
         rows = self.run(
             "MATCH (l:KgmemLineage {group_id: $g, subject_id: $s, predicate: $p}) "
-            "WHERE " + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
+            "WHERE " + NOT_ORPHAN + " " + LINEAGE_RETURN + " ORDER BY l.seq",
             g=group,
             s=subject_id,
             p=predicate,
             fresh=self._fresh.ids(group, predicate, subject_id),
         )
-        return [_lineage(r) for r in rows]
+        return [row_lineage(r) for r in rows]
 
     def lineages_touching(
         self, group: str, entity_id: str, predicate: str
@@ -282,11 +282,11 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
             "CALL { MATCH (l:KgmemLineage {group_id: $g, subject_id: $e, predicate: $p}) "
             "RETURN l UNION MATCH (l:KgmemLineage {object_id: $e}) "
             "WHERE l.group_id = $g AND l.predicate = $p RETURN l } WITH l WHERE "
-            + _NOT_ORPHAN + " " + _LINEAGE_RETURN + " ORDER BY l.seq",
+            + NOT_ORPHAN + " " + LINEAGE_RETURN + " ORDER BY l.seq",
             g=group, e=entity_id, p=predicate,
             fresh=self._fresh.ids(group, predicate, entity_id, as_object=True),
         )
-        return [_lineage(r) for r in rows]
+        return [row_lineage(r) for r in rows]
 
     def put_lineage(self, s: LineageState) -> None:
         self._fresh.add(s)  # its versions come later in this transaction
@@ -312,10 +312,10 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]:
         rows = self.run(
             "UNWIND $ids AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
-            "WHERE r.expired_at IS NULL " + _V_RETURN + _V_NOPROV,
+            "WHERE r.expired_at IS NULL " + V_RETURN + V_NOPROV,
             ids=list(fact_ids),
         )
-        return {v.fact_id: v for v in _versions(rows)}
+        return {v.fact_id: v for v in row_versions(rows)}
 
     def insert_version(self, v: FactVersion) -> None:
         self.run(
@@ -378,12 +378,12 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         rows = self.run("UNWIND $ids AS f MATCH (l:KgmemLineage {fact_id: f}) "
-                         + _ORPHAN_RETURN, ids=list(fact_ids))
-        return {o.fact_id: o.missing for o in _orphans(rows)}
+                         + ORPHAN_RETURN, ids=list(fact_ids))
+        return {o.fact_id: o.missing for o in row_orphans(rows)}
     def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]:
         rows = self.run("MATCH (l:KgmemLineage {group_id: $g}) WHERE l.predicate = $p "
-                         + _LINEAGE_RETURN + " ORDER BY l.seq", g=group, p=predicate)
-        return [_lineage(r) for r in rows]
+                         + LINEAGE_RETURN + " ORDER BY l.seq", g=group, p=predicate)
+        return [row_lineage(r) for r in rows]
 
     # changes
     def insert_change(self, change: Change, effects: Sequence[ChangeEffect]) -> None:
@@ -415,11 +415,11 @@ class _WriteTx(SummaryWrites, EraseOps, DeclarationWrites):
 
     def get_change(self, group: str, change_id: str) -> Change | None:
         rows = self.run(
-            "MATCH (c:KgmemChange {id: $id}) WHERE c.group_id = $g " + _CHANGE_RETURN,
+            "MATCH (c:KgmemChange {id: $id}) WHERE c.group_id = $g " + CHANGE_RETURN,
             id=change_id,
             g=group,
         )
-        return _change(rows[0]) if rows else None
+        return row_change(rows[0]) if rows else None
 
     def change_effects(self, change_id: str) -> list[ChangeEffect]:
         rows = self.run(

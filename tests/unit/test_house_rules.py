@@ -7,6 +7,7 @@ ceiling on the reaches into other modules' private names (scripts/private_reache
 from __future__ import annotations
 
 import ast
+import graphlib
 import importlib.util
 import re
 from pathlib import Path
@@ -130,3 +131,114 @@ def test_reaches_into_other_modules_private_names_stay_under_the_ceiling() -> No
              for line, name in _private_reaches().reaches(  # type: ignore[attr-defined]
                  p.read_text(encoding="utf-8"))]
     assert len(found) <= MAX_PRIVATE_REACHES, found
+
+
+GROUND = {"timeline", "model", "vocabulary", "timeutil", "names", "errors", "settings",
+          "entity_types", "trust", "fact_ids", "auth", "asgi", "version"}
+ROOM_PACKAGES = {"cli", "mcp", "jobs", "memory", "interop", "retrieve", "ingest", "reason",
+                 "core", "store", "embed", "llm", "data"}
+
+
+def _room(module: str) -> str | None:
+    """The room of docs/architecture.md a dotted module lives in (None: the ground)."""
+    parts = module.split(".")
+    if parts[0] != "kgmem":
+        return None
+    if len(parts) == 1:
+        return "face"
+    if parts[1] == "api":
+        return "api"
+    if parts[1] == "factory":
+        return "factory"
+    if parts[1] in ROOM_PACKAGES:
+        return parts[1]
+    assert parts[1] in GROUND, f"{module}: a new top-level module; give it a floor"
+    return None
+
+
+def _module_of(path: Path) -> tuple[str, str]:
+    """(dotted module, its package) of a source file; api/ installs as kgmem.api."""
+    rel = path.relative_to(ROOT)
+    parts = list(rel.with_suffix("").parts)
+    if parts[0] == "api":
+        parts = ["kgmem", *parts]
+    if parts[-1] == "__init__":
+        module = ".".join(parts[:-1])
+        return module, module
+    module = ".".join(parts)
+    return module, module.rsplit(".", 1)[0]
+
+
+def _imported(path: Path) -> list[str]:
+    """The dotted kgmem modules a source file imports (``from . import x``: ``pkg.x``)."""
+    _, package = _module_of(path)
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            found = ".".join(base + ([node.module] if node.module else []))
+            out += [found] if node.module else [f"{found}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kgmem"):
+            out += ([node.module] if node.module != "kgmem"  # type: ignore[list-item]
+                    else [f"kgmem.{a.name}" for a in node.names])
+        elif isinstance(node, ast.Import):
+            out += [a.name for a in node.names if a.name.startswith("kgmem")]
+    return out
+
+
+def room_arrows() -> set[tuple[str, str]]:
+    """Every (room, room) pair some module of the first imports a module of the second."""
+    arrows = set()
+    for path in SOURCES:
+        module, _ = _module_of(path)
+        if module.startswith("kgmem.api.") and path.is_relative_to(ROOT / "kgmem"):
+            continue  # a checkout's link to api/
+        source = _room(module)
+        for room in {_room(t) for t in _imported(path)}:
+            if source is not None and room is not None and room != source:
+                arrows.add((source, room))
+    return arrows
+
+
+def drawn_arrows() -> set[tuple[str, str]]:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text.split("```mermaid", 1)[1].split("```", 1)[0]
+    return {(a, b) for a, b in re.findall(r"^\s*(\w+)(?:\[[^\]]*\])?\s*-->\s*(\w+)", block, re.M)}
+
+
+def test_the_architecture_drawing_is_the_code() -> None:
+    """Every arrow docs/architecture.md draws between rooms is an import, and every import
+    between rooms is drawn (the ground floor is left out, as the page says)."""
+    assert drawn_arrows() == room_arrows()
+
+
+def test_the_ground_imports_only_the_ground() -> None:
+    found = sorted(f"{_rel(p)} -> {room}" for p in SOURCES
+                   if p.parent == ROOT / "kgmem" and p.stem in GROUND
+                   for room in {_room(t) for t in _imported(p)} - {None})
+    assert found == []
+
+
+
+def test_no_import_circles() -> None:
+    """No module imports, even lazily, a module that imports it back (a package's own
+    ``__init__`` aside: Python runs it first)."""
+    modules = {m: p for p in SOURCES for m, _ in [_module_of(p)]
+               if not (m.startswith("kgmem.api.") and p.is_relative_to(ROOT / "kgmem"))}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        graph[module] = set()
+        for target in _imported(path):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != module and not module.startswith(target + "."):
+                graph[module].add(target)
+    list(graphlib.TopologicalSorter(graph).static_order())  # raises CycleError on a circle
+
+
+def test_no_circle_between_rooms() -> None:
+    """The rooms of docs/architecture.md stack in floors: no arrow runs back up."""
+    graph: dict[str, set[str]] = {}
+    for a, b in room_arrows():
+        graph.setdefault(a, set()).add(b)
+    list(graphlib.TopologicalSorter(graph).static_order())

@@ -44,7 +44,7 @@ from pydantic import ValidationError
 
 from .. import timeline
 from ..model import ExtractionState
-from ..store.base import FactInterval
+from ..store.base import FactInterval, Store
 from ..timeutil import opt_from_micros
 from ..vocabulary import Vocabulary
 
@@ -197,7 +197,7 @@ def _extraction_problem(status: str | None, text: str | None) -> str | None:
     return None
 
 
-def check_summaries_rebuildable(store: Any, group: str | None) -> Finding:
+def check_summaries_rebuildable(store: Store, group: str | None) -> Finding:
     from ..memory.consolidate import rebuild_problem
 
     problems = [p for g in ([group] if group is not None else store.groups())

@@ -5,7 +5,8 @@ type of docs/api.md, and the group a call may use (its API key over HTTP). Share
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import MCPServer as _Server  # mcp >= 2 (pyproject pins it)
@@ -17,8 +18,11 @@ from ..errors import ForbiddenError, KgmemError, StoreUnavailableError
 
 log = logging.getLogger("kgmem.mcp")
 
+P = ParamSpec("P")
+T = TypeVar("T")
 
-def call(fn: Any, *args: Any, **kw: Any) -> Any:
+
+def call(fn: Callable[P, T], *args: P.args, **kw: P.kwargs) -> T:
     """Run a library call; kgmem errors become tool errors the model can read."""
     try:
         return fn(*args, **kw)
@@ -87,6 +91,8 @@ class KgmemServer(_Server):  # type: ignore[misc]
             "output_schema": None if t.output_schema is None
             else trim_schema(t.output_schema, descriptions=False),
         }) for t in await super().list_tools()]
+
+    kgmem_memory: Any = None  # the memory create_server opens lazily (closed at shutdown)
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:

@@ -10,7 +10,7 @@ lineage, ``undo`` reverses one change by its id, ``erase`` deletes physically an
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from mcp.server.mcpserver import Context
 
@@ -18,7 +18,7 @@ from ..errors import InvalidInputError
 from ..memory.facade import Memory
 from ..model import Change, FactVersion
 from ..timeutil import parse_instant
-from .calls import GroupGate
+from .calls import GroupGate, KgmemServer
 from .calls import call as _call
 from .results import ChangeResult, ChangesResult, EraseResult, GroupsResult, ProfileResult
 
@@ -36,7 +36,7 @@ def _changed(m: Memory, change: Change, group: str) -> ChangeResult:
                         facts=[_current(m, fid, group) for fid in change.fact_ids])
 
 
-def register_lifecycle(server: Any, memory: Callable[[], Memory], gate: GroupGate) -> None:
+def register_lifecycle(server: KgmemServer, memory: Callable[[], Memory], gate: GroupGate) -> None:
     @server.tool()
     def invalidate(ctx: Context, fact_id: str, at: str, reason: str | None = None,
                    group: str | None = None) -> ChangeResult:

@@ -140,7 +140,7 @@ def _retrieval(m: Memory) -> tuple[Any, Any]:
 
 def create_server(
     settings: Settings | None = None, memory: Memory | None = None, group: str = "default"
-) -> Any:
+) -> KgmemServer:
     """Build the MCP server (tools bound to one Memory, opened lazily from ``settings``).
     Over HTTP the keys of ``settings.api_keys`` decide which groups a caller may use."""
     lazy = _Lazy(settings, memory)
@@ -159,7 +159,7 @@ def create_server(
     def memory_protocol() -> str:
         return MEMORY_PROTOCOL
 
-    server.kgmem_memory = lazy  # type: ignore[attr-defined]  # for tests and shutdown
+    server.kgmem_memory = lazy  # for tests and shutdown
     return server
 
 

@@ -47,6 +47,7 @@ from .profile import ProfileVerbs
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from ..embed.base import Embedder
     from ..ingest.episodes import IngestReport
     from ..retrieve.models import ContextBlock, SearchResult, SessionResult
     from ..retrieve.recency import RankingDefaults
@@ -84,7 +85,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         store: Store | None = None,
         extractor: Any = "offline",
         resolver: Resolver | None = None,
-        embedder: Any = None,
+        embedder: Embedder | None = None,
         trust: TrustPolicy | None = None,
         ranking: RankingDefaults | None = None,
     ) -> None:

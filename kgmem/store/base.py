@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Hashable, Iterator, MutableMap
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..errors import OrphanedFactError
 from ..model import (
@@ -483,6 +483,9 @@ def extraction_from_json(text: str | None) -> ExtractionState | None:
     return None if not text else ExtractionState.model_validate_json(text)
 
 
-def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+T = TypeVar("T")
+
+
+def iter_chunks(seq: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for i in range(0, len(seq), size):
         yield seq[i : i + size]

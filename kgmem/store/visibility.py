@@ -33,7 +33,7 @@ not a retraction (see kgmem.store.neo4j).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +41,12 @@ from ..timeutil import UTC, to_micros
 
 if TYPE_CHECKING:
     from .base import TimeFilter
+
+#: A value bound to a ``?`` of SQLite (times as UTC micros).
+SqlValue = str | int | float | bytes | None
+SqlParams = list[SqlValue]
+#: The ``$name`` parameters of a Cypher query (the driver binds any of its value types).
+CypherParams = dict[str, object]
 
 # ------------------------------------------------------------------ versions (is_visible_under)
 # SQL: alias ``v`` of the versions table.
@@ -69,13 +75,13 @@ CYPHER_VALID_RANGE = (
 )
 
 
-def version_sql(when: TimeFilter) -> tuple[str, list[Any]]:
+def version_sql(when: TimeFilter) -> tuple[str, SqlParams]:
     """:func:`kgmem.timeline.is_visible_under` over the versions table ``v``: the condition
     and its parameters."""
     k0 = to_micros(when.known_at)
     if when.known_to is None:
         sql = _SQL_KNOWN_POINT
-        params: list[Any] = [k0, k0]
+        params: SqlParams = [k0, k0]
     else:
         sql = _SQL_KNOWN_RANGE
         params = [to_micros(when.known_to), k0]
@@ -91,11 +97,11 @@ def version_sql(when: TimeFilter) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def version_cypher(when: TimeFilter) -> tuple[str, dict[str, Any]]:
+def version_cypher(when: TimeFilter) -> tuple[str, CypherParams]:
     """:func:`kgmem.timeline.is_visible_under` over the relationship ``r``: the condition
     (the same for every filter of the same shape, so queries built from it can be cached) and
     its parameters ``$k``, ``$kt``, ``$v``, ``$vt``."""
-    params: dict[str, Any] = {"k": when.known_at}
+    params: CypherParams = {"k": when.known_at}
     if when.known_to is None:
         cond = CYPHER_KNOWN_POINT
     else:
@@ -112,7 +118,7 @@ def version_cypher(when: TimeFilter) -> tuple[str, dict[str, Any]]:
     return cond, params
 
 
-def with_naive_twins(params: dict[str, Any]) -> dict[str, Any]:
+def with_naive_twins(params: CypherParams) -> CypherParams:
     """``params`` plus, for every aware datetime ``p`` (and every None), ``p_l``: the same UTC
     instant as a naive (LocalDateTime) value, for the ``(x <= $p OR x <= $p_l)`` conditions."""
     extra = {f"{k}_l": None if v is None else v.astimezone(UTC).replace(tzinfo=None)
@@ -122,7 +128,7 @@ def with_naive_twins(params: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ records (recorded_by)
-def recorded_sql(alias: str, known_at: datetime) -> tuple[str, list[Any]]:
+def recorded_sql(alias: str, known_at: datetime) -> tuple[str, SqlParams]:
     """:func:`kgmem.timeline.recorded_by`: `` AND`` and the condition on ``alias.created_at``."""
     return f" AND {alias}.created_at <= ?", [to_micros(known_at)]
 
@@ -132,7 +138,7 @@ def recorded_cypher(alias: str, param: str = "k") -> str:
     return f"{alias}.created_at <= ${param}"
 
 
-def known_sql(known_at: datetime) -> tuple[str, list[Any]]:
+def known_sql(known_at: datetime) -> tuple[str, SqlParams]:
     """A record versioned in transaction time (a predicate declaration) known at ``known_at``:
     :func:`kgmem.timeline.in_interval` of ``known_at`` in ``[created_at, expired_at)`` (no
     alias)."""
@@ -153,11 +159,11 @@ def recorded_mask(created_micros: np.ndarray, known_at: datetime) -> np.ndarray:
 # ------------------------------------------------------------------ episodes (episode_visible)
 def episode_sql(
     sql: str,
-    params: list[Any],
+    params: SqlParams,
     known_at: datetime | None,
     ref_max: datetime | None,
     window: tuple[datetime, datetime] | None,
-) -> tuple[str, list[Any]]:
+) -> tuple[str, SqlParams]:
     """``sql`` and ``params`` with the conditions of :func:`kgmem.timeline.episode_visible`
     on the episodes table ``e`` appended (each filter left out when None)."""
     if known_at is not None:
@@ -192,18 +198,18 @@ def episode_stamps_visible(stamp: tuple[int, int], known_at: datetime,
 
 
 # ------------------------------------------------------------------ changes (changed_after)
-def changed_sql(since: datetime) -> tuple[str, list[Any]]:
+def changed_sql(since: datetime) -> tuple[str, SqlParams]:
     """:func:`kgmem.timeline.changed_after` on the versions table ``v``."""
     t = to_micros(since)
     return "(v.created_at > ? OR v.expired_at > ?)", [t, t]
 
 
-def created_after_sql(since: datetime) -> tuple[str, list[Any]]:
+def created_after_sql(since: datetime) -> tuple[str, SqlParams]:
     """A record (change) written after ``since``: its ``created_at`` (no alias)."""
     return "created_at > ?", [to_micros(since)]
 
 
-def after_change_sql(after: str) -> tuple[str, list[Any]]:
+def after_change_sql(after: str) -> tuple[str, SqlParams]:
     """A change after change ``after`` in the feed's order (transaction time, then insertion):
     the continuation of a page; ties in transaction time are broken by insertion order."""
     return ("(created_at, rowid) > (SELECT a.created_at, a.rowid FROM changes a "

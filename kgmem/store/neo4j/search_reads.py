@@ -36,7 +36,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -62,6 +62,9 @@ from ..visibility import (
 )
 from . import queries as n4
 from .schema import EMBEDDING_DIM, EPISODE_TOKENS
+
+if TYPE_CHECKING:
+    pass
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
 # Neo4j 5.26's vector indexes are shared by every group and cannot filter inside the index: a

@@ -177,7 +177,7 @@ class Neo4jStore(SummaryReads):
         *,
         ensure_indexes: bool = True,
         connection_timeout: float = 10.0,
-        embedder: Any = None,
+        embedder: Embedder | None = None,
         busy_timeout: float = 5.0,
     ) -> None:
         if embedder is not None and int(embedder.dim) != EMBEDDING_DIM:

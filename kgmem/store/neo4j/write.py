@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import neo4j
 
@@ -54,6 +54,9 @@ from .schema import (
 )
 from .summaries import SummaryWrites
 
+if TYPE_CHECKING:
+    from ...embed.base import Embedder
+
 
 # ---------------------------------------------------------------------------------- writes
 class _FreshLineages:
@@ -93,7 +96,7 @@ class _FreshLineages:
 class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
-    def __init__(self, tx: neo4j.Transaction, embedder: Any = None) -> None:
+    def __init__(self, tx: neo4j.Transaction, embedder: Embedder | None = None) -> None:
         self.tx = tx
         self._embedder = embedder
         # The lock: an exclusive write on one node, held until commit/rollback. The counters

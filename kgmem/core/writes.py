@@ -24,13 +24,13 @@ from typing import Literal
 from .. import timeline
 from ..entity_types import check_entity_type, signature_types
 from ..errors import ClockError, ConflictError, NotFoundError
-from ..fact_ids import resolve_fact_id
 from ..model import Change, Entity, Episode, FactVersion
 from ..names import UUID_SHAPE, check_group, clean_name, normalize_name
 from ..store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
 from ..timeutil import Precision, parse_instant_with_precision, parse_precision, to_utc, utcnow
 from ..vocabulary import normalize_predicate
 from . import lineage_edits
+from .fact_ids import resolve_fact_id
 from .predicates import Predicates
 from .resolve import Resolver, first_visible, follow_merges
 from .supersede import listing, recompute

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from .. import timeline
 from ..archive.verbs import ArchiveVerbs
 from ..core import lineage_edits as edits
+from ..core.fact_ids import resolve_fact_id
 from ..core.predicates import declare
 from ..core.resolve import EntityResolver, Resolution, Resolver
 from ..core.resolve import resolutions as _resolutions
 from ..core.writes import Writes
 from ..errors import InvalidInputError, NotFoundError
-from ..fact_ids import resolve_fact_id
 from ..model import Change, Entity, Episode, Erasure, ExtractionStatus, FactVersion
 from ..model import Path as GraphPath
 from ..names import check_group, check_limit, clean_name, normalize_name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 MIN_PREFIX = 6
 FULL_LENGTH = 36  # a uuid4 as kgmem writes them

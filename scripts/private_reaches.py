@@ -9,7 +9,8 @@ classes, module-level assignments, and attributes it assigns on ``self`` or ``cl
 *reach* is a place in one module that names a private name the module does not define:
 
 * ``from kgmem.x import _name`` (or a relative import of one), and
-* ``obj._name`` on anything but ``self``, ``cls`` or ``super()``.
+* ``obj._name`` on anything but ``self``, ``cls``, ``super()`` or a module imported from
+  outside kgmem (``os._exit`` is the standard library's own).
 
 A method a ``Protocol`` declares does not count as defined: a Protocol that re-declares
 another module's private methods hides the reach, it does not remove it.
@@ -74,12 +75,16 @@ def reaches(source: str) -> list[tuple[int, str]]:
     """(line, name) of every reach into a private name this module does not define."""
     tree = ast.parse(source)
     own = defined(tree)
+    outside = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+               if isinstance(n, ast.Import) for a in n.names if not a.name.startswith("kgmem")}
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            found += [(node.lineno, a.name) for a in node.names if private(a.name)]
+            if node.level or (node.module or "").startswith("kgmem"):
+                found += [(node.lineno, a.name) for a in node.names if private(a.name)]
         elif (isinstance(node, ast.Attribute) and private(node.attr) and not _own(node.value)
-              and node.attr not in own):
+              and node.attr not in own
+              and not (isinstance(node.value, ast.Name) and node.value.id in outside)):
             found.append((node.lineno, node.attr))
     return found
 

@@ -17,7 +17,6 @@ entity lookup and resolution, predicate rules and timeline recomputation).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -25,19 +24,22 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from .. import timeline
 from ..core.supersede import listing
 from ..errors import ConflictError, InvalidInputError
-from ..model import Change, Entity, FactVersion
+from ..model import Change, FactVersion
 from ..names import check_group, clean_name
 from ..store.base import ChangeEffect, LineageState, Store, WriteTx, refuse_orphans
 from ..timeutil import Precision, parse_instant_with_precision
 from .profile_page import ID_CHARS, PageLine, line_of, parse, render
 
 if TYPE_CHECKING:
-    from ..core.predicates import Predicates
+    from ..core.writes import Writes
 
 
 class ProfileFacade(Protocol):
+    """What profile pages use of :class:`kgmem.memory.facade.Memory`: its write steps and
+    clock (:class:`kgmem.core.writes.Writes`), its store and its fact read."""
+
     store: Store
-    _predicates: Predicates
+    writes: Writes
 
     def now(self) -> datetime: ...
     def facts(self, subject: str | None = None, predicate: str | None = None,
@@ -45,14 +47,6 @@ class ProfileFacade(Protocol):
               known_at: datetime | str | None = None, group: str = "default",
               valid_to: datetime | str | None = None, known_to: datetime | str | None = None,
               limit: int | None = None) -> list[FactVersion]: ...
-    def _lookup_entity(self, group: str, name_or_id: str) -> Entity: ...
-    def _tick(self, w: WriteTx, *groups: str, replaying: datetime | None = None) -> datetime: ...
-    def _resolve_entity(self, w: WriteTx, group: str, name_or_id: str, now: datetime,
-                        role: str = "other", predicate: str | None = None,
-                        mention: bool = False) -> Entity: ...
-    def _recompute(self, w: WriteTx, group: str, subject_id: str, predicate: str,
-                   change: Change, reason: str, lins: list[LineageState] | None = None,
-                   parties: Iterable[str] = ()) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -108,7 +102,7 @@ def _lines(m: ProfileFacade, group: str, entity_id: str, valid: datetime, known:
 
 def write_page(m: ProfileFacade, entity: str, group: str) -> str:
     group = check_group(group)
-    ent = m._lookup_entity(group, entity)
+    ent = m.writes.lookup_entity(group, entity)
     at = m.now()
     return render(ent.name, group, ent.id, at, _lines(m, group, ent.id, at, at))
 
@@ -117,7 +111,7 @@ def plan(m: ProfileFacade, text: str) -> tuple[str, str, list[PageEdit]]:
     """(group, entity id, the edits) of an edited page; refuses a stale or malformed one."""
     page = parse(text)
     group = check_group(page.group)
-    ent = m._lookup_entity(group, page.entity_id)
+    ent = m.writes.lookup_entity(group, page.entity_id)
     then = _lines(m, group, ent.id, page.at, page.at)
     now = _lines(m, group, ent.id, page.at, m.now())
     if [line_of(v) for v in then] != [line_of(v) for v in now]:
@@ -174,7 +168,7 @@ def apply_page(m: ProfileFacade, text: str, dry_run: bool = False) -> ProfileRes
     if dry_run or not edits:
         return ProfileResult(entity_id, group, edits, None, dry_run)
     with m.store.write() as w:
-        now = m._tick(w, group)
+        now = m.writes.tick(w, group)
         change = Change(id=str(uuid.uuid4()), group=group, kind="correct", created_at=now,
                         reason=f"profile page: {len(edits)} edit(s)")
         effects: list[ChangeEffect] = []
@@ -189,7 +183,7 @@ def apply_page(m: ProfileFacade, text: str, dry_run: bool = False) -> ProfileRes
         change = change.model_copy(update={"fact_ids": [x.fact_id for x in effects]})
         touched: list[str] = []
         for (subject_id, pred), parties in sorted(timelines.items()):
-            touched += m._recompute(w, group, subject_id, pred, change, change.reason,
+            touched += m.writes.recompute(w, group, subject_id, pred, change, change.reason,
                                     parties=parties)
         change = listing(change, touched)
         w.insert_change(change, effects)
@@ -201,9 +195,9 @@ def _edit(m: ProfileFacade, w: WriteTx, group: str, e: PageEdit, now: datetime
     if e.kind == "add":
         assert e.after is not None
         (start, sprec), (end, eprec) = _bounds(e.after)
-        spec = m._predicates.use(w, group, e.after.predicate, False, now)
-        s = m._resolve_entity(w, group, e.after.subject, now, "subject", spec.name)
-        o = m._resolve_entity(w, group, e.after.object, now, "object", spec.name)
+        spec = m.writes.predicates.use(w, group, e.after.predicate, False, now)
+        s = m.writes.resolve_entity(w, group, e.after.subject, now, "subject", spec.name)
+        o = m.writes.resolve_entity(w, group, e.after.object, now, "object", spec.name)
         lin = LineageState(
             fact_id=str(uuid.uuid4()), group=group, subject_id=s.id, predicate=spec.name,
             object_id=o.id, valid_at=start, valid_precision=sprec, stated_invalid_at=end,
@@ -223,7 +217,7 @@ def _edit(m: ProfileFacade, w: WriteTx, group: str, e: PageEdit, now: datetime
         assert e.after is not None
         new = old
         if e.after.object != e.before.object:
-            o = m._resolve_entity(w, group, e.after.object, now, "object", old.predicate)
+            o = m.writes.resolve_entity(w, group, e.after.object, now, "object", old.predicate)
             subj = w.get_entity(group, old.subject_id)
             new = replace(new, object_id=o.id, fact_text=f"{subj.name if subj else '?'} "
                           f"{old.predicate.lower().replace('_', ' ')} {o.name}")

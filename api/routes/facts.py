@@ -13,8 +13,8 @@ from kgmem.timeutil import TIME_PATTERN
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, as_of_history, page_of
 from ..errors import errors
 from ..schemas import (
-    TIME_DOC,
     MAX_NAME,
+    TIME_DOC,
     CorrectIn,
     FactIn,
     FactPage,

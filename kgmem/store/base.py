@@ -14,7 +14,7 @@ atomically and durably when the block exits normally, and is rolled back otherwi
 Transaction time is kept *per group*: ``last_tx_time(group)`` is the transaction time of the
 group's last write (None before its first). Groups are isolated tenants, possibly driven by
 their own injected clocks (replays, tests sharing one Neo4j server), so one group's clock never
-constrains another's. The store only records the clocks; :meth:`kgmem.memory.facade.Memory._tick`
+constrains another's. The store only records the clocks; :meth:`kgmem.core.writes.Writes.tick`
 reads them inside the write (after the store's write lock) and refuses to go backwards.
 """
 

@@ -28,7 +28,7 @@ from .base import TimeFilter
 
 @dataclass(frozen=True)
 class NameKey:
-    """A name or id to look up as ``Memory._lookup_entity`` does: ``name`` cleaned,
+    """A name or id to look up as :meth:`kgmem.core.writes.Writes.lookup_entity` does: ``name`` cleaned,
     ``norm`` its normalised form, ``id_first`` when it is uuid-shaped (tried as an id first,
     else as a name first)."""
 

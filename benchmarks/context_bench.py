@@ -269,7 +269,7 @@ def run(task: RetrievalTask, systems: list[Any], budgets: Sequence[int], out: Pa
                         records[s.name].append({
                             "question_id": q.question_id, "haystack_id": hid,
                             "category": q.category, "question": q.question,
-                            "answer": None if q.answer is None else str(q.answer),
+                            "gold_answer": None if q.answer is None else str(q.answer),
                             "budget": b, "latency_s": round(dt, 5), **score(q, block),
                         })
             bar.advance(job)

@@ -1,6 +1,6 @@
 """``Store.search_backends()`` (kgmem.store.base): the registry a store keeps of the search
 backends open over it; kgmem.retrieve caches its backends there and an erase asks each of them
-to catch up. The same tests run on the embedded store and on Neo4j."""
+to forget what it erased (embedding nothing: the backlog is the indexer's, issue 32). The same tests run on the embedded store and on Neo4j."""
 
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ class _Probe:
     """A search backend that records what it was asked to do."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[int, int | None]] = []
+        self.calls: list[tuple[str, str]] = []
 
     def index_pending(self, batch_size: int = 256, max_items: int | None = None) -> int:
-        self.calls.append((batch_size, max_items))
+        self.calls.append(("index_pending", ""))
         return 0
+
+    def forget_erased(self, group: str) -> None:
+        self.calls.append(("forget_erased", group))
 
 
 def test_search_backends_is_one_mapping_that_search_caches_into(
@@ -44,7 +47,7 @@ def test_search_backends_is_one_mapping_that_search_caches_into(
             registry.pop((e.name, id(e)), None)
 
 
-def test_erase_asks_every_registered_backend_to_catch_up(
+def test_erase_asks_every_registered_backend_to_forget_and_embeds_nothing(
     make_memory: Callable[..., Memory],
 ) -> None:
     m = make_memory(extractor=None)
@@ -58,7 +61,7 @@ def test_erase_asks_every_registered_backend_to_catch_up(
         registry[k] = p
     try:
         m.erase(episode=ep.id, group=group)
-        assert [p.calls for p in probes] == [[(256, None)]] * 2
+        assert [p.calls for p in probes] == [[("forget_erased", group)]] * 2
         m.erase(entity="Maya", group=group)
         assert [len(p.calls) for p in probes] == [2, 2]
         m.erase(whole_group=True, group=group)

@@ -104,11 +104,25 @@ class Oracle:
         new_end = changes.get("end", lin.end)
         if new_start is not None and new_end is not None and not new_start < new_end:
             raise OracleError("invalid_interval")
+        if kind != "retract" and all(getattr(lin, k) == v for k, v in changes.items()):
+            raise OracleError("unchanged")  # a caller's edit that changes nothing (issue 32)
+        saved = copy.deepcopy(lin)
         for k, v in changes.items():
             setattr(lin, k, v)
+        if kind != "retract" and self._replaced_whole(lin):
+            self.lineages[fact_id] = saved  # refused: nothing written
+            raise OracleError("unchanged")
         lin.ever.add(lin.object)
         self.changes[change_id] = OChange(change_id, group, kind, [(fact_id, before, lin.state())])
         self._snap(t)
+
+    def _replaced_whole(self, lin: L) -> bool:
+        """A functional fact left without a version: a later-stated believed fact of the same
+        subject and predicate has the same start (the store refuses such an edit)."""
+        return lin.predicate in FUNCTIONAL and any(
+            c.group == lin.group and c.subject == lin.subject and c.predicate == lin.predicate
+            and c.believed and c.start == lin.start and c.seq > lin.seq
+            for c in self.lineages.values())
 
     def invalidate(self, t, group, fact_id, at, change_id):
         self._edit(t, group, fact_id, change_id, "invalidate", end=at)

@@ -15,7 +15,8 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgmem.errors import ConflictError, InvalidIntervalError, KgmemError, NotFoundError
+from kgmem.errors import (ConflictError, InvalidIntervalError, KgmemError, NotFoundError,
+                          UnchangedError)
 from tests.conftest import ManualClock, fresh_group
 from tests.oracle import Oracle, OracleError
 
@@ -52,7 +53,7 @@ ops_strategy = st.lists(
 )
 
 ERRORS = {"not_found": NotFoundError, "conflict": ConflictError,
-          "invalid_interval": InvalidIntervalError}
+          "invalid_interval": InvalidIntervalError, "unchanged": UnchangedError}
 
 
 def run(m, op, oracle: Oracle, clock: ManualClock, groups, state) -> None:  # type: ignore[no-untyped-def]

@@ -29,7 +29,7 @@ from .records import (
 )
 
 if TYPE_CHECKING:
-    from ..store.archive_reads import ArchiveReads
+    from ..store.base import ArchiveReads
     from ..store.base import Store
 
 PAGE = 1000

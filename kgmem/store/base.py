@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Hashable, Iterator, MutableMap
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..errors import OrphanedFactError
 from ..model import (
@@ -40,8 +40,6 @@ from ..model import (
 from ..timeutil import Precision, parse_optional
 from ..vocabulary import Cardinality, PredicateSource, PredicateSpec
 
-if TYPE_CHECKING:
-    from .archive_reads import ArchiveReads
 
 # one fact version's valid interval as the integrity checks read it (kgmem.jobs.check): (group,
 # fact_id, subject_id, object_id, predicate, valid_at, invalid_at), times as epoch
@@ -489,3 +487,38 @@ T = TypeVar("T")
 def iter_chunks(seq: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for i in range(0, len(seq), size):
         yield seq[i : i + size]
+
+
+# What an archive (kgmem.archive) reads of a store beyond the Store protocol: the rows no
+# other read shows as they are stored (lookup keys, content hashes, raw alias rows, mentions,
+# lineage states, change effects, every declaration version). Each store answers them in its
+# own module (kgmem/store/sqlite/archive.py, kgmem/store/neo4j/archive.py).
+class ArchiveReads(Protocol):
+    def entity_keys(self, group: str) -> dict[str, str]:
+        """entity id -> the normalised name it is looked up by."""
+        ...
+
+    def episode_hashes(self, group: str) -> dict[str, str]:
+        """episode id -> content hash (what makes a re-added episode a duplicate)."""
+        ...
+
+    def alias_rows(self, group: str) -> list[tuple[str, str, str]]:
+        """(entity id, alias, lookup key) of every alias row, the resolver's internal ones
+        (merges, splits, fuzzy keys) included, sorted."""
+        ...
+
+    def mention_rows(self, group: str) -> list[tuple[str, str]]:
+        """(episode id, entity id), sorted."""
+        ...
+
+    def lineages(self, group: str) -> list[LineageState]:
+        """Every lineage's stated belief, by seq."""
+        ...
+
+    def effects(self, group: str) -> dict[str, list[ChangeEffect]]:
+        """change id -> how it moved each lineage, in the order written."""
+        ...
+
+    def declaration_versions(self, group: str) -> list[Declaration]:
+        """Every version of every predicate declaration, oldest first."""
+        ...

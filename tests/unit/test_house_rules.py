@@ -12,6 +12,8 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted(p for d in ("kgmem", "api") for p in (ROOT / d).rglob("*.py"))
 MAX_FUNCTION_LINES = 120
@@ -169,23 +171,13 @@ def _module_of(path: Path) -> tuple[str, str]:
     return module, module.rsplit(".", 1)[0]
 
 
-def _typing_only(tree: ast.Module) -> set[int]:
-    """The ids of the import nodes under ``if TYPE_CHECKING:`` (no import at run time)."""
-    return {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-            and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
-            for stmt in block.body for n in ast.walk(stmt)}
-
-
-def _imported(path: Path, at_run_time: bool = False) -> list[str]:
-    """The dotted kgmem modules a source file imports (``from . import x``: ``pkg.x``);
-    ``at_run_time``: without the imports made for the type checker only."""
+def _imported(path: Path) -> list[str]:
+    """The dotted kgmem modules a source file imports (``from . import x``: ``pkg.x``), the
+    type checker's imports included."""
     _, package = _module_of(path)
     out: list[str] = []
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _typing_only(tree) if at_run_time else set()
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package.split(".")[: len(package.split(".")) - node.level + 1]
             found = ".".join(base + ([node.module] if node.module else []))
@@ -234,19 +226,22 @@ def test_the_ground_imports_only_the_ground() -> None:
 
 def test_no_import_circles() -> None:
     """No module imports, even lazily, a module that imports it back (a package's own
-    ``__init__`` aside: Python runs it first). Imports for the type checker only are left out:
-    they never run (kgmem/store/base.py names the ArchiveReads its stores return that way)."""
+    ``__init__`` aside: Python runs it first), imports for the type checker included."""
     modules = {m: p for p in SOURCES for m, _ in [_module_of(p)]
                if not (m.startswith("kgmem.api.") and p.is_relative_to(ROOT / "kgmem"))}
     graph: dict[str, set[str]] = {}
     for module, path in modules.items():
         graph[module] = set()
-        for target in _imported(path, at_run_time=True):
+        for target in _imported(path):
             while target and target not in modules:
                 target = target.rpartition(".")[0]
             if target and target != module and not module.startswith(target + "."):
                 graph[module].add(target)
-    list(graphlib.TopologicalSorter(graph).static_order())  # raises CycleError on a circle
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail(f"modules import each other in a circle: {exc.args[1]}")
+    assert sorted(order) == sorted(graph)
 
 
 def test_no_circle_between_rooms() -> None:
@@ -254,4 +249,11 @@ def test_no_circle_between_rooms() -> None:
     graph: dict[str, set[str]] = {}
     for a, b in room_arrows():
         graph.setdefault(a, set()).add(b)
-    list(graphlib.TopologicalSorter(graph).static_order())
+    assert graph, "docs/architecture.md draws no arrows between rooms"
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail(f"rooms import each other in a circle: {exc.args[1]}")
+    rank = {room: i for i, room in enumerate(order)}
+    # static_order puts what a room imports before the room: every arrow points down
+    assert all(rank[b] < rank[a] for a, targets in graph.items() for b in targets)

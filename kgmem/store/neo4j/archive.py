@@ -1,4 +1,4 @@
-"""Neo4j's reads for :mod:`kgmem.archive` (:class:`~kgmem.store.archive_reads.ArchiveReads`),
+"""Neo4j's reads for :mod:`kgmem.archive` (:class:`~kgmem.store.base.ArchiveReads`),
 parameterised Cypher over the store's auto-commit reads."""
 
 from __future__ import annotations

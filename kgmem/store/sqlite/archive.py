@@ -1,4 +1,4 @@
-"""The embedded store's reads for :mod:`kgmem.archive` (:class:`~kgmem.store.archive_reads.
+"""The embedded store's reads for :mod:`kgmem.archive` (:class:`~kgmem.store.base.
 ArchiveReads`), each in one read transaction."""
 
 from __future__ import annotations

@@ -73,6 +73,7 @@ class Trial:
     facts_when_killed: int
     check_after_kill: bool
     facts_after_rerun: int
+    rerun_status: int  # the re-run's exit status: a failed re-run explains a short fact count
     equal_to_clean: bool
     check_after_rerun: bool
     missing: list[FactRow]
@@ -174,12 +175,12 @@ def run_trials(kind: str, kills: int, seed: int, make_file: Callable[[Path, str]
             status = spawn(args).wait()
             _, after, ok_after = observe(target, home, group)
             t = Trial(kind, i, round(at, 3), killed, n_eps, len(n_facts), ok_killed,
-                      len(after), after == clean and status == 0, ok_after,
+                      len(after), status, after == clean and status == 0, ok_after,
                       sorted(set(clean) - set(after)), sorted(set(after) - set(clean)))
             trials.append(t)
             log(f"{kind} kill {i}: at {at:.3f} s ({'killed' if killed else 'had ended'}) with "
                 f"{n_eps} episodes / {len(n_facts)} facts stored, check "
-                f"{'clean' if ok_killed else 'NOT clean'}; re-run: {len(after)} facts, "
+                f"{'clean' if ok_killed else 'NOT clean'}; re-run: exit {status}, {len(after)} facts, "
                 f"{'equal to' if t.equal_to_clean else 'DIFFERENT from'} the clean run, check "
                 f"{'clean' if ok_after else 'NOT clean'}")
         return {"store": kind, "seed": seed, "clean_seconds": clean_s, "clean_facts": len(clean),

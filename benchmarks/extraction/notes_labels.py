@@ -263,11 +263,109 @@ NOTES: tuple[Case, ...] = (
     Case("f20", "note", U("Don't call me before 10am."), (
         req(ME, INSTR, "don't call before 10am", keywords=("call",)),
     ), split="first_look"),
+    # ------------------------------------------------------------------ round 2 (unseen)
+    # Written and committed (issue 31, second sitting) before any extractor ran on them, by
+    # the engineer who then worked on the rules: a first look, not a blind one.
+    Case("r01", "chat", U("Hey, quick thing before we start: I'm Mateo, and I've been "
+                          "vegetarian for about ten years."), (
+        req("Mateo", DIET, "vegetarian"),
+    ), name="Mateo", split="round2"),
+    Case("r02", "note", U("I'm severely allergic to bee stings, so flag any outdoor plans in "
+                          "summer."), (
+        req(ME, "ALLERGIC_TO", "bee stings", aliases=("bees", "bee sting", "bee venom")),
+        opt(ME, INSTR, "flag outdoor plans", keywords=("outdoor",)),
+    ), split="round2"),
+    Case("r03", "note", U("From now on, address me as Dr. Okafor in any emails you draft."), (
+        req(ME, INSTR, "address me as Dr. Okafor", keywords=("okafor",)),
+    ), split="round2"),
+    Case("r04", "chat", (("user", "Can you remind me what time the dentist appointment is?"),
+                         ("assistant", "It's on Thursday at 3pm."),
+                         ("user", "Actually they moved it to June 11.")), (
+        req("dentist appointment", "SCHEDULED_ON", "2024-06-11"),
+    ), split="round2"),
+    Case("r05", "note", U("I don't eat red meat, but chicken and fish are fine."), (
+        req(ME, "AVOIDS", "red meat"),
+    ), split="round2"),
+    Case("r06", "note", U("Please never book me on flights before 8am."), (
+        req(ME, INSTR, "never book flights before 8am", keywords=("flight",)),
+    ), split="round2"),
+    Case("r07", "chat", U("My partner Sam and I just bought a flat in Leeds."), (
+        req(ME, ("DATING", "MARRIED_TO"), "Sam"),
+        req(ME, "OWNS", "flat", aliases=("a flat in Leeds", "flat in Leeds")),
+        opt(ME, "LIVES_IN", "Leeds"),
+        opt("Sam", ("OWNS",), "flat"),
+        opt("Sam", "LIVES_IN", "Leeds"),
+    ), split="round2"),
+    Case("r08", "email", (("Priya", "Hi Tom, following up on Tuesday's meeting: we decided to "
+                                    "drop the mobile app and focus on the web version. The "
+                                    "kickoff is now on September 9 instead of September 2. "
+                                    "Best, Priya"),), (
+        req("Priya", "DECIDED", "drop the mobile app", keywords=("mobile app",)),
+        req("kickoff", "SCHEDULED_ON", "2024-09-09"),
+        opt("kickoff", "SCHEDULED_ON", "2024-09-02", kind="end"),
+        opt("Priya", "DECIDED", "focus on the web version", keywords=("web",)),
+        opt("Priya", "KNOWS", "Tom"),
+    ), name="Priya", split="round2"),
+    Case("r09", "note", U("I really love spicy food, but I can't handle anything with "
+                          "coconut."), (
+        req(ME, "LIKES", "spicy food", keywords=("spicy",)),
+        req(ME, ("AVOIDS", "DISLIKES"), "coconut"),
+    ), split="round2"),
+    Case("r10", "chat", U("I'm lactose intolerant, so please suggest recipes without dairy."), (
+        req(ME, ("ALLERGIC_TO", "HAS_CONDITION", "HAS_DIET"), "lactose",
+            aliases=("lactose intolerance", "lactose intolerant")),
+        opt(ME, INSTR, "suggest recipes without dairy", keywords=("dairy",)),
+        opt(ME, "AVOIDS", "dairy"),
+    ), split="round2"),
+    Case("r11", "note", U("I have a peanut allergy."), (
+        req(ME, "ALLERGIC_TO", "peanuts", aliases=("peanut",)),
+    ), split="round2"),
+    Case("r12", "chat", U("I used to be vegan but now I eat everything."), (
+        req(ME, DIET, "vegan", kind="end"),
+    ), split="round2"),
+    Case("r13", "note", U("Remember that I prefer aisle seats on planes."), (
+        req(ME, "LIKES", "aisle seats", keywords=("aisle",)),
+    ), split="round2"),
+    Case("r14", "chat", (("user", "What's a good name for a dog?"),
+                         ("assistant", "How about Max or Bella?"),
+                         ("user", "We went with Bella! She's a beagle we adopted on Saturday.")),
+         (
+        req(ME, "HAS_PET", "Bella"),
+        opt(ME, "HAS_PET", "beagle", aliases=("dog",)),
+    ), split="round2"),
+    Case("r15", "note", U("The quarterly review has been pushed to October 3."), (
+        req("quarterly review", "SCHEDULED_ON", "2024-10-03"),
+    ), split="round2"),
+    Case("r16", "note", U("I'm trying to cut down on sugar."), (
+        opt(ME, "AVOIDS", "sugar"),
+    ), split="round2"),
+    Case("r17", "chat", U("My daughter Lily starts kindergarten in September."), (
+        req(ME, "PARENT_OF", "Lily"),
+        opt("Lily", ("STUDIES_AT", "ATTENDED", "MEMBER_OF"), "kindergarten"),
+    ), split="round2"),
+    Case("r18", "note", U("We agreed that Jonas will own the migration and Mei will handle "
+                          "QA."), (
+        req(ME, "DECIDED", "Jonas will own the migration", keywords=("migration",)),
+        opt(ME, "DECIDED", "Mei will handle QA", keywords=("qa",)),
+        opt(ME, ("KNOWS", "WORKS_WITH"), "Jonas"),
+        opt(ME, ("KNOWS", "WORKS_WITH"), "Mei"),
+    ), split="round2"),
+    Case("r19", "note", U("Going forward, write all summaries in bullet points."), (
+        req(ME, INSTR, "write summaries in bullet points", keywords=("bullet",)),
+    ), split="round2"),
+    Case("r20", "chat", U("I'm a night owl, so don't schedule calls before noon."), (
+        req(ME, INSTR, "don't schedule calls before noon", keywords=("noon",)),
+    ), split="round2"),
+    Case("r21", "chat", U("I switched from Android to an iPhone last month."), (
+        req(ME, "USES", "iPhone"),
+        opt(ME, "USES", "Android", kind="end"),
+    ), split="round2"),
 )
 
 
-def N(cid: str, text: str, *facts: Fact, why: str = "", speaker: str = "user") -> Case:
-    return Case(cid, "negative", ((speaker, text),), tuple(facts), why=why)
+def N(cid: str, text: str, *facts: Fact, why: str = "", speaker: str = "user",
+      split: str = "dev") -> Case:
+    return Case(cid, "negative", ((speaker, text),), tuple(facts), why=why, split=split)
 
 
 NEGATIVE: tuple[Case, ...] = (
@@ -316,6 +414,41 @@ NEGATIVE: tuple[Case, ...] = (
     N("x38", "She said she's getting married in June.", why="reported (unnamed)"),
     N("x39", "I'd never eat at that place again.", why="hypothetical"),
     N("x40", "When I retire, I want to live near the mountains.", why="plan"),
+    # round 2: written and committed before any extractor ran on them (issue 31, sitting 2)
+    N("y01", "If the budget gets approved, we'll hire two more engineers.",
+      why="hypothetical", split="round2"),
+    N("y02", "[shares a photo: a woman holding a cat in front of a house in Seattle]",
+      why="caption", split="round2"),
+    N("y03", "My boss's wife runs a bakery in Oslo.", why="someone else's fact (unnamed)",
+      split="round2"),
+    N("y04", "He said, 'I live in Paris now,' but I don't believe him.", why="quoted speech",
+      split="round2"),
+    N("y05", "Do you think I should move to Lisbon?", why="question", split="round2"),
+    N("y06", "I'm dying to see Japan.", why="wish (figurative)", split="round2"),
+    N("y07", "My boss is a total dinosaur.", why="figurative", split="round2"),
+    N("y08", "Lol I'm basically married to my job.", why="joke", split="round2"),
+    N("y09", "I'd kill for a dog right now.", why="figurative wish", split="round2"),
+    N("y10", "What if I quit my job and moved to Bali?", why="hypothetical question",
+      split="round2"),
+    N("y11", "In my novel, the hero lives in Prague and owns a bookshop.", why="fiction",
+      split="round2"),
+    N("y12", "My friend's dog is adorable.", why="someone else's pet (unnamed owner)",
+      split="round2"),
+    N("y13", "I never said I worked at Google.", why="negated report", split="round2"),
+    N("y14", "I have a dog named Pixel and I live in Berlin.", speaker="assistant",
+      why="the assistant about itself", split="round2"),
+    N("y15", "Is it true that you live in Seattle?", why="question", split="round2"),
+    N("y16", "We talked about maybe adopting a cat next year.", why="hedged plan",
+      split="round2"),
+    N("y17", "According to the article, Berlin is the cheapest city in Germany.",
+      why="reported, generic", split="round2"),
+    N("y18", "Dogs are the best pets.", Fact(ME, "LIKES", "dogs", required=False),
+      why="generic", split="round2"),
+    N("y19", "I almost moved to Denver last year.", why="did not happen", split="round2"),
+    N("y20", "I was supposed to start at Stripe in May, but the offer fell through.",
+      why="did not happen", split="round2"),
+    N("y21", "My dream job would be working at Pixar.", why="wish", split="round2"),
+    N("y22", "Pretty sure I left my keys at the gym.", why="nothing durable", split="round2"),
 )
 
 # (sentence, the verb heading the clause, the clause's modality)

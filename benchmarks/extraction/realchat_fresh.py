@@ -1,0 +1,200 @@
+"""Real-chat fresh rounds after round 10 (issue 31): LoCoMo sessions of conversations 2-4 never
+labelled before, drawn at random, labelled with the conventions of README.md ("Real-chat dev
+set") and committed before any extractor ran on them. Each round's labels stay out of
+``realchat.jsonl`` until its first look is recorded in ``rounds.jsonl``
+(``python -m benchmarks.extraction.rounds``).
+
+    python -m benchmarks.extraction.realchat_fresh round11   # writes realchat_round11.jsonl
+    python -m benchmarks.extraction.realchat --labels benchmarks/extraction/realchat_round11.jsonl
+
+The unlabelled sessions after round 10 were c2: 6, 20, 24, 28, 32; c3: 11, 14, 19, 27; c4: 3,
+7, 11, 26. ``random.Random(26)`` drew two per conversation for round 11; ``random.Random(27)``
+one per conversation of the rest for round 12; the four left (c2s6, c2s24, c3s11, c4s7) are the
+precision sample: their extracted facts were read by hand to find what the extractor invents,
+so they can never be a first look.
+
+The labeller (the engineer who then worked on the rules) had read the extraction rules: not a
+blind first look, like round 10.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .realchat_labels import EV, PREF, ST, W, Label, opt, req
+
+HERE = Path(__file__).resolve().parent
+
+ROUND11: dict[tuple[int, int], list[Label]] = {
+    (2, 20): [  # Tue 2023-06-27 (previous sitting Fri 2023-06-16)
+        req("D20:4", "John", ("ATTENDED", "EXPERIENCED"), "live music event", kind=EV,
+            cat="event", otype="event",
+            aliases=("music event", "a live music event", "live music", "concert"),
+            start=W("2023-06-19", "2023-06-25"),
+            note="'Last week, we had a blast at a live music event'"),
+        req("D20:7 D20:9", "Maria", ("VOLUNTEERS_AT", "MEMBER_OF"), "shelter", kind=ST,
+            cat="membership", otype="organisation",
+            aliases=("the shelter", "homeless shelter", "a homeless shelter"),
+            note="'Volunteering at the shelter made me feel great'"),
+        opt("D20:7 D20:13", "Maria", PREF, "volunteering", cat="hobby", otype="activity"),
+    ],
+    (2, 32): [  # Wed 2023-08-16 (previous sitting Sun 2023-08-13)
+        req("D32:1", "John", ("MEMBER_OF", "VOLUNTEERS_AT"), "fire-fighting brigade", kind=ST,
+            cat="membership", otype="organisation",
+            aliases=("fire fighting brigade", "firefighting brigade", "brigade", "fire brigade",
+                     "the fire-fighting brigade"),
+            start=W("2023-08-13", "2023-08-16"),
+            note="'I'm now part of the fire-fighting brigade'"),
+        req("D32:14", "Maria", ("VOLUNTEERS_AT", "MEMBER_OF"), "shelter", kind=ST,
+            cat="membership", otype="organisation",
+            aliases=("the shelter", "homeless shelter", "front desk"),
+            note="'Last Friday, I spent some time at the shelter volunteering at the front desk'"),
+        opt("D32:5 D32:7", "John", ("ATTENDED", "ORGANIZED", "VOLUNTEERS_AT"), "donation drive",
+            kind=EV, cat="event", otype="event", aliases=("fundraiser", "donations")),
+        opt("D32:9", "John", PREF, "helping out", cat="hobby", otype="activity",
+            aliases=("helping the community",)),
+    ],
+    (3, 19): [  # Mon 2022-08-22 (previous sitting Sun 2022-08-14)
+        req("D19:1", "Nate", ("ATTENDED", "WON", "EXPERIENCED"), "international tournament",
+            kind=EV, cat="event", otype="event",
+            aliases=("tournament", "an international tournament", "video game tournament",
+                     "gaming tournament"),
+            start=W("2022-08-21"), note="'I won an international tournament yesterday!'"),
+        req("D19:1", "Nate", "HAS_ROLE", "professional gamer", kind=ST, cat="role",
+            otype="role", aliases=("gamer", "pro gamer", "professional video gamer"),
+            note="'now I'm able to make a living at something I'm passionate about' (gaming)"),
+        req("D19:6", "Joanna", "MEMBER_OF", "writers group", kind=ST, cat="membership",
+            otype="organisation",
+            aliases=("writers' group", "writing group", "my writers group", "writer's group"),
+            note="'when I shared my book with my writers group'"),
+        opt("D19:3 D19:9", "Nate", "HAS_PET", "pet", cat="pet", otype="animal",
+            aliases=("pets", "little dudes", "little buddies"),
+            note="the caption says fish; the text only 'my pets'"),
+        opt("D19:6", "Joanna", ("CREATED", "WORKS_ON"), "book", cat="project",
+            aliases=("my book",)),
+        opt("D19:10", "Joanna", PREF, "reading", cat="hobby", otype="activity",
+            aliases=("long walk", "walks")),
+        opt("D19:1 D19:5", "Nate", PREF, "gaming", cat="hobby", otype="activity"),
+        opt("D19:17 D19:19", "Nate", PREF, "series", cat="hobby",
+            aliases=("this series", "fantasy series")),
+    ],
+    (3, 27): [  # Mon 2022-11-07 (previous sitting Fri 2022-11-04)
+        req("D27:1", "Nate", ("ATTENDED", "WON", "EXPERIENCED"), "Valorant tournament",
+            kind=EV, cat="event", otype="event",
+            aliases=("tournament", "big Valorant tournament", "a big Valorant tournament",
+                     "final", "the final", "final of a big Valorant tournament"),
+            start=W("2022-11-05"),
+            note="'I was in the final of a big Valorant tournament last Saturday, and I won!'"),
+        req("D27:7 D27:8 D27:9", "Nate", "HAS_PET", "turtle", kind=ST, cat="pet",
+            otype="animal", aliases=("turtles", "little guys"),
+            note="Joanna: 'How have your turtles been?'"),
+        opt("D27:5 D27:21", "Nate", "HAS_ROLE", "professional gamer", cat="role",
+            otype="role", aliases=("gamer", "pro gamer"),
+            note="'a job I enjoy every day' / 'for my career' (implied)"),
+        opt("D27:2", "Joanna", ("CREATED", "WORKS_ON"), "presentation for producers",
+            cat="project", aliases=("presentation", "the presentation")),
+        opt("D27:6 D27:28", "Joanna", ("CREATED", "WORKS_ON"), "movie script", cat="project",
+            aliases=("another movie script", "script", "next movie script", "love story")),
+        opt("D27:30", "Joanna", "SIBLING_OF", "brother", cat="family", otype="person",
+            note="unnamed"),
+        opt("D27:15 D27:19", "Nate", "OWNS", "gaming setup", cat="possession",
+            aliases=("equipment", "computer", "setup", "some of my equipment")),
+        opt("D27:23 D27:25", "Nate", PREF, "Nintendo games", cat="hobby",
+            aliases=("Xeonoblade Chronicles", "fantasy RPG", "Xenoblade Chronicles")),
+        opt("D27:8 D27:10", "Joanna", PREF, "writing", cat="hobby", otype="activity",
+            aliases=("creating stories",)),
+        opt("D27:33", "Nate", ("VISITED",), "park", kind=EV, cat="trip", otype="place"),
+    ],
+    (4, 3): [  # Sun 2023-07-16 (previous sitting Thu 2023-06-15)
+        req("D3:13", "John", ("WORKS_WITH", "SIGNED_WITH", "HAS_DEAL_WITH", "SPONSORED_BY",
+                              "MEMBER_OF"), "Nike", kind=ST, cat="work",
+            otype="organisation",
+            aliases=("Nike deal", "basketball shoe and gear deal"),
+            start=W("2023-06-15", "2023-07-16"),
+            note="'I just signed up Nike for a basketball shoe and gear deal' (Gatorade: only "
+                 "in talks, no fact)"),
+        opt("D3:1", "John", ("EXPERIENCED", "ATTENDED"), "scored 40 points", kind=EV,
+            cat="event", aliases=("40 points", "game")),
+        opt("D3:2 D3:6", "Tim", ("MET", "KNOWS"), "Harry Potter fan", cat="friend",
+            otype="person", aliases=("fan", "fellow fan"), note="unnamed"),
+        opt("D3:15", "John", "LIKES", "Under Armour", cat="preference"),
+        opt("D3:19", "John", ("PLANS", "VISITED", "ATTENDED"), "Seattle", cat="plan",
+            aliases=("game there", "game in Seattle", "my game there")),
+        opt("D3:19 D3:21", "John", PREF, "Seattle", cat="preference",
+            aliases=("seafood", "local seafood", "ocean", "the ocean")),
+        opt("D3:25 D3:27", "John", PREF, "surfing", cat="hobby", otype="activity",
+            start=W("2018")),
+        opt("D3:30 D3:32", "Tim", PREF, "reading", cat="hobby",
+            aliases=("fantasy book", "a great fantasy book", "reading a great fantasy book")),
+        opt("D3:3 D3:7", "John", "MEMBER_OF_TEAM", "team", cat="membership",
+            otype="organisation", aliases=("teammates",)),
+    ],
+    (4, 26): [  # Tue 2023-12-26 (previous sitting Tue 2023-12-19)
+        req("D26:1 D26:3", "John", ("HAS_ROLE", "WORKS_ON"), "seminars", kind=ST, cat="role",
+            aliases=("doing seminars", "seminar speaker", "giving seminars", "seminar",
+                     "seminars helping people with their sports and marketing"),
+            start=W("2023-12-19", "2023-12-26"),
+            note="'I started doing seminars, helping people with their sports and marketing'"),
+        req("D26:12", "Tim", "VISITED", "travel agency", kind=EV, cat="trip", otype="place",
+            aliases=("a travel agency",), start=W("2023-12-19", "2023-12-26"),
+            note="'I just visited a travel agency'"),
+        req("D26:23", "John", ("ORGANIZED", "ATTENDED"), "basketball camp", kind=EV,
+            cat="event", otype="event",
+            aliases=("basketball camp for kids", "camp", "a basketball camp"),
+            start=W("2023-06", "2023-08"),
+            note="'Organizing a basketball camp for kids in my hometown last summer'"),
+        opt("D26:21", "John", "WORKS_ON", "supporting youth sports", cat="project",
+            aliases=("youth sports", "fair chances in sports")),
+        opt("D26:19", "John", "ATTENDED", "charity event", kind=EV, cat="event",
+            otype="event"),
+        opt("D26:6", "Tim", "PLANS", "next adventure", cat="plan",
+            aliases=("dream trip", "next dream trip", "trip")),
+        opt("D26:16 D26:18", "Tim", "LIKES", "Emma Watson", cat="preference"),
+        opt("D26:26 D26:28", "Tim", PREF, "Harry Potter", cat="hobby",
+            aliases=("reading", "good books", "this series", "books", "Harry Potter movies")),
+        opt("D26:32", "Tim", ("LIKES", "FAVORITE"), "Lord of the Rings", cat="preference",
+            aliases=("epic adventures", "fantasy")),
+        opt("D26:34 D26:36 D26:38", "Tim", ("PLANS", "LIKES"), "The Wheel of Time",
+            cat="plan", aliases=("Wheel of Time", "watch the new show", "new fantasy TV series",
+                                 "check out the series")),
+        opt("D26:29", "John", PREF, "movies", cat="hobby", aliases=("movie",)),
+        opt("D26:30", "Tim", PREF, "movie marathons", cat="hobby",
+            aliases=("watching movies",)),
+    ],
+}
+
+ROUNDS: dict[str, dict[tuple[int, int], list[Label]]] = {"round11": ROUND11}
+
+
+def write_round(name: str) -> Path:
+    from benchmarks.datasets._common import default_data_dir
+
+    from . import realchat_labels
+
+    locomo = json.loads((default_data_dir() / "locomo" / "locomo10.json").read_text("utf-8"))
+    saved = realchat_labels.SESSIONS
+    try:
+        realchat_labels.SESSIONS = ROUNDS[name]
+        rows = realchat_labels.build_rows(locomo)
+    finally:
+        realchat_labels.SESSIONS = saved
+    path = HERE / f"realchat_{name}.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    n_req = sum(r["required"] for r in rows)
+    print(f"wrote {len(rows)} labels ({n_req} required, {len(rows) - n_req} optional) to {path}")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = (argv if argv is not None else sys.argv[1:]) or sorted(ROUNDS)
+    for name in names:
+        write_round(name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

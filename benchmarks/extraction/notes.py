@@ -1,6 +1,7 @@
 """Score an extractor on the notes, negative and modality sets (``notes_labels.py``).
 
-    python -m benchmarks.extraction.notes [--split dev|first_look|all] [--show] [--out DIR]
+    python -m benchmarks.extraction.notes [--split dev|first_look|round2|all] [--show] [--out DIR]
+        [--record ROUND [--look first|after]]
 
 * **notes**: each case's turns go through ``extract_many`` as one conversation (its own
   ``group``, one second apart from the case's reference time, each with its speaker). A
@@ -13,6 +14,9 @@
   **Precision**: distinct extracted facts (subject, predicate, object, kind) that match a
   label, required or optional; a retraction never matches.
 * **negative**: every extracted fact that matches none of the case's labels is a false memory.
+  Negative cases of later rounds are tallied apart (``negative-round2``).
+* ``--record ROUND`` appends the split's totals (notes, and each negative group) to the round
+  log (``rounds.py``); a round's first look can be recorded once.
 * **modality**: the clause modality of each labelled verb
   (``kgmem.ingest.discourse.modality.clause_modality``) against its label, with the confusions.
 
@@ -102,7 +106,8 @@ def score_cases(cases: tuple[Case, ...], extracted: dict[str, list[Any]]) -> dic
     by_genre: dict[str, Counter[str]] = defaultdict(Counter)
     for case in cases:
         facts = extracted.get(case.id, [])
-        tally = by_genre[case.genre]
+        tally = by_genre[case.genre if case.genre != "negative" or case.split == "dev"
+                         else f"negative-{case.split}"]
         for label in case.facts:
             if label.required:
                 hit = any(matches(label, case, f) for f in facts)
@@ -119,7 +124,7 @@ def score_cases(cases: tuple[Case, ...], extracted: dict[str, list[Any]]) -> dic
             tally["right"] += ok
             rows.append({"case": case.id, "fact": f"{f.subject} {f.predicate} {f.object} "
                          f"[{f.kind}]", "rule": f.rule, "right": ok})
-        if case.genre == "negative":
+        if case.genre.startswith("negative"):
             tally["cases"] += 1
             tally["clean"] += all(any(matches(label, case, f) for label in case.facts)
                                   for f in facts)
@@ -159,9 +164,26 @@ def score_modality(nlp: Any) -> dict[str, Any]:
             "confusions": {f"{w} -> {g}": n for (w, g), n in confusion.items() if w != g}}
 
 
+def _record(name: str, look: str, split: str, summary: dict[str, Any]) -> None:
+    from .rounds import record
+
+    notes = [t for g, t in summary.items() if not g.startswith("negative")]
+    record(name, "notes", look, required=sum(t.get("required", 0) for t in notes),
+           found=sum(t.get("found", 0) for t in notes), facts=sum(t.get("facts", 0) for t in notes),
+           right=sum(t.get("right", 0) for t in notes), note=f"notes --split {split}")
+    for group, t in summary.items():
+        if group.startswith("negative"):
+            record(f"{name}:{group}", "negative", look, required=t.get("cases", 0),
+                   found=t.get("clean", 0), facts=t.get("facts", 0), right=t.get("right", 0),
+                   note="required = cases, found = cases without a false memory")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=("dev", "first_look", "all"), default="dev")
+    ap.add_argument("--split", choices=(*sorted({c.split for c in NOTES}), "all"),
+                    default="dev")
+    ap.add_argument("--record", metavar="ROUND", help="append this look to the round log")
+    ap.add_argument("--look", choices=("first", "after"), default="first")
     ap.add_argument("--show", action="store_true", help="print every miss and wrong fact")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument("--no-modality", action="store_true")
@@ -178,9 +200,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{genre:10} {t.get('required', 0):>8} {t.get('found', 0):>6} "
               f"{t['recall'] if t['recall'] is not None else '-':>7} {t.get('facts', 0):>6} "
               f"{t.get('right', 0):>6} {t['precision'] if t['precision'] is not None else '-':>9}")
-    neg = result["summary"].get("negative", {})
-    print(f"negative set: {neg.get('clean', 0)}/{neg.get('cases', 0)} cases without a false "
-          f"memory, {neg.get('facts', 0) - neg.get('right', 0)} false facts")
+    for group, neg in result["summary"].items():
+        if group.startswith("negative"):
+            print(f"{group} set: {neg.get('clean', 0)}/{neg.get('cases', 0)} cases without a "
+                  f"false memory, {neg.get('facts', 0) - neg.get('right', 0)} false facts")
+    if args.record:
+        _record(args.record, args.look, args.split, result["summary"])
     report: dict[str, Any] = {"split": args.split, "notes": result["summary"]}
     if not args.no_modality:
         mod = score_modality(x.nlp)

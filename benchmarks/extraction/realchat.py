@@ -1,6 +1,7 @@
 """Score an extractor on the real-chat dev set (hand-labelled LoCoMo dev sessions).
 
     python -m benchmarks.extraction.realchat [--extractor offline|llm] [--out DIR] [--show]
+        [--labels FILE] [--record ROUND [--look first|after]]
 
 Every turn of the labelled sessions goes through the extractor as the product ingests LoCoMo
 (``kgmem.ingest.formats.read_episodes``: the session date + turn index seconds as reference
@@ -30,6 +31,7 @@ session:
 Writes ``labels.jsonl`` (each label, its result and the facts that matched it),
 ``extracted.jsonl`` (each extracted fact and the labels it matched) and ``report.json`` under
 ``benchmarks/out/extraction/realchat/<extractor>/``, and prints the table per kind.
+``--record ROUND`` appends the recall and precision to the round log (``rounds.py``).
 """
 
 from __future__ import annotations
@@ -373,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument("--show", action="store_true",
                     help="print every missed required fact and every unmatched extraction")
+    ap.add_argument("--record", metavar="ROUND", help="append this look to the round log")
+    ap.add_argument("--look", choices=("first", "after"), default="first")
     args = ap.parse_args(argv)
     labels = load_labels(args.labels)
     items = session_items(labels)
@@ -394,6 +398,13 @@ def main(argv: list[str] | None = None) -> int:
         stats.pop("per_call", None)
         result["summary"]["llm"] = stats
     print_table(result["summary"], args.extractor)
+    if args.record:
+        from .rounds import record
+
+        req, prec = result["summary"]["required"], result["summary"]["precision"]
+        record(args.record, "chat", args.look, required=req["labels"], found=req["correct"],
+               facts=prec["extracted"], right=prec["matched"],
+               note=f"realchat --labels {args.labels.name}")
     if args.show:
         _show(result)
     out = args.out / args.extractor

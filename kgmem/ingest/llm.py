@@ -551,7 +551,8 @@ class LLMExtractor:
                 self.stats.request_done(time.monotonic() - t0)
             if self.cache is not None:
                 self.cache.put(key, result.raw, self.model, self.prompt_version,
-                               text="\n".join(t.text for t in chunk.turns))
+                               text="\n".join(t.text for t in chunk.turns),
+                               texts=[t.text for t in (*chunk.context, *chunk.turns)])
         assert result is not None
         out = self._convert(raw, chunk, result.model or self.model)
         if result.finish_reason == "length" and len(chunk.turns) > 1:

@@ -9,8 +9,9 @@ The same file remembers what each endpoint (base URL + model) was found to suppo
 (``endpoint_caps``: e.g. ``{"response_format": "json_object", "instructions": "user"}``), so
 the next run does not pay the failed requests again.
 
-Each row also keeps ``text_key`` (sha256 of the episode text it answered, no text), so that an
-erase forgets the responses about an erased episode (:meth:`ResponseCache.forget_texts`,
+Each response also keeps the ``text_key`` (sha256, no text) of every episode text it answered
+or was shown (``response_texts``: one reply answers a whole sitting of turns, kgmem.ingest.
+llm_turns), so that an erase of any of them forgets it (:meth:`ResponseCache.forget_texts`,
 :func:`forget_texts_in_dir`) with no copy left in the file (``secure_delete``, WAL truncated).
 """
 
@@ -21,6 +22,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,11 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at REAL NOT NULL,
     body TEXT NOT NULL,
     text_key TEXT
+);
+CREATE TABLE IF NOT EXISTS response_texts (
+    text_key TEXT NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (text_key, key)
 );
 CREATE TABLE IF NOT EXISTS endpoints (
     base_url TEXT NOT NULL,
@@ -94,16 +101,22 @@ class ResponseCache:
         return body if isinstance(body, dict) else None
 
     def put(self, key: str, body: dict[str, Any], model: str = "", prompt_version: str = "",
-            text: str | None = None) -> None:
-        """Store a response; ``text``: the episode text it answers (only its hash is kept)."""
+            text: str | None = None, texts: Sequence[str] = ()) -> None:
+        """Store a response; ``text`` and ``texts``: the episode texts it answers or was shown
+        (only their hashes are kept): erasing any of them forgets it."""
         blob = json.dumps(body, ensure_ascii=False)
         tkey = text_key(text) if text is not None else None
-        with self._lock:
+        tkeys = sorted({text_key(t) for t in texts} | ({tkey} if tkey is not None else set()))
+        with self._lock, self._conn:  # one transaction: the response and its text keys
+            self._conn.execute("BEGIN")
             self._conn.execute(
                 "INSERT OR REPLACE INTO responses (key, model, prompt_version, created_at, body,"
                 " text_key) VALUES (?, ?, ?, ?, ?, ?)",
                 (key, model, prompt_version, time.time(), blob, tkey),
             )
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO response_texts (text_key, key) VALUES (?, ?)",
+                [(k, key) for k in tkeys])
 
     def endpoint_caps(self, base_url: str, model: str) -> dict[str, str]:
         """What was learnt about this endpoint ({} if nothing)."""
@@ -143,6 +156,7 @@ class ResponseCache:
     def clear(self) -> None:
         with self._lock:
             self._conn.execute("DELETE FROM responses")
+            self._conn.execute("DELETE FROM response_texts")
 
     def close(self) -> None:
         with self._lock:
@@ -150,14 +164,20 @@ class ResponseCache:
 
 
 def _forget(conn: sqlite3.Connection, keys: list[str]) -> int:
-    """Delete rows by ``text_key`` (autocommit connection), then truncate the WAL that still
-    holds their pages. Writes nothing when no row matches."""
+    """Delete the responses about these text keys (autocommit connection), then truncate the
+    WAL that still holds their pages. Writes nothing when no row matches."""
     n = 0
     for i in range(0, len(keys), 500):
         part = keys[i : i + 500]
-        n += conn.execute(
-            f"DELETE FROM responses WHERE text_key IN ({','.join('?' * len(part))})", part
-        ).rowcount
+        marks = ",".join("?" * len(part))
+        gone = sorted({r[0] for r in conn.execute(
+            f"SELECT key FROM responses WHERE text_key IN ({marks}) UNION "
+            f"SELECT key FROM response_texts WHERE text_key IN ({marks})", part + part)})
+        for j in range(0, len(gone), 500):
+            some = gone[j : j + 500]
+            marks = ",".join("?" * len(some))
+            n += conn.execute(f"DELETE FROM responses WHERE key IN ({marks})", some).rowcount
+            conn.execute(f"DELETE FROM response_texts WHERE key IN ({marks})", some)
     if n:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return n

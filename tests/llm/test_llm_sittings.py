@@ -230,3 +230,25 @@ def test_a_model_looping_on_one_turn_gets_the_rest_in_halves(server, make_extrac
     assert "[t3] Ben: Turn number 4 " in server.requests[1].user_text
     assert "Turn number 5 " not in server.requests[1].user_text
     assert "[t1] Ana: Turn number 5 " in server.requests[2].user_text
+
+
+def test_erasing_one_turn_of_a_sitting_forgets_the_cached_reply_about_it(server, make_extractor,
+                                                                         tmp_path):
+    """A reply answers a whole sitting (and shows earlier turns as context); erasing any one
+    of those turns must drop it from the response cache, which holds that turn's facts."""
+    server.push(answer(fact("t1", "I", "LIVES_IN", "Quarzwelden", evidence="I moved"),
+                       fact("t2", "I", "HAS_PET", "Rex", evidence="My dog Rex")))
+    ex = make_extractor(concurrency=1)
+    items = [{"content": t, "reference_time": r.isoformat(), "speaker": s}
+             for t, r, s in [("I moved to Quarzwelden last year.", T0, "Ana"),
+                             ("Nice! My dog Rex loves it here.", T0 + timedelta(minutes=5),
+                              "Ben")]]
+    cache_file = tmp_path / "llm-cache" / "llm-responses.sqlite3"
+    with Memory(tmp_path / "mem", extractor=ExtractionPipeline(ex)) as m:
+        m.ingest(items)
+        assert len(ex.cache or ()) == 1
+        (moved,) = [e for e in m.episodes() if "Quarzwelden" in e.content]
+        m.erase(episode=moved.id)
+    assert ex.cache is not None and len(ex.cache) == 0
+    data = b"".join(p.read_bytes() for p in cache_file.parent.iterdir())
+    assert b"Quarzwelden" not in data

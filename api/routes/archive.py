@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field
 
 from kgmem.archive import ArchiveError
-from kgmem.archive.load import parse_lines
+from kgmem.archive.load import check_groups, parse_lines
 from kgmem.archive.records import Header
 from kgmem.errors import ForbiddenError
 
@@ -70,5 +70,7 @@ def import_(body: Annotated[ArchiveIn, Body()], memory: MemoryDep, group: GroupD
         raise ForbiddenError(f"the archive holds group(s) {others} beside the request's group "
                              f"{group!r}: import each group with its own X-Group",
                              groups=others)
+    for _ in check_groups(parse_lines(lines)):  # every record of the group, before writing
+        pass
     report = memory.import_(lines)
     return ImportOut(**report.summary())  # type: ignore[arg-type]

@@ -91,6 +91,50 @@ def parse_lines(lines: Iterable[str]) -> Iterator[BaseModel]:
                            "file", line=n)
 
 
+def groups_of(rec: BaseModel) -> set[str]:
+    """The groups a record names itself (every copy of a state or version it carries)."""
+    if isinstance(rec, DeclarationLine):
+        return {rec.declaration.group}
+    if isinstance(rec, EntityLine):
+        return {rec.entity.group}
+    if isinstance(rec, (AliasLine, SummaryLine)):
+        return {rec.group}
+    if isinstance(rec, EpisodeLine):
+        return {rec.episode.group}
+    if isinstance(rec, LineageLine):
+        return {rec.state.group, *(v.group for v in rec.versions)}
+    if isinstance(rec, ChangeLine):
+        return {rec.change.group, *(s.group for e in rec.effects
+                                    for s in (e.before, e.after) if s is not None)}
+    if isinstance(rec, ErasureLine):
+        return {rec.erasure.group}
+    return set()
+
+
+def check_groups(records: Iterable[BaseModel]) -> Iterator[BaseModel]:
+    """``records`` as they come, each checked to belong to the group it is filed under, and
+    each group to be one the header names: a group line or a record that names another group
+    would write where the caller did not say (the REST import checks only the header against
+    the request's group), so it is refused with its line."""
+    named: set[str] = set()
+    group = None
+    for n, rec in enumerate(records, 1):
+        if isinstance(rec, Header):
+            named = set(rec.groups)
+        elif isinstance(rec, GroupLine):
+            if rec.group not in named:
+                raise ArchiveError(f"archive record {n}: group {rec.group!r} is not one the "
+                                   f"header names ({sorted(named)})", line=n)
+            group = rec.group
+        elif not isinstance(rec, EndLine):
+            others = groups_of(rec) - {group}
+            if group is None or others:
+                raise ArchiveError(f"archive record {n}: a {rec.kind} record "  # type: ignore[attr-defined]
+                                   f"of group {sorted(others)[0] if others else None!r} "
+                                   f"filed under group {group!r}", line=n)
+        yield rec
+
+
 class _Loader:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -100,6 +144,8 @@ class _Loader:
         self.seqs: dict[int, int] = {}  # archive seq -> the target's
         self.declared: set[str] = set()
         self.erased: set[str] = set()
+        self.entities: set[str] = set()  # ids known to be the group's (written or found)
+        self.episodes: set[str] = set()
 
     def start_group(self, g: GroupLine) -> None:
         self.group, self.clock = g.group, g.last_tx_time
@@ -116,6 +162,20 @@ class _Loader:
         self.declared = {d.id for d in raw.declaration_versions(g.group)}
         self.erased = {e.id for e in self.store.erasures(g.group)}
         self.seqs = {}
+        self.entities, self.episodes = set(), set()
+
+    def _own(self, w: WriteTx, kind: str, ids: Iterable[str]) -> None:
+        """Refuse a record that points at an entity or episode its group does not hold (a
+        mention, provenance or fact of another group's would join the two groups)."""
+        known, get = ((self.entities, w.get_entity) if kind == "entity"
+                      else (self.episodes, w.get_episode))
+        for i in ids:
+            if i in known:
+                continue
+            if get(self.group, i) is None:  # type: ignore[operator]
+                raise ArchiveError(f"archive: {kind} {i!r} is not in group {self.group!r} "
+                                   "(not in the archive before its use, nor in the target)")
+            known.add(i)
 
     def end_group(self) -> None:
         if self.clock is None:
@@ -146,14 +206,19 @@ class _Loader:
             if w.get_entity(g, rec.entity.id) is not None:
                 return False
             w.insert_entity(rec.entity, rec.norm_name)
+            self.entities.add(rec.entity.id)
         elif isinstance(rec, AliasLine):
+            self._own(w, "entity", [rec.entity_id])
             w.add_alias(g, rec.entity_id, rec.alias, rec.norm_alias)  # idempotent
             return None
         elif isinstance(rec, EpisodeLine):
             if w.get_episode(g, rec.episode.id) is not None:
                 return False
             w.insert_episode(rec.episode, rec.content_hash)
+            self.episodes.add(rec.episode.id)
         elif isinstance(rec, MentionLine):
+            self._own(w, "episode", [rec.episode_id])
+            self._own(w, "entity", [rec.entity_id])
             w.add_mentions(rec.episode_id, [rec.entity_id])  # idempotent
             return None
         elif isinstance(rec, LineageLine):
@@ -161,6 +226,13 @@ class _Loader:
             if had is not None:
                 self.seqs.setdefault(rec.state.seq, had.seq)
                 return False
+            if any(v.fact_id != rec.state.fact_id for v in rec.versions):
+                raise ArchiveError(f"archive: a version of another fact filed under fact "
+                                   f"{rec.state.fact_id!r}")
+            self._own(w, "entity", {rec.state.subject_id, rec.state.object_id,
+                                    *(x for v in rec.versions for x in (v.subject_id,
+                                                                        v.object_id))})
+            self._own(w, "episode", {e for v in rec.versions for e in v.episodes})
             state = self._state(w, rec.state)
             assert state is not None
             w.put_lineage(state)
@@ -181,6 +253,7 @@ class _Loader:
             w.insert_erasure(rec.erasure)
             self.erased.add(rec.erasure.id)
         elif isinstance(rec, SummaryLine):
+            self._own(w, "entity", [rec.entity_id])
             w.put_summary_history(g, rec.entity_id, rec.history)  # replaces: idempotent
         return True
 
@@ -200,7 +273,7 @@ def import_archive(store: Store, lines: Iterable[str]) -> ImportReport:
                 (loader.report.written if wrote else loader.report.skipped)[kind] += 1
         batch.clear()
 
-    for rec in parse_lines(lines):
+    for rec in check_groups(parse_lines(lines)):
         if isinstance(rec, (GroupLine, EndLine)):
             flush()
             if loader.group:

@@ -53,6 +53,11 @@ class EpisodeIn(_In):
                                 description="Who said it (resolves 'I' during extraction).")
     source_description: str = Field("", max_length=MAX_TEXT)
     extract: bool = Field(True, description="Run the configured fact extraction.")
+    user_name: str | None = Field(
+        None, max_length=MAX_NAME,
+        description="Who the user is: a speaker that is the chat role 'user' (or 'human', "
+        "'me', ...) is stored as this person, so 'I' is them and no entity is named 'user'. "
+        "Default: the server's KGMEM_USER_NAME; none: the role stays as given.")
 
 
 class EpisodesBulkIn(_In):

@@ -49,4 +49,5 @@ def open_memory(settings: Settings | None = None, *,
         from .retrieve.recency import RankingDefaults
 
         kw["ranking"] = RankingDefaults(s.ranking, s.recency_half_life_days)
+    kw.setdefault("user_name", s.user_name)
     return Memory(store=open_store(s), extractor=extractor, **kw)

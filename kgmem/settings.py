@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     trust_speakers: str | None = Field(
         default=None, description="comma-separated 'speaker=trusted|normal|untrusted' entries")
     trust_default: Literal["trusted", "normal", "untrusted"] = "normal"
+    # who the chat role "user" is when a write names nobody (Memory.ingest's user_name)
+    user_name: str | None = Field(
+        default=None, max_length=256, description="the user's name: episodes spoken by the "
+        "chat role 'user' (or 'human', 'me', ...) are stored as said by this person, so no "
+        "entity is named 'user'; a write's own user_name wins")
 
     # kgmem serve: retention on a schedule (kgmem.jobs.retention_schedule)
     retention_policy: Path | None = Field(

@@ -34,6 +34,7 @@ def _add(memory: MemoryDep, group: str, body: EpisodeIn) -> Episode:
         group=group,
         source_description=body.source_description,
         extract=body.extract,
+        user_name=body.user_name,
     )
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 from ..errors import ClockError, InvalidInputError, StoreUnavailableError
 from ..model import Episode, ExtractionState
 from ..names import MAX_CONTENT, check_group, clean_name
+from .facts import ASSISTANT_SPEAKERS, GENERIC_SPEAKERS
 from ..timeutil import parse_instant
 from .pipeline import MAX_DROPPED_REASONS, ExtractionPipeline, Outcome, error_kind
 
@@ -60,14 +61,16 @@ MAX_ERROR_MESSAGE = 2000
 MAX_LISTED_ERRORS = 100  # bad items listed in one InvalidInputError
 
 
-def parse_episodes(items: Iterable[Any], group: str) -> list[dict[str, Any]]:
+def parse_episodes(items: Iterable[Any], group: str, user_name: str | None = None
+                   ) -> list[dict[str, Any]]:
     """Validate every item before anything is written. One bad item raises its own error;
-    several raise one error naming them all (``details.errors``: index, field, message)."""
+    several raise one error naming them all (``details.errors``: index, field, message).
+    ``user_name``: the owner's name for items that give none (:func:`owner_speaker`)."""
     parsed: list[dict[str, Any]] = []
     bad: list[tuple[int, InvalidInputError]] = []
     for i, item in enumerate(items):
         try:
-            parsed.append(parse_episode(i, item, group))
+            parsed.append(parse_episode(i, item, group, user_name))
         except InvalidInputError as exc:
             bad.append((i, exc))
     if not bad:
@@ -83,9 +86,32 @@ def parse_episodes(items: Iterable[Any], group: str) -> list[dict[str, Any]]:
         errors=listed)
 
 
-def parse_episode(i: int, item: Any, group: str) -> dict[str, Any]:
+def owner_speaker(speaker: str | None, user_name: str | None) -> str | None:
+    """Who an episode's speaker is once the caller has named the user: a chat role that stands
+    for the user ("user", "human", "me", ...) becomes ``user_name``; a named speaker, the
+    assistant and a missing speaker stay as they are. The name the caller gives wins over a
+    name the text gives ("my name is ...")."""
+    if user_name is None or speaker is None:
+        return speaker
+    return user_name if speaker.strip().lower() in GENERIC_SPEAKERS else speaker
+
+
+def _user_name(value: object, i: int) -> str | None:
+    if value is None:
+        return None
+    name = clean_name(value, "user_name")
+    if name.lower() in GENERIC_SPEAKERS or name.lower() in ASSISTANT_SPEAKERS:
+        raise InvalidInputError(f"user_name {name!r} is a chat role, not a name",
+                                field="user_name", index=i)
+    return name
+
+
+def parse_episode(i: int, item: Any, group: str, user_name: str | None = None
+                  ) -> dict[str, Any]:
     """One :meth:`kgmem.Memory.add_episode` argument dict, validated; ``digest`` is its
-    idempotency key (content, reference time, source, speaker)."""
+    idempotency key (content, reference time, source, speaker). A speaker that is the user's
+    chat role is stored as the item's (else the call's) ``user_name`` when one is given;
+    ``speaker_role`` keeps the role, which trust rules are written for."""
     if not isinstance(item, dict):
         raise InvalidInputError("an episode must be an object", index=i)
     g = check_group(item.get("group") or group)
@@ -101,12 +127,15 @@ def parse_episode(i: int, item: Any, group: str) -> dict[str, Any]:
     speaker = item.get("speaker")
     if speaker is not None:
         speaker = clean_name(speaker, "speaker")
+    role = speaker
+    owner = _user_name(item.get("user_name"), i)
+    speaker = owner_speaker(speaker, owner or _user_name(user_name, i))
     source = str(item.get("source") or "message")
     digest = hashlib.sha256(
         "\x1f".join([content, ref.isoformat(), source, speaker or ""]).encode()
     ).hexdigest()
     return {"group": g, "content": content, "ref": ref, "speaker": speaker,
-            "source": source, "source_description": str(item.get("source_description") or ""),
+            "speaker_role": role, "source": source, "source_description": str(item.get("source_description") or ""),
             "digest": digest, "extract": item.get("extract", True) is not False}
 
 
@@ -303,7 +332,7 @@ def _write_one(m: IngestFacade, w: WriteTx, i: int, job: _Job, pipeline: Extract
     new = ep is None
     if ep is None:
         assert p is not None
-        trust, flags = m.trust.assess(p["content"], p["source"], p["speaker"])
+        trust, flags = m.trust.assess(p["content"], p["source"], p.get("speaker_role"))
         ep = Episode(id=str(uuid.uuid4()), group=p["group"], content=p["content"],
                      source=p["source"], source_description=p["source_description"],
                      speaker=p["speaker"], reference_time=p["ref"], created_at=now,

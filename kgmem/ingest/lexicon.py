@@ -431,7 +431,9 @@ EVALUATIVE_ADJ = frozenset(
      "lovely", "nice", "cool", "impressive", "famous", "renowned", "legendary", "super",
      "true", "real", "total", "huge", "big", "busy", "proud", "happy", "lucky", "beautiful"}
 )
-HEDGES = frozenset({"maybe", "perhaps", "possibly", "probably", "hopefully", "someday"})
+# "almost"/"nearly" on the verb: it did not happen ("I almost moved to Denver")
+HEDGES = frozenset({"maybe", "perhaps", "possibly", "probably", "hopefully", "someday", "almost",
+                    "nearly"})
 NOT_PET_MODIFIERS = frozenset({"stuffed", "toy", "plush", "robot", "robotic", "wild", "stray",
                                "neighbor", "neighbour", "neighbors", "neighbours", "virtual"})
 # a title before a name belongs to it: "Dr Patel", "Aunt May"

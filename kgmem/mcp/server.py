@@ -175,12 +175,15 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         group: str | None = None,
         record_time: Literal["now", "reference"] = "now",
         extract: bool = True,
+        user_name: str | None = None,
     ) -> RememberResult:
         """Store an episode (a message, note or document) verbatim; facts are extracted from
         it when extraction is configured (extract=false: you state them yourself with
         assert_fact(episode_id=...)). reference_time: when it was said (default: now).
         record_time: "now" (learnt now; the default) or "reference" (replaying history: learnt
         when it was said, so a later known_at read sees it from then on).
+        user_name: who the user is when speaker is the chat role "user" (the episode is
+        stored as said by them, so no entity is named "user"; default KGMEM_USER_NAME).
         Idempotent: the same episode twice is stored once."""
         g = _call(gate.group, ctx, group)
         limits = lazy.settings or Settings()
@@ -191,7 +194,7 @@ def _register_writes_and_recall(server: KgmemServer, lazy: _Lazy, gate: GroupGat
         # a replayed write is recorded at the group's last write at the earliest: include it
         before = (m.store.last_tx_time(g) or EPOCH) - timedelta(microseconds=1)
         ep = _call(m.ingest, [{"content": content, "reference_time": ref, "source": source,
-                               "speaker": speaker}], group=g,
+                               "speaker": speaker, "user_name": user_name}], group=g,
                    record_time=record_time, extract=extract).episodes[0]
         learnt = []  # facts extracted from this episode
         for change in _call(m.changes, before, group=g):

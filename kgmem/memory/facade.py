@@ -88,6 +88,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         embedder: Embedder | None = None,
         trust: TrustPolicy | None = None,
         ranking: RankingDefaults | None = None,
+        user_name: str | None = None,
     ) -> None:
         if store is None:
             from ..store.sqlite import EmbeddedStore
@@ -103,6 +104,8 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         # search's ranking mode and recency half-life when a search leaves them unset
         # (None: the built-in defaults, kgmem.retrieve.recency)
         self.ranking_defaults: RankingDefaults | None = ranking
+        # who the chat role "user" is when a write names nobody (KGMEM_USER_NAME); see ingest
+        self.user_name: str | None = user_name
 
     @property
     def resolver(self) -> Resolver:
@@ -252,12 +255,15 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         group: str = DEFAULT_GROUP,
         source_description: str = "",
         extract: bool = True,
+        user_name: str | None = None,
     ) -> Episode:
-        """Store an episode verbatim (idempotent) and run extraction if configured."""
+        """Store an episode verbatim (idempotent) and run extraction if configured.
+        ``user_name``: who the user is when ``speaker`` is a chat role ("user"); see
+        :meth:`ingest`."""
         return self.add_episodes(
             [{"content": content, "reference_time": reference_time, "source": source,
               "speaker": speaker, "source_description": source_description}],
-            group=group, extract=extract,
+            group=group, extract=extract, user_name=user_name,
         )[0]
 
     def add_episodes(
@@ -268,10 +274,13 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         batch_size: int = 500,
         on_batch: Callable[[int], None] | None = None,
         index: bool = False,
+        user_name: str | None = None,
     ) -> list[Episode]:
-        """Store many episodes (dicts of :meth:`add_episode` arguments; ``group`` per item
-        optional) in batches, with the facts extracted from them; see :meth:`ingest`."""
-        return self.ingest(items, group, extract, batch_size, on_batch, index).episodes
+        """Store many episodes (dicts of :meth:`add_episode` arguments; ``group`` and
+        ``user_name`` per item optional) in batches, with the facts extracted from them; see
+        :meth:`ingest`."""
+        return self.ingest(items, group, extract, batch_size, on_batch, index,
+                           user_name=user_name).episodes
 
     def ingest(
         self,
@@ -282,6 +291,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         on_batch: Callable[[int], None] | None = None,
         index: bool = False,
         record_time: Literal["now", "reference"] = "now",
+        user_name: str | None = None,
     ) -> IngestReport:
         """:meth:`add_episodes`, returning an :class:`~kgmem.ingest.episodes.IngestReport`
         (the episodes, and per group how many were new or already stored, extracted or
@@ -306,13 +316,20 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         facts', is its reference time, never after now nor before the group's last write), so
         ``known_at=T`` answers what the conversation had told by T. By default they are
         recorded now, and ``known_at`` before the ingest sees none of them.
+
+        ``user_name`` names the user: an episode whose speaker is a chat role standing for the
+        user ("user", "human", "me", "customer", ...) is stored as said by ``user_name``, so
+        its "I" is that person and no entity is ever named "user" (an item's own
+        ``user_name`` wins; default: the memory's ``user_name``, ``KGMEM_USER_NAME``). The
+        caller's name wins over one the text gives ("my name is ..."); the assistant's turns
+        and episodes with no speaker are not affected. Trust rules still match the role.
         """
         from ..ingest.episodes import parse_episodes, run_batches
 
         if record_time not in ("now", "reference"):
             raise InvalidInputError("record_time must be 'now' or 'reference'",
                                     field="record_time")
-        parsed = parse_episodes(items, group)
+        parsed = parse_episodes(items, group, user_name or self.user_name)
         if record_time == "reference":
             parsed.sort(key=lambda p: p["ref"])
             for p in parsed:

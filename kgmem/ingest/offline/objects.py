@@ -17,12 +17,18 @@ _NAME_PREDICATES = frozenset({"AGE", "HAS_PET", "KNOWS", "FRIEND_OF", "DATING", 
                               "SIBLING_OF", "PARENT_OF", "CHILD_OF"})
 
 
+# an object that ends on a pointing word names nothing the memory can keep
+_DEICTIC = frozenset({"this", "that", "these", "those", "it", "them", "here", "there"})
+
+
 def generic_object(obj: str, predicate: str) -> bool:
     """An object that cannot carry a fact: "kinds", "part", "something bigger", a bare
     "watching" liked or played."""
     if predicate in _NAME_PREDICATES:
         return False
     words = obj.lower().split()
+    if words[-1] in _DEICTIC or any(w.startswith("-") or w.endswith("-") for w in words):
+        return True  # "making this" (what "this" is lives in a photo), "painting -inspired ones"
     if words[0] in L.GENERIC_OBJECTS and (len(words) == 1 or words[0] in (
             "something", "anything", "everything", "nothing")):
         return True

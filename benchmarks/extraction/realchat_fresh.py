@@ -5,6 +5,7 @@ set") and committed before any extractor ran on them. Each round's labels stay o
 (``python -m benchmarks.extraction.rounds``).
 
     python -m benchmarks.extraction.realchat_fresh round11   # writes realchat_round11.jsonl
+    python -m benchmarks.extraction.realchat_fresh round12   # c2s28, c3s14, c4s11
     python -m benchmarks.extraction.realchat --labels benchmarks/extraction/realchat_round11.jsonl
 
 The unlabelled sessions after round 10 were c2: 6, 20, 24, 28, 32; c3: 11, 14, 19, 27; c4: 3,
@@ -165,7 +166,83 @@ ROUND11: dict[tuple[int, int], list[Label]] = {
     ],
 }
 
-ROUNDS: dict[str, dict[tuple[int, int], list[Label]]] = {"round11": ROUND11}
+ROUND12: dict[tuple[int, int], list[Label]] = {
+    (2, 28): [  # Sat 2023-08-05 (previous sitting Thu 2023-08-03)
+        req("D28:1", "John", "WORKS_AT", "mechanical engineering company", kind=ST, cat="work",
+            otype="organisation",
+            aliases=("engineering company", "the mechanical engineering company",
+                     "mechanical engineering firm"),
+            ended=W("2023-08-03", "2023-08-05"),
+            note="'Crazy thing happened since we last talked. I lost my job at the mechanical "
+                 "engineering company.' (D28:5 'I may have found a job at a tech company': "
+                 "hedged, no fact)"),
+        req("D28:8", "Maria", ("VOLUNTEERS_AT", "MEMBER_OF", "ATTENDED", "WORKS_ON"),
+            "community work", kind=ST, cat="membership", otype=("activity", "organisation"),
+            aliases=("community work with my friends from church", "some community work"),
+            start=W("2023-08-04"),
+            note="'Yesterday, I took up some community work with my friends from church'"),
+        req("D28:11", "John", ("VOLUNTEERS_AT", "ATTENDED", "WORKS_ON", "EXPERIENCED"),
+            "community center", kind=EV, cat="event", otype=("place", "event"),
+            aliases=("rundown community center", "a rundown community center",
+                     "renovate a rundown community center", "renovating a community center",
+                     "community center back home"),
+            start=W("2022"),
+            note="'Last year, I helped renovate a rundown community center back home'"),
+        opt("D28:8", "Maria", ("MEMBER_OF", "ATTENDS"), "church", cat="membership",
+            otype="organisation"),
+        opt("D28:3", "John", "PLANS", "tech industry", cat="plan",
+            aliases=("opportunities in the tech industry",)),
+    ],
+    (3, 14): [  # Fri 2022-06-03 (previous sitting Wed 2022-05-25)
+        req("D14:1 D14:5", "Joanna", ("EXPERIENCED", "RECEIVED"), "rejection letter", kind=EV,
+            cat="event", otype="event",
+            aliases=("rejection", "a rejection letter", "rejection letter from a major company",
+                     "generic rejection letter"),
+            start=W("2022-05-25", "2022-06-03"),
+            note="'after finishing my screenplay I got a rejection letter from a major company'"),
+        req("D14:8", "Nate", ("ATTENDED", "WON", "EXPERIENCED"),
+            "regional video game tournament", kind=EV, cat="event", otype="event",
+            aliases=("tournament", "video game tournament", "another regional video game "
+                     "tournament", "regional tournament"),
+            start=W("2022-05-23", "2022-05-29"),
+            note="'I just won another regional video game tournament last week!'"),
+        opt("D14:1", "Joanna", ("CREATED", "WORKS_ON"), "screenplay", cat="project",
+            aliases=("my screenplay",)),
+        opt("D14:19", "Joanna", ("PLANS", "LIKES", "HAS_HOBBY"), "hiking", cat="plan",
+            aliases=("new trail", "hiking with some buddies")),
+        opt("D14:20 D14:24", "Nate", ("PLANS", "ORGANIZED"), "gaming party", cat="plan",
+            aliases=("organizing a gaming party",)),
+        opt("D14:8 D14:14", "Nate", ("KNOWS", "MET", "FRIEND_OF"), "fellow gamers",
+            cat="friend", otype="person", aliases=("new people", "guys at the tournament")),
+        opt("D14:18", "Nate", PREF, "helping people", cat="hobby"),
+    ],
+    (4, 11): [  # Thu 2023-09-21 (previous sitting Thu 2023-08-31)
+        req("D11:3", "John", ("VISITED", "ATTENDED"), "local restaurant", kind=EV, cat="trip",
+            otype="place", aliases=("restaurant", "a local restaurant"),
+            start=W("2023-09-11", "2023-09-17"),
+            note="'I attended a local restaurant with some new teammates last week'"),
+        req("D11:13 D11:15", "John", "HAS_ROLE", "professional basketball player", kind=ST,
+            cat="role", otype="role",
+            aliases=("basketball player", "pro basketball player", "pro ball player",
+                     "player", "professional basketball player"),
+            note="'my basketball career' / 'I love playing pro ball'"),
+        opt("D11:3 D11:5", "John", ("MEMBER_OF_TEAM", "FRIEND_OF", "KNOWS"), "teammates",
+            cat="friend", otype="person", aliases=("new teammates", "team")),
+        opt("D11:7", "John", "PLANS", "team trip", cat="plan",
+            aliases=("explore a new city", "trip")),
+        opt("D11:15", "John", PREF, "basketball", cat="hobby",
+            aliases=("playing pro ball", "pro ball")),
+        opt("D11:17", "John", ("WORKS_ON", "PLANS"), "endorsements", cat="project",
+            aliases=("building my brand", "more endorsements")),
+        opt("D11:27", "John", "LIKES", "The Alchemist", cat="preference"),
+        opt("D11:26 D11:28", "Tim", ("LIKES", "FAVORITE"), "The Alchemist", cat="preference"),
+        opt("D11:24", "Tim", "LIKES", "fantasy novel", cat="preference",
+            aliases=("Patrick Rothfuss",)),
+    ],
+}
+
+ROUNDS: dict[str, dict[tuple[int, int], list[Label]]] = {"round11": ROUND11,
+                                                        "round12": ROUND12}
 
 
 def write_round(name: str) -> Path:

@@ -93,6 +93,16 @@ def took_place(c: Context, v: Token) -> bool:
     return (f.past or f.perfect) and not f.future
 
 
+def _happening_now(c: Context, v: Token) -> bool:
+    """A present progressive that tells what goes on now ("I'm competing in a tournament"),
+    not a plan ("I'm competing in a race next month": a time told) nor a habit."""
+    f = c.flags(v)
+    return v.tag_ == "VBG" and any(ch.dep_ == "aux" and ch.lemma_ == "be" for ch in v.children
+                                   ) and not (f.future or f.in_plan or f.hypothetical or f.neg
+                                              ) and not any(t.ent_type_ in ("DATE", "TIME")
+                                                            for t in v.subtree)
+
+
 def attended(c: Context, v: Token, tok: Token, subs: list[Mention], rule: str,
              confidence: float = 0.8) -> None:
     """ATTENDED each event in ``tok``'s coordination (VISITED for places)."""
@@ -207,8 +217,9 @@ def visited_in(c: Context, v: Token, o: Token, subs: list[Mention], conf: float)
 
 
 def partake(c: Context, v: Token) -> None:
-    """"participated in / competed in / performed at / took part in an event"."""
-    if not took_place(c, v):
+    """"participated in / competed in / performed at / took part in an event"; "I'm
+    currently participating in the tournament" (happening now, no other time told)."""
+    if not (took_place(c, v) or _happening_now(c, v)):
         return
     subs, dropped = subjects(c, v)
     if not subs:

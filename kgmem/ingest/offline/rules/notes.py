@@ -45,7 +45,8 @@ _ADJ_LIST = "|".join(CONDITION_ADJ)
 # paleo diet"; what follows in the same clause is read for more ("... and dairy-free")
 _I_AM = r"\b(?:I'm|I am|i'm|im|we're|we are)\b"
 _DIET_OPEN = re.compile(
-    rf"(?:{_I_AM}|\bI (?:eat|follow|keep)\b|\bI(?:'ve| have) (?:gone|been|become)\b)", re.I)
+    rf"(?:{_I_AM}|\bI (?:eat|follow|keep)\b|\bI(?:'ve| have) (?:gone|been|become)\b|"
+    rf"\bI used to (?:be|eat)\b)", re.I)  # "I used to be vegan": a diet that ended
 _DIET_WORD = re.compile(rf"(?<![\w-])({_WORD_LIST})(?![\w-])", re.I)
 _CONDITION = re.compile(
     rf"\bI (?:have|'ve got|have got|suffer from|was diagnosed with|got diagnosed with|live "
@@ -65,6 +66,7 @@ def sentence_notes(c: Context, sent: Span) -> None:
     text = sent.text
     diets(c, sent, text)
     conditions(c, sent, text)
+    allergy_nouns(c, sent, text)
     avoided(c, sent, text)
     instruction(c, sent)
     decision(c, sent)
@@ -111,8 +113,9 @@ def diets(c: Context, sent: Span, text: str) -> None:
             anchor = _anchor(_tok_at(sent, m.start()))
             if not _stated(c, anchor):
                 continue
+            over = m.group(0).lower().startswith("i used to")  # "I used to be vegan"
             c.emit(c.speaker_mention(), "HAS_DIET", DIETS[w.group(1).lower()], anchor,
-                   rule="diet", tokens=[word])
+                   kind="end" if over else "assert", rule="diet", tokens=[word])
 
 
 def _clause_end(text: str, start: int) -> int:
@@ -122,6 +125,28 @@ def _clause_end(text: str, start: int) -> int:
                    r"and I)\b|\b(?:but|though|except|since|because|when|if)\b",
                    re.I).search(text, start)
     return m.start() if m else len(text)
+
+
+# "I have a peanut allergy", "I've got a severe shellfish allergy": the allergen before the noun
+_ALLERGY_NOUN = re.compile(
+    r"\bI(?: have|'ve got| have got| live with| suffer from)\s+(?:an?\s+)?(?:(?:severe|mild|bad|"
+    r"serious|slight|bit of an?|life-threatening)\s+)*(?P<obj>[a-z]+(?:[ -][a-z]+)?) allerg(?:y|ies)\b",
+    re.I)
+
+
+def allergy_nouns(c: Context, sent: Span, text: str) -> None:
+    """"I have a peanut allergy" (ALLERGIC_TO peanut), as "I'm allergic to peanuts" does."""
+    for m in _ALLERGY_NOUN.finditer(text):
+        obj_tok = _tok_at(sent, m.start("obj"))
+        if obj_tok is None or obj_tok.pos_ not in ("NOUN", "PROPN", "ADJ") or (
+                obj_tok.lower_ in L.NOT_LIKES or obj_tok.lower_ in ("food", "an", "a", "some")):
+            continue
+        anchor = _anchor(_tok_at(sent, m.start() + 2))
+        if not _stated(c, anchor):
+            continue
+        c.emit(c.speaker_mention(), "ALLERGIC_TO", m.group("obj").lower(), anchor,
+               rule="allergy_noun", timed=False, tokens=[obj_tok],
+               attributes={"kind": "health"})
 
 
 def conditions(c: Context, sent: Span, text: str) -> None:

@@ -132,7 +132,7 @@ def get(c: Context, v: Token) -> None:
     dobj = child(v, "dobj")
     if dobj is not None:
         lemma = dobj.lemma_.lower()
-        if lemma in L.JOB_NOUNS:
+        if lemma in L.JOB_NOUNS and not _unpaid_work(dobj):
             for prep, o in employer_of(c, v, dobj):
                 for s in subs:
                     c.emit(s, "WORKS_AT", noun_phrase(c, o, keep_preps=("of",)), v,
@@ -234,6 +234,28 @@ def sign(c: Context, v: Token) -> None:
                        rule="sign_contract", tokens=[o])
 
 
+def _unpaid_work(noun: Token) -> bool:
+    """"some community work", "volunteer work", "charity work": work done, not a job held."""
+    return noun.lemma_.lower() == "work" and any(
+        (ch.dep_ == "det" and ch.lower_ in ("some", "any", "more", "much"))
+        or (ch.dep_ in ("compound", "amod") and ch.lower_ not in ("full-time", "part-time",
+                                                                "new", "first", "paid"))
+        for ch in noun.children)
+
+
+# a company described, not named ("the mechanical engineering company"): named enough for a job
+# one lost or left, where the sentence says which one it was
+_DESCRIBED_EMPLOYERS = frozenset({"company", "firm", "startup", "agency", "studio", "factory",
+                                  "bank", "hospital", "restaurant", "store", "shop", "lab"})
+
+
+def _described_employer(v: Token, dobj: Token) -> list[Token]:
+    return [o for h in (v, dobj) for _p, o in preps(h, ("at", "with"))
+            if o.lemma_.lower() in _DESCRIBED_EMPLOYERS and o.pos_ == "NOUN" and any(
+                ch.dep_ in ("compound", "amod") and ch.pos_ in ("NOUN", "ADJ", "PROPN")
+                for ch in o.children)]
+
+
 def quit(c: Context, v: Token) -> None:
     """"I quit my job at IBM", "I left Google", "we left Boston": the fact ends."""
     subs, dropped = subjects(c, v)
@@ -257,7 +279,12 @@ def quit(c: Context, v: Token) -> None:
             for s in subs:
                 c.emit(s, "WORKS_AT", noun_phrase(c, o, keep_preps=("of",)), v, kind="end",
                        confidence=0.85, rule="quit_job_at", tokens=[o])
-        if not emps and not preps(dobj, ("as",)) and any(
+        described = [] if emps else _described_employer(v, dobj)
+        for o in described:  # "I lost my job at the mechanical engineering company"
+            for s in subs:
+                c.emit(s, "WORKS_AT", noun_phrase(c, o, keep_preps=("of",)), v, kind="end",
+                       confidence=0.75, rule="quit_job_at_described", tokens=[o])
+        if not emps and not described and not preps(dobj, ("as",)) and any(
                 ch.lower_ in ("my", "our") for ch in dobj.children):
             for s in subs:
                 c.emit(s, "WORKS_AT", ANY_OBJECT, v, kind="end", confidence=0.6,

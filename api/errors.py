@@ -9,6 +9,7 @@ never leaks the exception text.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -45,7 +46,7 @@ class ErrorResponse(BaseModel):
 class APIError(Exception):
     """An HTTP-level error raised by the API layer itself (auth, limits)."""
 
-    def __init__(self, status: int, type: str, message: str, **details: Any) -> None:
+    def __init__(self, status: int, type: str, message: str, **details: object) -> None:
         super().__init__(message)
         self.status = status
         self.type = type
@@ -54,7 +55,7 @@ class APIError(Exception):
 
 
 def error_json(
-    status: int, type: str, message: str, details: dict[str, Any] | None = None,
+    status: int, type: str, message: str, details: Mapping[str, object] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     body = {"error": {"type": type, "message": message, "details": details or {}}}

@@ -80,7 +80,7 @@ _DERIVED_PROPS = ["name_embedding", "fact_embedding", "kgmem_tokens"]
 def neo4j_digest(m: Memory, group: str) -> str:
     """Every node and relationship of the group (and the provenance edges between them),
     without the search derivatives other processes' indexing may add meanwhile."""
-    q: Any = m.store._q  # type: ignore[attr-defined]
+    q: Any = m.store.cypher  # type: ignore[attr-defined]
     nodes = q("MATCH (n) WHERE n.group_id = $g AND none(l IN labels(n) WHERE l IN $derived) "
               "RETURN labels(n), properties(n)", g=group, derived=_DERIVED_LABELS)
     rels = q("MATCH ()-[r]->() WHERE r.group_id = $g RETURN type(r), properties(r)", g=group)

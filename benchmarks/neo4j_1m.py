@@ -63,7 +63,7 @@ def memory_use(store: Neo4jStore) -> dict[str, Any]:
     """The server's heap in use (JMX) and its page cache figures, where the server tells."""
     out: dict[str, Any] = {}
     try:
-        rows = store._q("CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
+        rows = store.cypher("CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
                         "RETURN attributes.HeapMemoryUsage.value.properties")
         if rows:
             heap = rows[0][0]
@@ -73,7 +73,7 @@ def memory_use(store: Neo4jStore) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a figure the edition may not expose
         out["heap_error"] = str(exc)[:200]
     try:
-        rows = store._q("CALL dbms.queryJmx('org.neo4j:*') YIELD name, attributes "
+        rows = store.cypher("CALL dbms.queryJmx('org.neo4j:*') YIELD name, attributes "
                         "WHERE name CONTAINS 'Page cache' RETURN name, attributes")
         out["page_cache_jmx"] = {r[0]: {k: v.get("value") for k, v in r[1].items()}
                                  for r in rows}

@@ -35,12 +35,12 @@ _ROW = CHANGE_RETURN.removeprefix("RETURN ")
 
 
 def nested(store: Neo4jStore, g: str, since: Any) -> list[Change]:
-    rows = store._q(_MATCH + f"RETURN collect([{_ROW}])", g=g, t=since)
+    rows = store.cypher(_MATCH + f"RETURN collect([{_ROW}])", g=g, t=since)
     return [row_change(r) for r in rows[0][0]]
 
 
 def apoc_json(store: Neo4jStore, g: str, since: Any) -> list[Change]:
-    rows = store._q(_MATCH + f"RETURN apoc.convert.toJson(collect([{_ROW}]))", g=g, t=since)
+    rows = store.cypher(_MATCH + f"RETURN apoc.convert.toJson(collect([{_ROW}]))", g=g, t=since)
     return [row_change(r) for r in json.loads(rows[0][0])]
 
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     store = Neo4jStore()
     mn, me = Memory(store=store, extractor=None), Memory(store=EmbeddedStore(args.from_embedded),
                                                          extractor=None)
-    newest = store._q("MATCH (c:KgmemChange) WHERE c.group_id = $g RETURN max(c.created_at)",
+    newest = store.cypher("MATCH (c:KgmemChange) WHERE c.group_id = $g RETURN max(c.created_at)",
                       g=g)[0][0].to_native()
     since = newest - timedelta(microseconds=1)
     truth = [c.id for c in me.changes(since, group=g)]

@@ -72,7 +72,7 @@ def main() -> dict[str, Any]:
                         for i in range(args.batch)], group=g, batch_size=args.batch)
         write_s = time.perf_counter() - t
         since = m.changes("1970-01-01T00:00:00Z", group=g)[-1].created_at - timedelta(microseconds=1)
-        store._q("CALL db.awaitIndexes(300)")
+        store.cypher("CALL db.awaitIndexes(300)")
 
         def main_page(after: str | None, limit: int) -> list[Change]:
             return m.changes(since, group=g, limit=limit, after=after)
@@ -80,7 +80,7 @@ def main() -> dict[str, Any]:
         def or_page(after: str | None, limit: int) -> list[Change]:
             if after is None:
                 return main_page(None, limit)
-            return [row_change(r) for r in store._q(OR_FORM, g=g, t=since, after=after,
+            return [row_change(r) for r in store.cypher(OR_FORM, g=g, t=since, after=after,
                                                  limit=limit)[0][0]]
 
         result: dict[str, Any] = {"batch": args.batch, "write_s": write_s,

@@ -132,7 +132,7 @@ def embed_all(store: Neo4jStore, group: str, embedder: Any, batch: int = 2000,
          "CALL db.create.setRelationshipVectorProperty(r, 'fact_embedding', x.v)"),
     )
     for kind, read, write in jobs:
-        rows = store._q(read, g=group)
+        rows = store.cypher(read, g=group)
         for i in range(0, len(rows), batch):
             chunk = rows[i:i + batch]
             vecs = np.asarray(embedder.embed([r[1] or "" for r in chunk]), dtype=np.float32)
@@ -144,7 +144,7 @@ def embed_all(store: Neo4jStore, group: str, embedder: Any, batch: int = 2000,
                 console.print(f"  embedded {kind}: {done[kind]:,}/{len(rows):,} "
                               f"({time.perf_counter() - t0:.0f} s)")
     t1 = time.perf_counter()
-    store._q("CALL db.awaitIndexes(7200)")
+    store.cypher("CALL db.awaitIndexes(7200)")
     return {**done, "write_seconds": t1 - t0, "await_index_seconds": time.perf_counter() - t1}
 
 
@@ -227,14 +227,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                       load_facts_per_s=args.facts / load_s,
                       load_items_per_s=sum(counts.values()) / load_s)
         console.print(f"imported {counts} in {load_s:.0f} s")
-        store._q("CALL db.awaitIndexes(7200)")
+        store.cypher("CALL db.awaitIndexes(7200)")
         result["server"] = server_info(store)  # store size after the load
 
     m = Memory(store=store, extractor=None)
     now = m.now()
     rng = random.Random(11)
     # the people in the store (all of them, unless it holds a partial copy of the generator)
-    people = sorted(r[0] for r in store._q(
+    people = sorted(r[0] for r in store.cypher(
         "MATCH (e:Entity) WHERE e.group_id = $g AND e.name STARTS WITH 'person' RETURN e.name",
         g=group))
     result["people_in_store"] = len(people)
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     # The server's own time for the store's as-of query (result available + consumed, as
     # reported by Neo4j), to tell database time from client/Bolt/CPU-contention time.
-    ids = [r[0] for r in store._q(
+    ids = [r[0] for r in store.cypher(
         "UNWIND $names AS n MATCH (e:Entity {group_id: $g, norm_name: n}) RETURN e.uuid",
         g=group, names=[p.lower() for p in rng.sample(people, min(200, len(people)))])]
     server_ms: list[float] = []
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     timed(store_as_of, 20)
     result["as_of_store_facts"] = pct(timed(store_as_of, args.queries))
-    result["round_trip_return_1"] = pct(timed(lambda: store._q("RETURN 1"), args.queries))
+    result["round_trip_return_1"] = pct(timed(lambda: store.cypher("RETURN 1"), args.queries))
 
     # PROFILE the exact queries the store sends
     person = m.entity("person1", group=group)["entity"]
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         from kgmem.embed import get_default_embedder
 
         os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
-        span = store._q("MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g "
+        span = store.cypher("MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g "
                         "RETURN min(r.created_at), max(r.created_at)", g=group)[0]
         qs = make_questions(m, group, people, args.graphiti,
                             random.Random(23), (BASE, BASE + timedelta(days=9500)),

@@ -84,7 +84,7 @@ class Tracer:
                                         "server_ms": server, "rows": len(rows)})
             return rows
 
-        store._q = traced_q  # type: ignore[method-assign]
+        store.cypher = traced_q  # type: ignore[method-assign]
 
     def _wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def run(*a: Any, **k: Any) -> Any:
@@ -200,11 +200,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            "loadavg_start": os.getloadavg(), "server": server_info(store),
                            "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
     res["vectors"] = {
-        "entities": store._q("MATCH (e:Entity) WHERE e.group_id = $g AND e.name_embedding IS "
+        "entities": store.cypher("MATCH (e:Entity) WHERE e.group_id = $g AND e.name_embedding IS "
                              "NOT NULL RETURN count(*)", g=group)[0][0],
-        "versions": store._q("MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g AND "
+        "versions": store.cypher("MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g AND "
                              "r.fact_embedding IS NOT NULL RETURN count(*)", g=group)[0][0]}
-    n_people = args.people or store._q(
+    n_people = args.people or store.cypher(
         "MATCH (e:Entity) WHERE e.group_id = $g AND e.name STARTS WITH 'person' "
         "RETURN count(*)", g=group)[0][0]
     res["people"] = n_people

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
 Scope = MutableMapping[str, Any]
@@ -22,7 +22,7 @@ def header(scope: Scope, name: bytes) -> str | None:
 
 
 async def send_error(send: Send, status: int, type: str, message: str,
-                     details: dict[str, Any] | None = None,
+                     details: Mapping[str, object] | None = None,
                      extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """The error JSON of docs/api.md (``{"error": {"type", "message", "details"}}``)."""
     body = json.dumps({"error": {"type": type, "message": message,

@@ -6,8 +6,6 @@ optional structured ``details``.
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class KgmemError(Exception):
     """Base class of every kgmem error."""
@@ -15,12 +13,12 @@ class KgmemError(Exception):
     type = "kgmem_error"
     http_status = 500
 
-    def __init__(self, message: str, **details: Any) -> None:
+    def __init__(self, message: str, **details: object) -> None:
         super().__init__(message)
         self.message = message
         self.details = details
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"type": self.type, "message": self.message, "details": self.details}
 
 
@@ -128,7 +126,7 @@ class StoreUnavailableError(KgmemError):
     # message itself, with those, goes to the server's log
     public_message = "the store is unavailable: nothing was written; retry later"
 
-    def __init__(self, message: str, **details: Any) -> None:
+    def __init__(self, message: str, **details: object) -> None:
         details.setdefault("retry_after_s", self.retry_after)
         super().__init__(message, **details)
 

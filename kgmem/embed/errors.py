@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgmem.errors import KgmemError
 
 
@@ -30,6 +28,6 @@ class EmbeddingHTTPError(EmbeddingError):
 
     type = "embedding_http_error"
 
-    def __init__(self, message: str, *, status_code: int | None = None, **details: Any) -> None:
+    def __init__(self, message: str, *, status_code: int | None = None, **details: object) -> None:
         super().__init__(message, status_code=status_code, **details)
         self.status_code = status_code

@@ -41,7 +41,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,7 +74,12 @@ except ImportError as _exc:
 if TYPE_CHECKING:
     from graphiti_core import Graphiti
 
+    from ..embed.base import Embedder
+    from ..settings import Settings
     from ..store.neo4j import Neo4jStore
+
+# what graphiti's EmbedderClient.create takes (text, texts, or token ids it refuses)
+EmbedderInput = str | list[str] | Iterable[int] | Iterable[Iterable[int]]
 
 __all__ = [
     "EmbeddingReranker",
@@ -94,7 +99,7 @@ _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured ou
 class KgmemEmbedder(EmbedderClient):
     """graphiti's ``EmbedderClient`` over a kgmem :class:`~kgmem.embed.Embedder`."""
 
-    def __init__(self, embedder: Any = None) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         if embedder is None:
             from ..embed import get_default_embedder
 
@@ -106,15 +111,15 @@ class KgmemEmbedder(EmbedderClient):
         return int(self.embedder.dim)
 
     @staticmethod
-    def _text(input_data: Any) -> str:
+    def _text(input_data: EmbedderInput) -> str:
         if isinstance(input_data, str):
             return input_data
         items = list(input_data)
         if items and all(isinstance(x, str) for x in items):
-            return items[0]  # like graphiti's OpenAIEmbedder: the first input's vector
+            return str(items[0])  # like graphiti's OpenAIEmbedder: the first input's vector
         raise InvalidInputError("KgmemEmbedder embeds text, not token ids")
 
-    async def create(self, input_data: Any) -> list[float]:
+    async def create(self, input_data: EmbedderInput) -> list[float]:
         vec = await asyncio.to_thread(self.embedder.embed_one, self._text(input_data))
         return [float(x) for x in vec]
 
@@ -301,7 +306,7 @@ class GraphitiPipeline:
         neo4j_user: str = "neo4j",
         neo4j_password: str | None = None,
         neo4j_database: str = "neo4j",
-        embedder: Any = None,
+        embedder: Embedder | None = None,
         store: Neo4jStore | None = None,
         timeout: float = 30.0,
         max_retries: int = 4,
@@ -340,7 +345,8 @@ class GraphitiPipeline:
         self._own_store = False
 
     @classmethod
-    def from_settings(cls, settings: Any = None, **overrides: Any) -> GraphitiPipeline:
+    def from_settings(cls, settings: Settings | None = None, **overrides: Any
+                      ) -> GraphitiPipeline:
         """From :class:`kgmem.settings.Settings` (``KGMEM_NEO4J_*``, ``KGMEM_LLM_BASE_URL``,
         ``KGMEM_LLM_MODEL``, ``KGMEM_LLM_API_KEY``) and ``KGMEM_LLM_TIMEOUT`` /
         ``KGMEM_LLM_MAX_RETRIES``; ``overrides`` win."""
@@ -386,20 +392,23 @@ class GraphitiPipeline:
         return Graphiti(graph_driver=driver, llm_client=llm, embedder=self.embedder,
                         cross_encoder=EmbeddingReranker(self.embedder))
 
-    def prepare(self, items: Iterable[dict[str, Any]], group: str = "default") -> list[_Episode]:
+    def prepare(self, items: Iterable[Mapping[str, object]], group: str = "default"
+                ) -> list[_Episode]:
         """Validate every episode (before anything is written)."""
         return [_prepare(i, item, group) for i, item in enumerate(items)]
 
     # -------------------------------------------------------------- running
-    async def aingest(self, items: Iterable[dict[str, Any]], group: str = "default",
-                      on_episode: Any = None) -> GraphitiIngestResult:
+    async def aingest(self, items: Iterable[Mapping[str, object]], group: str = "default",
+                      on_episode: Callable[[int], None] | None = None
+                      ) -> GraphitiIngestResult:
         """``add_episode`` for each new episode, in order (graphiti needs them sequential).
         Episodes already in the graph are skipped (see :func:`episode_name`)."""
         episodes = self.prepare(items, group)
         with _quiet_neo4j_notes():
             return await self._run(episodes, on_episode)
 
-    async def _run(self, episodes: list[_Episode], on_episode: Any) -> GraphitiIngestResult:
+    async def _run(self, episodes: list[_Episode], on_episode: Callable[[int], None] | None
+                   ) -> GraphitiIngestResult:
         from graphiti_core.nodes import EpisodeType
         from neo4j.exceptions import AuthError, ServiceUnavailable
 
@@ -453,8 +462,8 @@ class GraphitiPipeline:
             g=ep.group, n=ep.name, routing_="r")
         return records[0]["uuid"] if records else None
 
-    def ingest(self, items: Iterable[dict[str, Any]], group: str = "default",
-               on_episode: Any = None) -> GraphitiIngestResult:
+    def ingest(self, items: Iterable[Mapping[str, object]], group: str = "default",
+               on_episode: Callable[[int], None] | None = None) -> GraphitiIngestResult:
         """Synchronous :meth:`aingest` plus kgmem's adoption of the new entities (also of
         the episodes written before a failure, which is then re-raised)."""
         items = list(items)

@@ -3,8 +3,6 @@ share the stable ``type`` ``"llm_error"``; ``details["reason"]`` says which fail
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgmem.errors import KgmemError
 
 
@@ -19,7 +17,7 @@ class LLMError(KgmemError):
     http_status = 502
     reason = "llm_error"
 
-    def __init__(self, message: str, *, status_code: int | None = None, **details: Any) -> None:
+    def __init__(self, message: str, *, status_code: int | None = None, **details: object) -> None:
         details.setdefault("reason", self.reason)
         super().__init__(message, status_code=status_code, **details)
         self.status_code = status_code

@@ -72,5 +72,5 @@ def test_locomo_suite_on_neo4j_with_graphiti_search(tmp_path, monkeypatch):
     # the replay groups are gone afterwards (nothing else in the database was touched)
     groups = [g for s in ("kgmem", "kgmem-extract") for g in summary["meta"]["replays"][s]["groups"]]
     assert len(set(groups)) == 2 and all(g.startswith("bench-") for g in groups)
-    left = store._q("MATCH (n) WHERE n.group_id IN $gs RETURN count(n)", gs=groups)[0][0]
+    left = store.cypher("MATCH (n) WHERE n.group_id IN $gs RETURN count(n)", gs=groups)[0][0]
     assert left == 0

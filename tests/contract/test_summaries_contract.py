@@ -153,7 +153,7 @@ def test_erase_leaves_no_byte_of_the_erased_text_in_any_summary(world, store_kin
         data = b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
         assert b"Quillbrook" not in data and b"Zorblat" not in data
     else:
-        hits = m.store._q(  # type: ignore[attr-defined]
+        hits = m.store.cypher(  # type: ignore[attr-defined]
             "MATCH (n) WHERE n.group_id = $g AND any(k IN keys(n) WHERE "
             "toStringOrNull(n[k]) CONTAINS 'Quillbrook' OR toStringOrNull(n[k]) CONTAINS 'Zorblat') "
             "RETURN labels(n)", g=g)
@@ -201,7 +201,7 @@ def test_a_summary_kgmem_did_not_write_stays_on_the_entity(world, store_kind) ->
             w.c.execute("UPDATE entities SET summary='written by graphiti' WHERE id=?",  # type: ignore[attr-defined]
                         (ent.id,))
     else:
-        m.store._q("MATCH (e:Entity {uuid: $id}) SET e.summary = 'written by graphiti'",  # type: ignore[attr-defined]
+        m.store.cypher("MATCH (e:Entity {uuid: $id}) SET e.summary = 'written by graphiti'",  # type: ignore[attr-defined]
                    id=ent.id)
     m.assert_fact("Alice", "LIKES", "tea", valid_at="2021", group=g)
     clock.tick()

@@ -197,7 +197,7 @@ def _roots(w: World) -> list[Path]:
 def _neo4j_hits(w: World, needles: list[str]) -> list[Any]:
     """Properties (of the test's groups, and of nodes of no group) containing a needle, and
     fulltext matches of every kgmem/graphiti fulltext index."""
-    q = w.m.store._q  # type: ignore[attr-defined]
+    q = w.m.store.cypher  # type: ignore[attr-defined]
     groups = [w.a, w.b, w.c]
     prop_scan = (
         "WITH [k IN keys(x) WHERE NOT k ENDS WITH 'embedding' | x[k]] AS vals, x "
@@ -232,7 +232,7 @@ def _neo4j_hits(w: World, needles: list[str]) -> list[Any]:
 def _neo4j_vector_hits(w: World, needles: list[str]) -> list[Any]:
     """Vector lookups with the erased texts' vectors: nothing returned may carry a needle, and
     no vector identical to an erased text's may be left in the erased groups."""
-    q = w.m.store._q  # type: ignore[attr-defined]
+    q = w.m.store.cypher  # type: ignore[attr-defined]
     emb = DenseEmbedder()
     mine = (w.a, w.b, w.c, None)  # other groups of the shared server are not this test's
     hits: list[Any] = []

@@ -36,7 +36,7 @@ def _neo4j_hits(m: Memory, g: str, needle: str) -> list[str]:
             "WITH CASE WHEN valueType(v) STARTS WITH 'LIST' "
             "THEN reduce(s = '', y IN v | s + ' ' + toString(y)) ELSE toString(v) END AS text "
             "WITH text WHERE text CONTAINS $n RETURN text")
-    q = m.store._q  # type: ignore[attr-defined]
+    q = m.store.cypher  # type: ignore[attr-defined]
     return [r[0] for r in q("MATCH (x) WHERE x.group_id = $g " + scan, g=g, n=needle)
             + q("MATCH ()-[x]->() WHERE x.group_id = $g " + scan, g=g, n=needle)]
 

@@ -102,7 +102,7 @@ def pipeline(server: FakeOpenAI) -> Iterator[Any]:
 
 def graph_rows(group: str) -> dict[str, list[list[Any]]]:
     store = neo4j_store_or_skip()
-    q = store._q
+    q = store.cypher
     return {
         "episodes": q("MATCH (e:Episodic {group_id: $g}) RETURN e.name, e.content, e.valid_at, "
                       "e.source, e.source_description ORDER BY e.valid_at", g=group),
@@ -246,7 +246,7 @@ def test_an_openai_compatible_embedder_can_replace_minilm(server: FakeOpenAI, pi
     # word-hash vectors put "Berlin" far from "Paris": no node-dedupe question this time
     chat = [r.schema_name for r in server.requests if r.path == "/v1/chat/completions"]
     assert chat == CALLS_PARIS + [c for c in CALLS_BERLIN if c != "NodeResolutions"]
-    rows = neo4j_store_or_skip()._q(
+    rows = neo4j_store_or_skip().cypher(
         "MATCH (n:Entity {group_id: $g, name: 'Berlin'}) RETURN n.name_embedding", g=group)
     assert rows[0][0] == pytest.approx([float(x) for x in vectors.embed_one("Berlin")], abs=1e-6)
     m = Memory(store=neo4j_store_or_skip(), extractor=None)

@@ -83,7 +83,7 @@ def test_graphiti_reads_and_searches_kgmem_episodes_of_any_source() -> None:
 
 
 def _edges_of(store: Any, episode_id: str) -> set[str]:
-    return set(store._q("MATCH (e:Episodic {uuid: $u}) RETURN e.entity_edges",
+    return set(store.cypher("MATCH (e:Episodic {uuid: $u}) RETURN e.entity_edges",
                         u=episode_id)[0][0])
 
 
@@ -101,7 +101,7 @@ def test_entity_edges_list_the_versions_of_the_facts_an_episode_supports() -> No
     versions = {v.id for v in m.history(paris.fact_id, group=g)}
     assert len(versions) == 2  # the open one and the one closed by Rome
     assert _edges_of(store, e1.id) == versions == _edges_of(store, e2.id)
-    assert {tuple(sorted(r[0])) for r in store._q(
+    assert {tuple(sorted(r[0])) for r in store.cypher(
         "MATCH ()-[r:RELATES_TO {fact_id: $f}]->() RETURN r.episodes", f=paris.fact_id)} == {
         tuple(sorted([e1.id, e2.id]))}
 
@@ -175,7 +175,7 @@ def test_naive_datetimes_written_by_graphiti_read_as_utc() -> None:
         return {"edge": edge.uuid, "episode": ep.uuid}
 
     ids = asyncio.run(_with_graphiti(work))
-    assert store._q("MATCH ()-[r:RELATES_TO {uuid: $u}]->() RETURN r.valid_at IS :: "
+    assert store.cypher("MATCH ()-[r:RELATES_TO {uuid: $u}]->() RETURN r.valid_at IS :: "
                     "LOCAL DATETIME", u=ids["edge"]) == [[True]]  # graphiti wrote it naive
     store.adopt_graphiti_entities(g)
 

@@ -134,7 +134,7 @@ def test_bulk_loaded_groups_read_the_same_with_the_same_vectors(tmp_path, bulk_s
 
         # vectors: the embedded store's, bit for bit, on every entity and version
         vecs = EmbeddedVectors(src.store)  # type: ignore[arg-type]
-        rows = dst_store._q("MATCH ()-[r:RELATES_TO]->() WHERE r.group_id IN $gs "
+        rows = dst_store.cypher("MATCH ()-[r:RELATES_TO]->() WHERE r.group_id IN $gs "
                             "RETURN r.fact_id, r.fact, r.fact_embedding", gs=[g, other])
         want = vecs._lookup(
             "SELECT t.fact_id, t.text, v.vec FROM search_fact_texts t CROSS JOIN search_vectors v "
@@ -144,7 +144,7 @@ def test_bulk_loaded_groups_read_the_same_with_the_same_vectors(tmp_path, bulk_s
         for fid, text, got in rows:
             assert np.array_equal(np.asarray(got, dtype=np.float32),
                                   np.frombuffer(want[(fid, text)], dtype=np.float32)), fid
-        ents = dst_store._q("MATCH (e:Entity) WHERE e.group_id IN $gs "
+        ents = dst_store.cypher("MATCH (e:Entity) WHERE e.group_id IN $gs "
                             "RETURN e.uuid, e.name, e.name_embedding", gs=[g, other])
         assert len(ents) == src.stats(g)["entities"] + src.stats(other)["entities"]
         assert all(e[2] is not None and len(e[2]) == 384 for e in ents)

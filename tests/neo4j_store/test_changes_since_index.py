@@ -29,17 +29,17 @@ def test_changed_versions_reads_only_the_recent_versions() -> None:
     recent = m.assert_fact("p1", "LIVES_IN", "Oslo", valid_at="2023-06", group=g)
     since = clock() - (clock() - datetime(2024, 1, 1, tzinfo=timezone.utc)) / 2
     sent: list[tuple[str, dict[str, Any]]] = []
-    real_q = store._q
+    real_q = store.cypher
 
     def spy(query: str, **params: Any) -> list[list[Any]]:
         sent.append((query, params))
         return real_q(query, **params)
 
-    store._q = spy
+    store.cypher = spy
     try:
         changed = m.changed_versions(since, group=g)
     finally:
-        del store._q
+        del store.cypher
     # p1's new value, and its old one closed by it (a new version, the old one expired)
     assert recent.id in {v.id for v in changed}
     assert {v.subject for v in changed} == {"p1"} and len(changed) == 3

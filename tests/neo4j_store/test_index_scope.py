@@ -18,7 +18,7 @@ pytestmark = pytest.mark.neo4j
 
 
 def _unembedded(store, group: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    row = store._q(
+    row = store.cypher(
         "CALL () { MATCH (e:Entity {group_id: $g}) WHERE e.name_embedding IS NULL "
         "RETURN count(e) AS ents } "
         "CALL () { MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g AND r.fact_embedding IS NULL "
@@ -38,7 +38,7 @@ def _orphan(store, group: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def _exists(store, chunk_id: str) -> bool:  # type: ignore[no-untyped-def]
-    return bool(store._q("MATCH (c:KgmemChunk {uuid: $id}) RETURN c.uuid", id=chunk_id))
+    return bool(store.cypher("MATCH (c:KgmemChunk {uuid: $id}) RETURN c.uuid", id=chunk_id))
 
 
 def test_index_pending_embeds_and_cleans_only_the_groups_asked_for() -> None:

@@ -60,7 +60,7 @@ def _sql_ids(create: str, rows: list[dict[str, Any]], where: str, params: list[A
 
 def _cypher_ids(alias: str, rows: list[dict[str, Any]], cond: str, **params: Any) -> set[str]:
     store = neo4j_store_or_skip()
-    got = store._q(f"UNWIND $rows AS {alias} WITH {alias} WHERE {cond} RETURN {alias}.id",
+    got = store.cypher(f"UNWIND $rows AS {alias} WITH {alias} WHERE {cond} RETURN {alias}.id",
                    rows=rows, **params)
     return {r[0] for r in got}
 
@@ -270,7 +270,7 @@ def test_sitting_neighbours_match_the_timeline_rule(
             maps = [{"uuid": k[2], "id": k[2], "created_at": k[1], "valid_at": k[0]}
                     for k in keys]
             store = neo4j_store_or_skip()
-            got = {r[0] for r in store._q(
+            got = {r[0] for r in store.cypher(
                 "UNWIND $rows AS e WITH e, $x AS x WHERE " + vis.sitting_cypher(before)
                 + " RETURN e.id", rows=maps, gap=gap,
                 x={"uuid": xk[2], "created_at": xk[1], "valid_at": xk[0]})}

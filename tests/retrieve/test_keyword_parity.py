@@ -141,7 +141,7 @@ def test_episodes_written_without_tokens_are_found_after_indexing() -> None:
     try:
         m.add_episode("kgmem wrote this about pottery", "2023-05-08T10:00:00Z", group=g)
         uid = str(uuid.uuid4())
-        m.store._q(
+        m.store.cypher(
             "CREATE (:Episodic {uuid: $u, group_id: $g, name: 'x', content: $c, "
             "source: 'message', source_description: 'graphiti', valid_at: datetime($t), "
             "created_at: datetime($t), entity_edges: []})",
@@ -164,18 +164,18 @@ def test_database_wide_backfill_gives_every_episode_its_tokens() -> None:
     ids = [str(uuid.uuid4()) for _ in range(5)]
     try:
         for i, uid in enumerate(ids):
-            store._q(
+            store.cypher(
                 "CREATE (:Episodic {uuid: $u, group_id: $g, content: $c, speaker: $s, "
                 "valid_at: datetime(), created_at: datetime()})",
                 u=uid, g=g, c=f"Running races number {i}", s="Maya" if i % 2 else None)
         with store.driver.session(database=store.database) as s:
             assert backfill_episode_tokens(s, batch=2) >= 5
-        got = dict(store._q("MATCH (e:Episodic) WHERE e.group_id = $g "
+        got = dict(store.cypher("MATCH (e:Episodic) WHERE e.group_id = $g "
                             "RETURN e.uuid, e.kgmem_tokens", g=g))
         assert got == {uid: ("maya " if i % 2 else "") + f"run race number {i}"
                        for i, uid in enumerate(ids)}
     finally:
-        store._q("MATCH (e:Episodic) WHERE e.group_id = $g DETACH DELETE e", g=g)
+        store.cypher("MATCH (e:Episodic) WHERE e.group_id = $g DETACH DELETE e", g=g)
 
 
 def test_common_words_score_the_same_newest_matches_on_both_stores(  # type: ignore[no-untyped-def]

@@ -77,7 +77,7 @@ VECTOR_COLUMN = {"entities": "name_embedding", "versions": "fact_embedding"}
 Progress = Callable[[str, int], None]  # (kind, rows written)
 
 
-def field(v: Any) -> str:
+def field(v: object) -> str:
     """One CSV field: None = empty (no property), strings always quoted ("" stays "")."""
     if v is None:
         return ""
@@ -429,7 +429,7 @@ def create_schema(dst: Neo4jStore, timeout_s: int = 7200, every_s: float = 10,
     online: dict[str, float] = {}
     while True:
         worker.join(timeout=every_s)
-        rows = dst._q("SHOW INDEXES YIELD name, state, populationPercent "
+        rows = dst.cypher("SHOW INDEXES YIELD name, state, populationPercent "
                       "RETURN name, state, populationPercent")
         now = time.perf_counter() - t0
         for name, st, _pct in rows:

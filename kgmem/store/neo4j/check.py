@@ -25,7 +25,7 @@ def _in(x: str, group: str | None) -> str:
     return "true" if group is None else f"{x}.group_id = $g"
 
 
-#: The store's read of one parameterised query (``Neo4jStore._q``: rows as lists); taken as
+#: The store's read of one parameterised query (``Neo4jStore.cypher``: rows as lists); taken as
 #: a callable so that this module does not import the store that imports it.
 Query = Callable[..., list[list[Any]]]
 

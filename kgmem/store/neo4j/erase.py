@@ -21,7 +21,7 @@ from ..base import ERASED_CHANGE, ErasedContent
 class EraseOps:
     """Erase operations inside one explicit Neo4j transaction."""
 
-    def run(self, query: str, **params: Any) -> list[list[Any]]:
+    def run(self, query: str, **params: object) -> list[list[Any]]:
         raise NotImplementedError  # provided by the write transaction
 
     def drop_summary_histories(self, group: str, entity_ids: Sequence[str]) -> None:

@@ -370,7 +370,7 @@ def import_embedded(
     """Copy ``groups`` (default: all) from ``src`` to ``dst``; returns counts per kind."""
     if groups is None:
         groups = embedded_groups(src)
-    existing = dst._q(
+    existing = dst.cypher(
         "UNWIND $gs AS g CALL (g) { MATCH (n:Entity|Episodic|KgmemErasure) WHERE n.group_id = g "
         "RETURN n LIMIT 1 } RETURN DISTINCT g",
         gs=groups,

@@ -18,7 +18,7 @@ from typing import Any
 from ..base import TimeFilter
 from ..named_reads import Candidates, NamedRead, NameKey
 from ..visibility import version_cypher
-from .queries import V_PROV, V_RETURN, micros_of, row_entity, row_versions
+from .queries import V_PROV, V_RETURN, CypherReads, micros_of, row_entity, row_versions
 
 _COLS = V_RETURN.removeprefix("RETURN ")
 ROW = f"[{_COLS}{V_PROV}]"  # a version as row_versions decodes it (with provenance)
@@ -92,7 +92,7 @@ def facts_query(subject: bool, predicate: bool, obj: bool, known_range: bool,
     return head + STAMP + body + f"RETURN {out}, stamp, rows"
 
 
-def facts_named(store: Any, group: str, when: TimeFilter, subject: NameKey | None,
+def facts_named(store: CypherReads, group: str, when: TimeFilter, subject: NameKey | None,
                 predicate: str | None, obj: NameKey | None, limit: int | None,
                 mirror: Collection[str]) -> NamedRead:
     query = facts_query(subject is not None, predicate is not None, obj is not None,
@@ -113,7 +113,7 @@ def facts_named(store: Any, group: str, when: TimeFilter, subject: NameKey | Non
     if obj is not None:
         params.update(_key_params("ox", obj))
         roles.append("object")
-    row = store._q(query, **params)[0]
+    row = store.cypher(query, **params)[0]
     names = {role: _candidates(row, 3 * i) for i, role in enumerate(roles)}
     return NamedRead(names=names, stamp=row[-2], versions=row_versions(row[-1]))
 
@@ -135,9 +135,9 @@ def entity_query(known_range: bool, valid_range: bool) -> str:
     )
 
 
-def entity_named(store: Any, group: str, key: NameKey, when: TimeFilter) -> NamedRead:
+def entity_named(store: CypherReads, group: str, key: NameKey, when: TimeFilter) -> NamedRead:
     _, params = version_cypher(when)
-    row = store._q(entity_query(when.known_to is not None, when.valid_to is not None),
+    row = store.cypher(entity_query(when.known_to is not None, when.valid_to is not None),
                    g=group, **params, **_key_params("ex", key))[0]
     return NamedRead(names={"entity": _candidates(row, 0)}, stamp=None,
                      versions=row_versions(row[4]), incoming=row_versions(row[5]))
@@ -157,9 +157,9 @@ HISTORY = (
 )
 
 
-def history_named(store: Any, group: str, fact_id: str, key: NameKey) -> NamedRead:
+def history_named(store: CypherReads, group: str, fact_id: str, key: NameKey) -> NamedRead:
     """``versions`` = the lineage ``fact_id``'s versions; ``incoming`` = the pick's."""
-    row = store._q(HISTORY, g=group, f=fact_id, **_key_params("ex", key))[0]
+    row = store.cypher(HISTORY, g=group, f=fact_id, **_key_params("ex", key))[0]
     about = row_versions(row[5])
     about.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
     return NamedRead(names={"entity": _candidates(row, 0)}, stamp=None,
@@ -195,11 +195,11 @@ def neighbourhood_query(depth_a: int, depth_b: int, known_range: bool, any_valid
     )
 
 
-def neighbourhood_named(store: Any, group: str, a: NameKey, b: NameKey, depth_a: int,
+def neighbourhood_named(store: CypherReads, group: str, a: NameKey, b: NameKey, depth_a: int,
                         depth_b: int, when: TimeFilter) -> NamedRead:
     _, params = version_cypher(when)
     query = neighbourhood_query(depth_a, depth_b, when.known_to is not None, when.any_valid)
-    row = store._q(query, g=group, **params, **_key_params("ax", a), **_key_params("bx", b))[0]
+    row = store.cypher(query, g=group, **params, **_key_params("ax", a), **_key_params("bx", b))[0]
     return NamedRead(names={"a": _candidates(row, 0), "b": _candidates(row, 3)}, stamp=None,
                      versions=row_versions(row[7]))
 
@@ -208,7 +208,7 @@ SOURCES = ("UNWIND $ids AS id MATCH ()-[r:RELATES_TO {uuid: id}]->() WHERE r.gro
            "RETURN r.uuid" + V_PROV)
 
 
-def sources_of_versions(store: Any, group: str, version_ids: Sequence[str]
+def sources_of_versions(store: CypherReads, group: str, version_ids: Sequence[str]
                         ) -> dict[str, list[str]]:
-    rows = store._q(SOURCES, g=group, ids=list(dict.fromkeys(version_ids)))
+    rows = store.cypher(SOURCES, g=group, ids=list(dict.fromkeys(version_ids)))
     return {r[0]: sorted(r[1] or []) for r in rows}

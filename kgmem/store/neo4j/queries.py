@@ -7,7 +7,9 @@ import re
 import uuid as _uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
+
+import neo4j.time
 
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
@@ -43,8 +45,17 @@ from .schema import (
 GRAPHITI_REASON = "graphiti-core edge (read as a single version)"
 
 
+class CypherReads(Protocol):
+    """What a read module needs of :class:`kgmem.store.neo4j.Neo4jStore`: one parameterised
+    auto-commit read, its rows as lists of the driver's values."""
+
+    def cypher(self, query: str, **params: object) -> list[list[Any]]: ...
+
+
 # ---------------------------------------------------------------------------------- values
-def to_datetime(x: Any) -> datetime | None:
+def to_datetime(
+    x: int | datetime | neo4j.time.DateTime | neo4j.time.LocalDateTime | None,
+) -> datetime | None:
     """Neo4j DateTime (or :func:`micros_of` of one) -> aware UTC datetime (microseconds, like
     every kgmem instant). A LocalDateTime (naive: graphiti-core stores a naive
     ``reference_time`` as given) is UTC, as graphiti's own ``ensure_utc`` reads it."""
@@ -55,7 +66,9 @@ def to_datetime(x: Any) -> datetime | None:
     return to_utc(x if isinstance(x, datetime) else x.to_native())
 
 
-def to_instant(x: Any) -> datetime:
+def to_instant(
+    x: int | datetime | neo4j.time.DateTime | neo4j.time.LocalDateTime | None,
+) -> datetime:
     """A required instant (created_at, reference_time...)."""
     t = to_datetime(x)
     if t is None:

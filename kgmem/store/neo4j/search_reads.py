@@ -36,14 +36,15 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+import neo4j
 import numpy as np
 
 from ...errors import InvalidInputError
 from ...model import Entity, Episode, FactVersion
 from ...timeutil import from_micros, shift, to_micros
-from ..base import episode_keyword_text
+from ..base import TimeFilter, episode_keyword_text
 from ..fts_tokens import fts5_tokens, fts5_tokens_many
 from ..indexing import TimeMentions, episode_chunks, model_window
 from ..search_reads import (
@@ -64,7 +65,7 @@ from . import queries as n4
 from .schema import EMBEDDING_DIM, EPISODE_TOKENS
 
 if TYPE_CHECKING:
-    pass
+    from ...embed.base import Embedder
 
 CHUNK_INDEX = "kgmem_chunk_embedding"
 # Neo4j 5.26's vector indexes are shared by every group and cannot filter inside the index: a
@@ -124,10 +125,22 @@ def _us(x: Any) -> int:
     return to_micros(n4.to_instant(x))
 
 
+class Neo4jGraph(n4.CypherReads, Protocol):
+    """What the search half reads of :class:`kgmem.store.neo4j.Neo4jStore` (which imports
+    this module: a protocol, not the class)."""
+
+    driver: neo4j.Driver
+    database: str
+
+    def adjacent(self, group: str, entity_ids: Sequence[str], when: TimeFilter
+                 ) -> list[FactVersion]: ...
+
+
 class Neo4jSearchReads:
     """Candidate generation over a :class:`kgmem.store.neo4j.Neo4jStore`."""
 
-    def __init__(self, store: Any, embedder: Any, mentions: TimeMentions) -> None:
+    def __init__(self, store: Neo4jGraph, embedder: Embedder | None,
+                 mentions: TimeMentions) -> None:
         if embedder is not None and int(embedder.dim) != EMBEDDING_DIM:
             raise InvalidInputError(
                 f"the Neo4j vector indexes hold {EMBEDDING_DIM}-dim vectors; embedder "
@@ -142,7 +155,7 @@ class Neo4jSearchReads:
         self._schema()
 
     def _q(self, query: str, **params: Any) -> list[list[Any]]:
-        return self.store._q(query, **params)
+        return self.store.cypher(query, **params)
 
     def _w(self, query: str, **params: Any) -> list[list[Any]]:
         try:
@@ -499,6 +512,7 @@ class Neo4jSearchReads:
         self, group: str, q: np.ndarray, limit: int, known_at: datetime,
         ref_max: datetime | None, allowed: set[str] | None,
     ) -> list[tuple[str, float, tuple[int, int]]]:
+        assert self.embedder is not None  # vectors are searched only with an embedder
         qv = [float(x) for x in q]
         if allowed is not None and len(allowed) <= EXACT_WINDOW_MAX:
             rows = self._q(

@@ -138,6 +138,7 @@ from .write import Neo4jWriteTx
 if TYPE_CHECKING:
     from ...embed.base import Embedder
     from .archive import Neo4jArchiveReads
+    from .check import Neo4jIntegrityReads
 
 __all__ = ["Neo4jStore", "settings_from_env"]
 
@@ -256,7 +257,7 @@ class Neo4jStore(SummaryReads):
             except Exception:  # noqa: BLE001 - the connection is already broken
                 pass
 
-    def _q(self, query: str, **params: Any) -> list[list[Any]]:
+    def cypher(self, query: str, **params: object) -> list[list[Any]]:
         """Run an auto-commit read on this thread's session (one retry on a lost connection).
         Every datetime parameter comes with its naive twin
         (:func:`kgmem.store.visibility.with_naive_twins`)."""
@@ -311,13 +312,13 @@ class Neo4jStore(SummaryReads):
         """The raw reads of an export (:mod:`kgmem.archive`)."""
         from .archive import Neo4jArchiveReads
 
-        return Neo4jArchiveReads(self._q)
+        return Neo4jArchiveReads(self.cypher)
 
-    def integrity_reads(self) -> Any:
+    def integrity_reads(self) -> Neo4jIntegrityReads:
         """The reads of ``kgmem check`` (:mod:`kgmem.jobs.check`, :mod:`.neo4j_check`)."""
         from .check import Neo4jIntegrityReads
 
-        return Neo4jIntegrityReads(self._q)
+        return Neo4jIntegrityReads(self.cypher)
 
     @contextmanager
     def write(self) -> Iterator[Neo4jWriteTx]:
@@ -363,30 +364,30 @@ class Neo4jStore(SummaryReads):
 
     # ------------------------------------------------------------------ reads
     def last_tx_time(self, group: str) -> datetime | None:
-        rows = self._q(LAST_TX_TIME, g=group)
+        rows = self.cypher(LAST_TX_TIME, g=group)
         return to_datetime(rows[0][0]) if rows else None
 
     def vocabulary_stamp(self) -> str | None:
-        rows = self._q(STAMP)
+        rows = self.cypher(STAMP)
         return None if not rows or rows[0][0] is None else str(rows[0][0])
 
     def declarations(self, group: str | None, known_at: datetime | None = None
                      ) -> list[Declaration]:
         if group is None:  # every group's current declarations (kgmem check)
-            return declarations(self._q(EVERY_GROUP))
+            return declarations(self.cypher(EVERY_GROUP))
         if known_at is None:
-            return declarations(self._q(CURRENT, g=group))
-        return declarations(self._q(KNOWN_AT, g=group, k=known_at))
+            return declarations(self.cypher(CURRENT, g=group))
+        return declarations(self.cypher(KNOWN_AT, g=group, k=known_at))
 
     def get_entity(self, group: str, entity_id: str) -> Entity | None:
-        rows = self._q(GET_ENTITY, id=entity_id, g=group)
+        rows = self.cypher(GET_ENTITY, id=entity_id, g=group)
         return row_entity(rows[0]) if rows else None
 
     def find_entities(self, group: str, norm_name: str) -> list[Entity]:
-        return [row_entity(r) for r in self._q(FIND_ENTITIES, g=group, n=norm_name)]
+        return [row_entity(r) for r in self.cypher(FIND_ENTITIES, g=group, n=norm_name)]
 
     def list_entities(self, group: str, limit: int = 100, offset: int = 0) -> list[Entity]:
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (e:Entity) WHERE e.group_id = $g "
             + ENTITY_RETURN
             + " ORDER BY e.created_at, e.uuid SKIP $offset LIMIT $limit",
@@ -397,7 +398,7 @@ class Neo4jStore(SummaryReads):
         return [row_entity(r) for r in rows]
 
     def get_episode(self, group: str, episode_id: str) -> Episode | None:
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (e:Episodic {uuid: $id}) WHERE e.group_id = $g " + EPISODE_FULL,
             id=episode_id,
             g=group,
@@ -405,7 +406,7 @@ class Neo4jStore(SummaryReads):
         return row_episode(rows[0]) if rows else None
 
     def list_episodes(self, group: str, limit: int = 100, offset: int = 0) -> list[Episode]:
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (e:Episodic) WHERE e.group_id = $g "
             + EPISODE_FULL
             + " ORDER BY e.valid_at, e.created_at, e.uuid SKIP $offset LIMIT $limit",
@@ -416,7 +417,7 @@ class Neo4jStore(SummaryReads):
         return [row_episode(r) for r in rows]
 
     def episodes_by_hash(self, group: str, content_hashes: Sequence[str]) -> dict[str, Episode]:
-        rows = self._q(
+        rows = self.cypher(
             "UNWIND $hs AS h MATCH (e:Episodic {group_id: $g, content_hash: h}) "
             + EPISODE_FULL + ", h",
             g=group,
@@ -427,7 +428,7 @@ class Neo4jStore(SummaryReads):
     def episodes_by_extraction(
         self, group: str, statuses: Collection[ExtractionStatus], limit: int = 1000
     ) -> list[Episode]:
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (e:Episodic) WHERE e.group_id = $g AND e.kgmem_extraction_status IN $st "
             + EPISODE_FULL
             + " ORDER BY e.valid_at, e.created_at, e.uuid LIMIT $limit",
@@ -438,7 +439,7 @@ class Neo4jStore(SummaryReads):
         return [row_episode(r) for r in rows]
 
     def extraction_counts(self, group: str) -> dict[str, int]:
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (e:Episodic) WHERE e.group_id = $g "
             "RETURN coalesce(e.kgmem_extraction_status, 'none'), count(*)",
             g=group,
@@ -475,16 +476,16 @@ class Neo4jStore(SummaryReads):
             params["oid"] = object_id
         if limit is not None:
             params["limit"] = limit
-        return row_versions(self._q(query, **params))
+        return row_versions(self.cypher(query, **params))
 
     def fact_ids_starting(self, group: str, prefix: str, limit: int = 2) -> list[str]:
-        rows = self._q("MATCH (l:KgmemLineage) WHERE l.fact_id STARTS WITH $p AND "
+        rows = self.cypher("MATCH (l:KgmemLineage) WHERE l.fact_id STARTS WITH $p AND "
                        "l.group_id = $g RETURN l.fact_id ORDER BY l.fact_id LIMIT $n",
                        p=prefix, g=group, n=limit)
         return [r[0] for r in rows]
 
     def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
-        rows = self._q(
+        rows = self.cypher(
             f"CALL () {{ {_lineage_versions('$f')} }} WITH s, r, o WHERE r.group_id = $g "
             + V_RETURN
             + V_PROV
@@ -495,13 +496,13 @@ class Neo4jStore(SummaryReads):
         return row_versions(rows)
 
     def versions_of_entity(self, group: str, entity_id: str) -> list[FactVersion]:
-        rows = self._q(VERSIONS_OF_ENTITY, e=entity_id, g=group)
+        rows = self.cypher(VERSIONS_OF_ENTITY, e=entity_id, g=group)
         out = row_versions(rows)
         out.sort(key=lambda v: (v.created_at, v.fact_id, v.id))
         return out
 
     def versions_changed_since(self, group: str, since: datetime) -> list[FactVersion]:
-        rows = self._q(
+        rows = self.cypher(
             "CALL () { MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
             # one branch per time type (DateTime, graphiti's naive LocalDateTime), each told to
             # seek (group_id, created_at): the planner's estimate favours the group_id index,
@@ -527,7 +528,7 @@ class Neo4jStore(SummaryReads):
         fact_ids = sorted({f for c in changes for f in c.fact_ids})
         if not fact_ids:
             return []
-        rows = self._q(  # as versions_of_fact, one seek per lineage the page names
+        rows = self.cypher(  # as versions_of_fact, one seek per lineage the page names
             f"UNWIND $fs AS f CALL (f) {{ {_lineage_versions('f')} }} "
             "WITH s, r, o WHERE r.group_id = $g AND r.change_id IN $cs "
             + V_RETURN
@@ -551,7 +552,7 @@ class Neo4jStore(SummaryReads):
                      f"{first}AND {AFTER_CHANGE_SAME_TIME_CYPHER} RETURN c {order}{cut}"
                      f"UNION {first}AND {AFTER_CHANGE_LATER_CYPHER} RETURN c {order}{cut}"
                      "} WITH c " + order + cut)
-        rows = self._q(
+        rows = self.cypher(
             # one record holding a list of lists: 5,000 changes 2.2x faster than as 5,000
             # records (benchmarks/results/2026-12-02/neo4j-changes)
             match + "RETURN collect([" + CHANGE_RETURN.removeprefix("RETURN ") + "])",
@@ -560,7 +561,7 @@ class Neo4jStore(SummaryReads):
             after=after,
             limit=limit,
         )[0][0]
-        if not rows and after is not None and not self._q(
+        if not rows and after is not None and not self.cypher(
                 "MATCH (a:KgmemChange {id: $after}) WHERE a.group_id = $g RETURN 1",
                 after=after, g=group):
             raise NotFoundError(f"no change {after!r} in group {group!r}", change=after)
@@ -570,7 +571,7 @@ class Neo4jStore(SummaryReads):
         self, group: str, entity_ids: Sequence[str], when: TimeFilter
     ) -> list[FactVersion]:
         _, params = version_cypher(when)
-        rows = self._q(adjacent_query(when), ids=list(entity_ids), g=group, **params)
+        rows = self.cypher(adjacent_query(when), ids=list(entity_ids), g=group, **params)
         out: list[FactVersion] = []
         seen: set[str] = set()
         for v in row_versions(rows):
@@ -580,7 +581,7 @@ class Neo4jStore(SummaryReads):
         return out
 
     def erasures(self, group: str) -> list[Erasure]:
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (x:KgmemErasure) WHERE x.group_id = $g "
             "RETURN x.id, x.group_id, x.kind, x.created_at, x.counts ORDER BY x.created_at",
             g=group,
@@ -592,7 +593,7 @@ class Neo4jStore(SummaryReads):
 
     def counts(self, group: str | None = None) -> dict[str, int]:
         if group is None:
-            row = self._q(
+            row = self.cypher(
                 "CALL () { MATCH (n:Entity) RETURN count(n) AS entities } "
                 "CALL () { MATCH (n:Episodic) RETURN count(n) AS episodes } "
                 "CALL () { MATCH (n:KgmemLineage) RETURN count(n) AS lineages } "
@@ -601,7 +602,7 @@ class Neo4jStore(SummaryReads):
                 "RETURN entities, episodes, lineages, versions, changes"
             )[0]
         else:
-            row = self._q(
+            row = self.cypher(
                 "CALL () { MATCH (n:Entity) WHERE n.group_id = $g RETURN count(n) AS entities } "
                 "CALL () { MATCH (n:Episodic) WHERE n.group_id = $g RETURN count(n) AS episodes } "
                 "CALL () { MATCH (n:KgmemLineage) WHERE n.group_id = $g RETURN count(n) AS lineages } "
@@ -614,7 +615,7 @@ class Neo4jStore(SummaryReads):
         return dict(zip(("entities", "episodes", "lineages", "versions", "changes"), row))
 
     def groups(self) -> list[str]:
-        rows = self._q(
+        rows = self.cypher(
             "CALL () { MATCH (n:Entity) RETURN DISTINCT n.group_id AS g "
             "UNION MATCH (n:Episodic) RETURN DISTINCT n.group_id AS g "
             "UNION MATCH (n:KgmemChange) RETURN DISTINCT n.group_id AS g } "
@@ -623,7 +624,7 @@ class Neo4jStore(SummaryReads):
 
     def group_counts(self) -> dict[str, dict[str, int]]:
         kinds = ("entities", "episodes", "lineages", "versions", "changes")
-        rows = self._q(
+        rows = self.cypher(
             "CALL () { MATCH (n:Entity) RETURN n.group_id AS g, 'entities' AS k, count(n) AS c "
             "UNION ALL MATCH (n:Episodic) RETURN n.group_id AS g, 'episodes' AS k, count(n) AS c "
             "UNION ALL MATCH (n:KgmemLineage) RETURN n.group_id AS g, 'lineages' AS k, "
@@ -637,7 +638,7 @@ class Neo4jStore(SummaryReads):
         return dict(sorted(out.items()))
 
     def orphaned_lineages(self, group: str) -> list[OrphanedLineage]:
-        return row_orphans(self._q("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
+        return row_orphans(self.cypher("MATCH (l:KgmemLineage) WHERE l.group_id = $g "
                                 + ORPHAN_RETURN, g=group))
 
     def keyword_episodes(self, group: str, query: str, limit: int = 20) -> list[tuple[str, float]]:
@@ -649,7 +650,7 @@ class Neo4jStore(SummaryReads):
             return []
         with self.driver.session(database=self.database) as s:
             backfill_episode_tokens(s, group)
-        rows = self._q(
+        rows = self.cypher(
             "CALL db.index.fulltext.queryNodes('kgmem_episode_tokens', $q) YIELD node, score "
             "WHERE node.group_id = $g RETURN node.uuid, score ORDER BY score DESC, node.uuid "
             "LIMIT $limit",
@@ -687,7 +688,7 @@ class Neo4jStore(SummaryReads):
         Only kgmem bookkeeping properties are added; graphiti's own properties are untouched.
         Returns how many entities were adopted. Entities are then found by name in kgmem.
         """
-        rows = self._q(
+        rows = self.cypher(
             "MATCH (e:Entity) WHERE e.norm_name IS NULL AND ($g IS NULL OR e.group_id = $g) "
             "RETURN e.uuid, e.name",
             g=group,

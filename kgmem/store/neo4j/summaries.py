@@ -55,7 +55,7 @@ class SummaryReads:
 class SummaryWrites:
     """Mixed into the Neo4j write transaction (``self.run``: a parameterised query in it)."""
 
-    def run(self, query: str, **params: Any) -> list[list[Any]]:
+    def run(self, query: str, **params: object) -> list[list[Any]]:
         raise NotImplementedError  # provided by the write transaction
 
     def put_summary_history(self, group: str, entity_id: str, h: SummaryHistory,

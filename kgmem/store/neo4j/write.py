@@ -112,7 +112,7 @@ class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         self._clocks: dict[str, datetime] = {}  # group -> transaction time set in this write
         self._fresh = _FreshLineages()  # lineages written in this transaction
 
-    def run(self, query: str, **params: Any) -> list[list[Any]]:
+    def run(self, query: str, **params: object) -> list[list[Any]]:
         return self.tx.run(query, params).values()
 
     def _embed(self, text: str) -> list[float] | None:

@@ -22,7 +22,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,8 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def cache_key(model: str, prompt_version: str, messages: list[dict[str, Any]]) -> str:
+def cache_key(model: str, prompt_version: str, messages: Sequence[Mapping[str, object]]
+              ) -> str:
     blob = json.dumps(
         {"model": model, "prompt_version": prompt_version, "messages": messages},
         sort_keys=True, ensure_ascii=False, separators=(",", ":"),
@@ -100,8 +101,9 @@ class ResponseCache:
             return None
         return body if isinstance(body, dict) else None
 
-    def put(self, key: str, body: dict[str, Any], model: str = "", prompt_version: str = "",
-            text: str | None = None, texts: Sequence[str] = ()) -> None:
+    def put(self, key: str, body: Mapping[str, object], model: str = "",
+            prompt_version: str = "", text: str | None = None, texts: Sequence[str] = ()
+            ) -> None:
         """Store a response; ``text`` and ``texts``: the episode texts it answers or was shown
         (only their hashes are kept): erasing any of them forgets it."""
         blob = json.dumps(body, ensure_ascii=False)

@@ -232,7 +232,8 @@ class ChatClient:
         return base * (0.5 + random.random() / 2)  # jitter in [base/2, base]
 
     # ------------------------------------------------------------------ HTTP
-    def complete(self, payload: dict[str, Any], deadline: float | None = None) -> ChatResult:
+    def complete(self, payload: Mapping[str, object], deadline: float | None = None
+                 ) -> ChatResult:
         """One successful response to ``payload``. ``deadline`` (a ``time.monotonic()``
         value) bounds the whole call, retries and backoff included: each attempt's timeout is
         cut to what is left, and no attempt starts after it."""

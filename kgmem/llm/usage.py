@@ -18,12 +18,12 @@ import threading
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from kgmem.errors import InvalidInputError
 
-__all__ = ["CallUsage", "LLMStats", "Price", "PriceTable", "cached_prompt_tokens",
-           "format_summary", "parse_prices"]
+__all__ = ["CallUsage", "LLMStats", "LLMSummary", "Price", "PriceTable", "SecondsSummary",
+           "cached_prompt_tokens", "format_summary", "parse_prices"]
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,12 @@ def _price(name: str, value: Any) -> Price:
         ) from None
 
 
-def parse_prices(prices: Mapping[str, Any] | None) -> dict[str, Price]:
+def parse_prices(prices: Mapping[str, object] | None) -> dict[str, Price]:
     return {str(k): _price(str(k), v) for k, v in (prices or {}).items()}
 
 
 class PriceTable:
-    def __init__(self, prices: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, prices: Mapping[str, object] | None = None) -> None:
         self.prices = parse_prices(prices)
 
     def lookup(self, *models: str | None) -> Price | None:
@@ -107,8 +107,8 @@ def _int(v: Any) -> int:
         return 0
 
 
-def cached_prompt_tokens(usage: Mapping[str, Any] | None,
-                         body: Mapping[str, Any] | None = None) -> int | None:
+def cached_prompt_tokens(usage: Mapping[str, object] | None,
+                         body: Mapping[str, object] | None = None) -> int | None:
     """Prompt tokens the server answered from its prompt cache, or ``None`` when the response
     does not say. OpenAI and vLLM report ``usage.prompt_tokens_details.cached_tokens``;
     llama.cpp's own server adds ``timings.cache_n`` (and ``tokens_cached`` in older versions)
@@ -125,7 +125,38 @@ def cached_prompt_tokens(usage: Mapping[str, Any] | None,
     return None
 
 
-def _seconds_summary(values: list[float]) -> dict[str, float | int | None]:
+class SecondsSummary(TypedDict):
+    """Request times in seconds (``None``: no request)."""
+
+    n: int
+    median: float | None
+    p95: float | None
+    max: float | None
+    total: float
+
+
+class LLMSummary(TypedDict):
+    """The figures an ingest prints and writes as JSON (:meth:`LLMStats.summary`)."""
+
+    episodes: int
+    chunks: int
+    cache_hits: int
+    failed_episodes: int
+    requests: int
+    retries: int
+    repairs: int
+    rejected: dict[str, int]
+    truncated_replies: int
+    facts: int
+    dropped_facts: int
+    tokens_in: int
+    tokens_out: int
+    cached_prompt_tokens: int | None
+    cost_usd: float | None
+    request_seconds: SecondsSummary
+
+
+def _seconds_summary(values: list[float]) -> SecondsSummary:
     if not values:
         return {"n": 0, "median": None, "p95": None, "max": None, "total": 0.0}
     ordered = sorted(values)
@@ -194,9 +225,9 @@ class LLMStats:
         with self._lock:
             self.request_seconds.append(seconds)
 
-    def record_call(self, model: str, usage: Mapping[str, Any] | None, prices: PriceTable,
+    def record_call(self, model: str, usage: Mapping[str, object] | None, prices: PriceTable,
                     configured_model: str, latency_s: float = 0.0,
-                    purpose: str = "extract", body: Mapping[str, Any] | None = None
+                    purpose: str = "extract", body: Mapping[str, object] | None = None
                     ) -> CallUsage:
         usage = usage if isinstance(usage, Mapping) else {}
         prompt = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
@@ -220,9 +251,9 @@ class LLMStats:
             self.per_call.append(call)
         return call
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         with self._lock:
-            d = {k: getattr(self, k) for k in self.__dataclass_fields__
+            d: dict[str, object] = {k: getattr(self, k) for k in self.__dataclass_fields__
                  if k not in ("per_call", "_lock", "rejected", "request_seconds")}
             d["rejected"] = dict(self.rejected)
             d["request_seconds"] = _seconds_summary(self.request_seconds)
@@ -230,7 +261,7 @@ class LLMStats:
             d["per_call"] = [asdict(c) | {"total_tokens": c.total_tokens} for c in self.per_call]
         return d
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LLMSummary:
         """The figures an ingest prints: requests, retries, rejected replies by reason,
         tokens in/out (cached prompt tokens ``None`` when the server does not report them),
         seconds per request."""
@@ -257,7 +288,7 @@ class LLMStats:
                     setattr(self, k, getattr(fresh, k))
 
 
-def format_summary(s: Mapping[str, Any]) -> str:
+def format_summary(s: LLMSummary) -> str:
     """One human line for :meth:`LLMStats.summary` (the CLI's ingest summary)."""
     rej = s.get("rejected") or {}
     why = ", ".join(f"{k} {v}" for k, v in sorted(rej.items()))

@@ -9,10 +9,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Header, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPBearer
+from starlette.datastructures import State
 
 from kgmem.factory import open_memory
 from kgmem.memory.facade import Memory
@@ -36,7 +37,7 @@ def get_memory(request: Request) -> Memory:
     return app_memory(request.app.state)
 
 
-def app_memory(state: Any) -> Memory:
+def app_memory(state: State) -> Memory:
     """The Memory of an app's ``state`` (routes and the retention thread share it)."""
     mem = getattr(state, "memory", None)
     if mem is None:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
+from kgmem.memory.facade import EntityFacts
 from kgmem.model import Change, Erasure
 
 from ..deps import AsOfDep, GroupDep, MemoryDep, PageDep, as_of_history, known_by, page_of
@@ -29,7 +30,8 @@ def list_entities(memory: MemoryDep, group: GroupDep, page: PageDep, at: AsOfDep
 
 @router.get("/{entity}", response_model=EntityProfile, summary="What I remember about an entity",
             responses=errors(404))
-def get_entity(entity: EntityRef, memory: MemoryDep, group: GroupDep, at: AsOfDep) -> dict:
+def get_entity(entity: EntityRef, memory: MemoryDep, group: GroupDep, at: AsOfDep
+               ) -> EntityFacts:
     """The entity and the facts about it (as subject, and as object) at (valid_at,
     known_at)."""
     return memory.entity(entity, valid_at=at.valid_at, known_at=at.known_at, group=group)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Coroutine
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import anyio.to_thread
@@ -50,7 +52,7 @@ class AsyncMemory:
     ...     await m.facts("Alice", valid_at="2022-01-01")
     """
 
-    def __init__(self, path: Any = None, *, memory: Memory | None = None,
+    def __init__(self, path: str | Path | None = None, *, memory: Memory | None = None,
                  limiter: CapacityLimiter | None = None, **kwargs: Any) -> None:
         """Open a Memory (``path`` and ``kwargs`` as :class:`Memory` takes them), or wrap
         ``memory``."""
@@ -59,7 +61,7 @@ class AsyncMemory:
         self.sync: Memory = memory if memory is not None else Memory(path, **kwargs)
         self.limiter = limiter
 
-    def now(self) -> Any:
+    def now(self) -> datetime:
         return self.sync.now()
 
     async def close(self) -> None:

@@ -41,7 +41,7 @@ from ..store.base import ErasedContent, LineageState, Store, WriteTx
 from ..vocabulary import normalize_predicate
 
 if TYPE_CHECKING:
-    pass
+    from ..embed.base import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ def _embedders(store: Store, holders: Holders) -> list[Any]:
     return out
 
 
-def embedded_texts(content: ErasedContent, embedders: Iterable[Any]) -> list[str]:
+def embedded_texts(content: ErasedContent, embedders: Iterable[Embedder]) -> list[str]:
     """The strings that were (or may have been) embedded for ``content``: each text, and each
     episode whole and in the windows of every embedder's model (kgmem.store.indexing)."""
     from ..embed.resources import MAX_SEQ_LENGTH

@@ -8,10 +8,10 @@ happens completely or not at all.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import timeline
 from ..archive.verbs import ArchiveVerbs
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
     from ..embed.base import Embedder
     from ..ingest.episodes import IngestReport
+    from ..ingest.extractor import Extractor
+    from ..ingest.pipeline import ExtractionPipeline
     from ..retrieve.models import ContextBlock, SearchResult, SessionResult
     from ..retrieve.recency import RankingDefaults
     from ..retrieve.search import SearchOptions
@@ -56,6 +58,36 @@ if TYPE_CHECKING:
 Clock = Callable[[], datetime]
 TimeLike = datetime | str
 DEFAULT_GROUP = "default"
+
+
+class _FactRowKeys(TypedDict):
+    subject: str
+    predicate: str
+    object: str
+
+
+class FactRow(_FactRowKeys, total=False):
+    """One row of :meth:`Memory.assert_facts`: the arguments of :meth:`Memory.assert_fact`."""
+
+    valid_at: TimeLike | None
+    invalid_at: TimeLike | None
+    group: str
+    episode: str | Episode | None
+    fact: str | None
+    reason: str
+    valid_precision: Precision | str | None
+    invalid_precision: Precision | str | None
+    from_text: bool
+    subject_type: str | None
+    object_type: str | None
+
+
+class EntityFacts(TypedDict):
+    """:meth:`Memory.entity`: the entity and the facts about it."""
+
+    entity: Entity
+    facts: list[FactVersion]  # as subject
+    incoming: list[FactVersion]  # as object only
 
 
 def default_path() -> Path:
@@ -83,7 +115,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         *,
         clock: Clock | None = None,
         store: Store | None = None,
-        extractor: Any = "offline",
+        extractor: ExtractionPipeline | Extractor | Literal["offline", "none"] | None = "offline",
         resolver: Resolver | None = None,
         embedder: Embedder | None = None,
         trust: TrustPolicy | None = None,
@@ -117,7 +149,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         self.writes.resolver = resolver
 
     @property
-    def extractor(self) -> Any:
+    def extractor(self) -> ExtractionPipeline | None:
         """The extraction pipeline ``add_episode``/``ingest`` run (``None``: store only);
         ``"offline"`` (the default) is built on first use."""
         if isinstance(self._extractor, str):
@@ -127,7 +159,9 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         return self._extractor
 
     @extractor.setter
-    def extractor(self, extractor: Any) -> None:
+    def extractor(
+        self, extractor: ExtractionPipeline | Extractor | Literal["offline", "none"] | None
+    ) -> None:
         if isinstance(extractor, str) and extractor not in ("offline", "none"):
             raise InvalidInputError("extractor: 'offline', 'none' (or None) or an extractor "
                                     "object", field="extractor")
@@ -268,7 +302,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
 
     def add_episodes(
         self,
-        items: Iterable[dict[str, Any]],
+        items: Iterable[Mapping[str, object]],
         group: str = DEFAULT_GROUP,
         extract: bool = True,
         batch_size: int = 500,
@@ -284,7 +318,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
 
     def ingest(
         self,
-        items: Iterable[dict[str, Any]],
+        items: Iterable[Mapping[str, object]],
         group: str = DEFAULT_GROUP,
         extract: bool = True,
         batch_size: int = 500,
@@ -562,7 +596,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         valid_at: TimeLike | None = None,
         known_at: TimeLike | None = None,
         group: str = DEFAULT_GROUP,
-    ) -> dict[str, Any]:
+    ) -> EntityFacts:
         """The entity (its ``summary`` as known at K) and the facts about it (as subject or
         object) at (V, K)."""
         group = check_group(group)
@@ -748,7 +782,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
 
     # ------------------------------------------------------------------ bulk
     def assert_facts(
-        self, rows: Iterable[dict[str, Any]], group: str = DEFAULT_GROUP, batch_size: int = 2000
+        self, rows: Iterable[FactRow], group: str = DEFAULT_GROUP, batch_size: int = 2000
     ) -> list[str]:
         """Assert many facts (dicts of :meth:`assert_fact` arguments); returns their fact ids.
 

@@ -10,7 +10,6 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import neo4j.time
-
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     DatabaseUnavailable,

@@ -11,6 +11,8 @@ from typing import Any, ParamSpec, TypeVar
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import MCPServer as _Server  # mcp >= 2 (pyproject pins it)
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
 from ..auth import ApiKey, match_key, presented_key
@@ -85,7 +87,7 @@ class KgmemServer(_Server):  # type: ignore[misc]
     schemas without titles, output schemas without titles or descriptions (a client
     validates with them; a model need not read them)."""
 
-    async def list_tools(self) -> Any:
+    async def list_tools(self) -> list[MCPTool]:
         return [t.model_copy(update={
             "input_schema": trim_schema(t.input_schema, descriptions=True),
             "output_schema": None if t.output_schema is None
@@ -95,7 +97,8 @@ class KgmemServer(_Server):  # type: ignore[misc]
     kgmem_memory: Any = None  # the memory create_server opens lazily (closed at shutdown)
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
-                        context: Any = None) -> Any:
+                        context: Context | None = None
+                        ) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:

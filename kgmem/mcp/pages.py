@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
@@ -12,7 +11,7 @@ from pydantic import BaseModel, Field
 from ..memory.facade import Memory
 from ..memory.profile_page import parse
 from ..model import Change
-from .calls import GroupGate
+from .calls import GroupGate, KgmemServer
 from .calls import call as _call
 
 
@@ -29,7 +28,8 @@ class PageApplied(BaseModel):
                                   "reverts the whole page); none for a dry run")
 
 
-def register_pages(server: Any, memory: Callable[[], Memory], gate: GroupGate) -> None:
+def register_pages(server: KgmemServer, memory: Callable[[], Memory], gate: GroupGate
+                   ) -> None:
     @server.tool()
     def profile_page(ctx: Context, entity: str, group: str | None = None) -> PageResult:
         """"What I remember about you" as a page a person can read and correct: the

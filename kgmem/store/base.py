@@ -40,7 +40,6 @@ from ..model import (
 from ..timeutil import Precision, parse_optional
 from ..vocabulary import Cardinality, PredicateSource, PredicateSpec
 
-
 # one fact version's valid interval as the integrity checks read it (kgmem.jobs.check): (group,
 # fact_id, subject_id, object_id, predicate, valid_at, invalid_at), times as epoch
 # microseconds (None = unbounded)

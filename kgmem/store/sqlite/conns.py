@@ -152,7 +152,7 @@ class SqliteConnections:
             self._local.reader = None
             self._give_back(conn)
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self.read() as conn:
             return conn.execute(sql, params).fetchall()
 

@@ -273,9 +273,10 @@ class SearchTables:
                 out[r[0]] = int(r[1])
         return out
 
-    def search_episode_rows(self, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    def search_episode_rows(self, ids: Sequence[str]
+                            ) -> dict[str, tuple[str, str, str | None, int]]:
         """id -> (group, content, speaker, reference_time micros)."""
-        out: dict[str, tuple[Any, ...]] = {}
+        out: dict[str, tuple[str, str, str | None, int]] = {}
         for chunk in iter_chunks(list(ids), 400):
             marks = ",".join("?" * len(chunk))
             for r in self._sq(
@@ -437,7 +438,8 @@ class SearchTables:
             )
         return out
 
-    def search_ann_file(self, kind: str, group: str) -> tuple[Any, ...] | None:
+    def search_ann_file(self, kind: str, group: str
+                        ) -> tuple[str, str, int, int, int, int] | None:
         """``(file, model, dim, max_label, del_seq, count)`` of the persisted ANN index."""
         rows = self._sq(
             "SELECT file, model, dim, max_label, del_seq, count FROM search_ann_files "
@@ -446,7 +448,7 @@ class SearchTables:
         )
         return rows[0] if rows else None
 
-    def search_ann_files(self) -> list[tuple[Any, ...]]:
+    def search_ann_files(self) -> list[tuple[str, str, str, int]]:
         return self._sq("SELECT kind, group_id, file, del_seq FROM search_ann_files")
 
     def search_set_ann_file(

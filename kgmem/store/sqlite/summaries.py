@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
 from ...timeutil import from_micros, opt_from_micros, opt_micros, to_micros
 from ..base import SummaryHistory, SummaryVersion, current_text, iter_chunks
@@ -40,8 +39,8 @@ def _marks(chunk: Sequence[object]) -> str:
     return ",".join("?" * len(chunk))
 
 
-def read_history(c: Any, group: str, entity_id: str) -> SummaryHistory:
-    """``c``: a connection (or anything with ``execute``)."""
+def read_history(c: sqlite3.Connection, group: str, entity_id: str) -> SummaryHistory:
+    """``c``: a connection of the store."""
     rows = c.execute(
         "SELECT text, created_at, expired_at, episodes FROM entity_summaries "
         "WHERE group_id=? AND entity_id=? ORDER BY seq", (group, entity_id)).fetchall()

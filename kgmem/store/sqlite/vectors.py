@@ -30,9 +30,12 @@ import uuid
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .search import SearchTables
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +212,7 @@ def _group_key(group: str) -> str:
 class VectorIndexes:
     """The loaded indexes of one embedded store for one embedding model."""
 
-    def __init__(self, view: Any, model: str, dim: int) -> None:
+    def __init__(self, view: SearchTables, model: str, dim: int) -> None:
         self.view = view
         self.model = model
         self.dim = dim
@@ -247,7 +250,7 @@ class VectorIndexes:
                 if isinstance(e.index, HnswIndex) and e.unsaved:
                     self._save(kind, group, e)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, dict[str, str | int | None]]:
         with self._lock:
             return {
                 f"{k}:{g}": {"type": e.index.kind, "size": len(e.index), "file": e.file}
@@ -394,7 +397,7 @@ class VectorIndexes:
         return n
 
 
-def scrub_ann_files(view: Any) -> int:
+def scrub_ann_files(view: SearchTables) -> int:
     """After an erase: rewrite every persisted index file that still holds a deleted vector,
     also when no search backend of this process has it loaded (an erase from the CLI), and
     remove the files a crash left behind. Returns how many indexes were rewritten."""

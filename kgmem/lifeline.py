@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import threading
 from multiprocessing.connection import Connection
-from typing import Any
+from multiprocessing.context import BaseContext
 
 
-def lifeline(ctx: Any) -> tuple[Connection, Connection]:
+def lifeline(ctx: BaseContext) -> tuple[Connection, Connection]:
     """``(reader, writer)``: hand ``reader`` to the workers (their start arguments), keep
     ``writer`` open in the parent for as long as the workers may live."""
     reader, writer = ctx.Pipe(duplex=False)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -50,7 +50,8 @@ def load_conversation() -> list[dict[str, str]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def replay(home: Path, fresh: bool = True, progress: Any = None) -> Memory:
+def replay(home: Path, fresh: bool = True, progress: Callable[[], None] | None = None
+           ) -> Memory:
     from ..ingest.pipeline import make_extractor
 
     if fresh and home.exists():
@@ -71,10 +72,11 @@ def replay(home: Path, fresh: bool = True, progress: Any = None) -> Memory:
     return m
 
 
-def answers(m: Memory) -> list[dict[str, Any]]:
+def answers(m: Memory) -> list[dict[str, str | list[str]]]:
+    """Per question: the question, and the objects each view (label) answers with."""
     out = []
     for question, subject, predicate in QUESTIONS:
-        row: dict[str, Any] = {"question": question}
+        row: dict[str, str | list[str]] = {"question": question}
         for label, valid_at, known_at in VIEWS:
             facts = m.facts(subject, predicate, valid_at=valid_at, known_at=known_at)
             row[label] = [f.object for f in facts]
@@ -83,7 +85,7 @@ def answers(m: Memory) -> list[dict[str, Any]]:
 
 
 def run_demo(home: Path, fresh: bool = True, console: Console | None = None,
-             as_json: bool = False) -> list[dict[str, Any]]:
+             as_json: bool = False) -> list[dict[str, str | list[str]]]:
     console = console or Console()
     conv = load_conversation()
     if not as_json:
@@ -103,7 +105,7 @@ def run_demo(home: Path, fresh: bool = True, console: Console | None = None,
     for label, _, _ in VIEWS:
         table.add_column(label)
     for row in rows:
-        table.add_row(row["question"], *[", ".join(row[label]) or "(nothing)"
+        table.add_row(str(row["question"]), *[", ".join(row[label]) or "(nothing)"
                                          for label, _, _ in VIEWS])
     console.print(table)
     hist = [v for v in m.history("Maya") if v.predicate == "LIVES_IN"]

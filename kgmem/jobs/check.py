@@ -81,7 +81,7 @@ class Finding:
     def ok(self) -> bool:
         return self.count == 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "ok": self.ok, "count": self.count,
                 "description": self.description, "samples": self.samples}
 
@@ -217,7 +217,7 @@ class CheckReport:
     def ok(self) -> bool:
         return all(f.ok for f in self.findings)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"group": self.group, "ok": self.ok, "notes": self.notes,
                 "checks": [f.to_dict() for f in self.findings]}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
 
 from ..names import check_group
 
@@ -34,7 +33,7 @@ class Periodic:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def run_once(self) -> Any:
+    def run_once(self) -> object:
         raise NotImplementedError
 
     def describe(self) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from ..errors import InvalidInputError
 from .context import context
 from .models import ContextBlock, ScoreParts, SearchResult, SessionParts, SessionResult, TimeWindow
 from .search import Searchable, SearchOptions, SearchParams, search
@@ -115,5 +116,8 @@ def reindex(memory: Searchable, embedder: Embedder | None = None) -> int:
     from .backend import resolve_embedder
 
     emb = resolve_embedder(memory, embedder)
+    if emb is None:  # before anything is dropped
+        raise InvalidInputError("reindex needs an embedder: pass one, or install the offline "
+                                "model's weights (kgmem models install)", field="embedder")
     cast("SearchableStore", memory.store).reset_search_vectors(emb)
     return index_pending(memory, embedder=emb)

@@ -16,16 +16,29 @@ signals, and what writes queued for embedding stays queued until the weights com
 from __future__ import annotations
 
 import threading
-from typing import Any, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from ..errors import InvalidInputError
+from ..store.base import Store
 from ..store.search_reads import SearchableStore, SearchReads
 from .indexing import episode_time_mentions
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
 
 _LOCK = threading.Lock()
 
 
-def resolve_embedder(memory: Any, embedder: Any = None) -> Any:
+class WithStore(Protocol):
+    """What a search backend is found from: a :class:`kgmem.Memory`'s store and embedder."""
+
+    @property
+    def store(self) -> Store: ...
+    @property
+    def embedder(self) -> Embedder | None: ...
+
+
+def resolve_embedder(memory: object, embedder: Embedder | None = None) -> Embedder | None:
     """The embedder to search with; ``None`` = keyword-only (no MiniLM weights installed)."""
     if embedder is not None:
         return embedder
@@ -37,10 +50,10 @@ def resolve_embedder(memory: Any, embedder: Any = None) -> Any:
     return default_embedder_or_none()
 
 
-def get_backend(memory: Any, embedder: Any = None) -> SearchReads:
+def get_backend(memory: WithStore, embedder: Embedder | None = None) -> SearchReads:
     """The (cached) search backend of ``memory``'s store for the resolved embedder."""
     emb = resolve_embedder(memory, embedder)
-    store: SearchableStore = memory.store
+    store = cast(SearchableStore, memory.store)  # both stores bring their search half
     with _LOCK:
         cache = store.search_backends()
         key = ("", 0) if emb is None else (emb.name, id(emb))

@@ -42,6 +42,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
+from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..model import Episode, FactVersion
 from ..timeutil import Precision, format_with_precision
@@ -62,7 +63,7 @@ from .packing import (
     search_depth,
 )
 from .recency import Ranking
-from .search import SearchOutcome, SearchParams, run_search
+from .search import Searchable, SearchOutcome, SearchParams, run_search
 
 BEGIN = "<<<KGMEM-MEMORY-DATA-BEGIN"
 END = "KGMEM-MEMORY-DATA-END>>>"
@@ -199,7 +200,7 @@ def _snippet_line(ep: Episode, span: tuple[int, int] | None, budget: int,
 
 
 def context(
-    memory: Any,
+    memory: Searchable,
     query: str,
     budget_tokens: int = 1000,
     valid_at: datetime | str | None = None,
@@ -207,7 +208,7 @@ def context(
     group: str = "default",
     reference_time: datetime | str | None = None,
     *,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
     max_facts: int | None = None,
     max_episodes: int | None = None,
     auto_index: bool = True,

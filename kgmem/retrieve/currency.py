@@ -17,13 +17,14 @@ from typing import Any
 from .. import timeline
 from ..model import FactVersion
 from ..store.base import TimeFilter
+from ..store.search_reads import SearchReads
 from .models import SupersededSnippet
 
 PER_EPISODE = 8  # facts read per episode (an extracted turn states a few)
 
 
 def superseded_snippets(
-    memory: Any, backend: Any, group: str, episode_ids: Sequence[str], valid_at: datetime,
+    memory: Any, backend: SearchReads, group: str, episode_ids: Sequence[str], valid_at: datetime,
     known_at: datetime, said_at: Mapping[str, datetime] | None = None,
 ) -> dict[str, list[SupersededSnippet]]:
     """Episode id -> the statements of that episode no longer current at (V, K).

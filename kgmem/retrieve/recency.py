@@ -37,7 +37,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal, Protocol, get_args
+from typing import Literal, Protocol, get_args
 
 from ..errors import InvalidInputError
 from ..model import FactVersion
@@ -72,7 +72,7 @@ class RankingDefaults:
         check_half_life(self.half_life_days)
 
 
-def check_ranking(value: Any) -> Ranking:
+def check_ranking(value: object) -> Ranking:
     """``value`` if it names a ranking mode, else InvalidInputError (field ``ranking``)."""
     if not isinstance(value, str) or value not in RANKINGS:
         raise InvalidInputError(
@@ -81,10 +81,10 @@ def check_ranking(value: Any) -> Ranking:
     return value  # type: ignore[return-value]
 
 
-def check_half_life(value: Any) -> float:
+def check_half_life(value: object) -> float:
     """A half-life in days (0 = recency off), else InvalidInputError (``half_life_days``)."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or not 0.0 <= value <= MAX_HALF_LIFE_DAYS:
+    if (not isinstance(value, (int, float)) or isinstance(value, bool)
+            or not math.isfinite(value) or not 0.0 <= value <= MAX_HALF_LIFE_DAYS):
         raise InvalidInputError(
             f"half_life_days must be a number of days from 0 (off) to {MAX_HALF_LIFE_DAYS:g}; "
             f"got {value!r}", field="half_life_days",

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Hashable, Iterator, MutableMap
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypedDict, TypeVar
 
 from ..errors import OrphanedFactError
 from ..model import (
@@ -79,7 +79,7 @@ class LineageState:
     seq: int
     fact_text: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "fact_id": self.fact_id, "group": self.group, "subject_id": self.subject_id,
             "predicate": self.predicate, "object_id": self.object_id,
@@ -468,7 +468,14 @@ def trust_json(episode: Episode) -> str | None:
     return json.dumps({"level": episode.trust, "flags": episode.flags})
 
 
-def trust_from_json(text: str | None) -> dict[str, Any]:
+class TrustFields(TypedDict, total=False):
+    """An :class:`~kgmem.model.Episode`'s trust keywords, as :func:`trust_json` stored them."""
+
+    trust: Literal["trusted", "normal", "untrusted"]  # kgmem.trust.TrustLevel
+    flags: list[str]
+
+
+def trust_from_json(text: str | None) -> TrustFields:
     """``Episode`` keyword arguments (trust, flags) from :func:`trust_json`'s text."""
     if not text:
         return {}

@@ -2,7 +2,8 @@
 no function over 120 lines and no module over 1,000 lines in kgmem/ and api/, time
 comparisons only in the time module and the stores' visibility seam, no Protocol that
 re-declares private methods, a top level of kgmem/ a newcomer reads in a minute, and a
-ceiling on the reaches into other modules' private names (scripts/private_reaches.py)."""
+ceiling on the reaches into other modules' private names (scripts/private_reaches.py) and
+on ``Any`` in public signatures (scripts/any_in_signatures.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ TIME_COMPARISON = re.compile(r"(created_at|expired_at|valid_at|invalid_at|refere
 TIME_HOMES = {"kgmem/timeline.py", "kgmem/store/visibility.py"}
 MAX_TOP_LEVEL_MODULES = 15  # kgmem/*.py: ground, the factory and the public face
 MAX_PRIVATE_REACHES = 30  # scripts/private_reaches.py: 126 on c0ffb91, 23 after issue 28
+MAX_ANY_IN_PUBLIC_SIGNATURES = 100  # scripts/any_in_signatures.py: 176 on c0ffb91, 180 -> 96
 
 
 def _rel(p: Path) -> str:
@@ -111,13 +113,16 @@ def test_top_level_of_kgmem_holds_at_most_15_modules() -> None:
     assert len(top) <= MAX_TOP_LEVEL_MODULES, top
 
 
-def _private_reaches() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "private_reaches", ROOT / "scripts" / "private_reaches.py")
+def _script(name: str) -> object:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _private_reaches() -> object:
+    return _script("private_reaches")
 
 
 def test_private_reaches_counts_an_import_and_an_attribute_but_not_self() -> None:
@@ -133,6 +138,27 @@ def test_reaches_into_other_modules_private_names_stay_under_the_ceiling() -> No
              for line, name in _private_reaches().reaches(  # type: ignore[attr-defined]
                  p.read_text(encoding="utf-8"))]
     assert len(found) <= MAX_PRIVATE_REACHES, found
+
+
+def test_any_counts_in_public_signatures_only() -> None:
+    count = _script("any_in_signatures").count_module  # type: ignore[attr-defined]
+    source = ("from typing import Any\n"
+              "def f(a: Any, b: 'dict[str, Any]') -> Any: ...\n"
+              "def _g(a: Any) -> Any: ...\n"
+              "class C:\n    def m(self, a: object) -> list[Any]: ...\n"
+              "class _D:\n    def m(self, a: Any) -> None: ...\n")
+    assert count(source) == 4
+
+
+def test_any_in_public_signatures_stays_under_the_ceiling() -> None:
+    """``Any`` where a type is known hides what a function takes and gives (issue 28)."""
+    script = _script("any_in_signatures")
+    per = {_rel(p): script.count_module(p.read_text(encoding="utf-8"))  # type: ignore[attr-defined]
+           for p in SOURCES if not (p.is_relative_to(ROOT / "kgmem" / "api"))
+           and script.public_module(_rel(p))}  # type: ignore[attr-defined]
+    total = sum(per.values())
+    most = sorted(((n, f) for f, n in per.items() if n), reverse=True)[:10]
+    assert total <= MAX_ANY_IN_PUBLIC_SIGNATURES, (total, most)
 
 
 GROUND = {"timeline", "model", "vocabulary", "timeutil", "names", "errors", "settings",

@@ -40,15 +40,15 @@ def _history(rows: list[list[Any]]) -> SummaryHistory:
 class SummaryReads:
     """Mixed into the Neo4j store."""
 
-    def _q(self, query: str, **params: Any) -> list[list[Any]]:
+    def cypher(self, query: str, **params: object) -> list[list[Any]]:
         raise NotImplementedError  # provided by the store
 
     def summary_history(self, group: str, entity_id: str) -> SummaryHistory:
-        return _history(self._q(_READ, g=group, id=entity_id))
+        return _history(self.cypher(_READ, g=group, id=entity_id))
 
     def summarized_entities(self, group: str) -> list[str]:
         """The entities of ``group`` with a stored summary history."""
-        return [r[0] for r in self._q("MATCH (m:KgmemSummaryMark {group_id: $g}) "
+        return [r[0] for r in self.cypher("MATCH (m:KgmemSummaryMark {group_id: $g}) "
                                       "RETURN m.entity_id ORDER BY m.entity_id", g=group)]
 
 

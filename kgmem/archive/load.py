@@ -146,6 +146,8 @@ class _Loader:
         self.erased: set[str] = set()
         self.entities: set[str] = set()  # ids known to be the group's (written or found)
         self.episodes: set[str] = set()
+        self.moved_on = False
+        self.rows: set[tuple[str, ...]] = set()
 
     def start_group(self, g: GroupLine) -> None:
         self.group, self.clock = g.group, g.last_tx_time
@@ -163,6 +165,25 @@ class _Loader:
         self.erased = {e.id for e in self.store.erasures(g.group)}
         self.seqs = {}
         self.entities, self.episodes = set(), set()
+        # the target's memory of the group moved on after the archive was written (a write,
+        # an erase, an undo since): what the archive holds and the target does not was
+        # erased or replaced since, and writing it back would resurrect erased content and
+        # put two timelines in one group; only an import that writes nothing new may pass
+        target = self.store.last_tx_time(g.group)
+        self.moved_on = (target is not None and any(counts.values())
+                         and (g.last_tx_time is None or target > g.last_tx_time))
+        self.rows = set()
+        if self.moved_on:
+            self.rows = {("alias", *r) for r in raw.alias_rows(g.group)} | {
+                ("mention", *r) for r in raw.mention_rows(g.group)}
+
+    def _refuse_new(self, what: str) -> None:
+        if self.moved_on:
+            raise ConflictError(
+                f"group {self.group!r} changed in the target after this archive was written "
+                f"(the target's clock is past the archive's): {what} is not in the target "
+                "(erased, undone or split since?) and is not written back; import into "
+                "another store, or erase that group first", group=self.group)
 
     def _own(self, w: WriteTx, kind: str, ids: Iterable[str]) -> None:
         """Refuse a record that points at an entity or episode its group does not hold (a
@@ -195,7 +216,22 @@ class _Loader:
 
     def write(self, w: WriteTx, rec: BaseModel) -> bool | None:
         """Write one record inside ``w``; False when it was there already (None: an
-        idempotent row write, not counted)."""
+        idempotent row write, not counted). Raises (the batch rolls back) when it is new
+        to a target that moved on (:meth:`_refuse_new`)."""
+        if self.moved_on and isinstance(rec, SummaryLine):
+            return False  # derived data: the target's summaries are newer
+        if isinstance(rec, AliasLine) and ("alias", rec.entity_id, rec.alias,
+                                           rec.norm_alias) not in self.rows:
+            self._refuse_new(f"alias {rec.alias!r}")
+        if isinstance(rec, MentionLine) and ("mention", rec.episode_id,
+                                             rec.entity_id) not in self.rows:
+            self._refuse_new(f"a mention by episode {rec.episode_id!r}")
+        wrote = self._write(w, rec)
+        if wrote:
+            self._refuse_new(f"the archive's {rec.kind} record")  # type: ignore[attr-defined]
+        return wrote
+
+    def _write(self, w: WriteTx, rec: BaseModel) -> bool | None:
         g = self.group
         if isinstance(rec, DeclarationLine):
             if rec.declaration.id in self.declared:

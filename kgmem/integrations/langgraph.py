@@ -10,7 +10,9 @@ memory, and :func:`kgmem_tools`, the memory tools as LangChain tools
   the value's ``content`` / ``text`` / ``memory`` / ``data`` string or else its JSON, is what
   extraction reads and search ranks; ``index=False`` stores it without extraction). A second
   ``put`` of a key is a new version, the old one kept; ``delete`` is a version too (a
-  tombstone), so what a key held is still readable as of a date;
+  tombstone), so what a key held is still readable as of a date. Puts at one instant (an
+  injected clock that did not move) keep their order; but the same text put again at the
+  instant of its earlier put is that episode (kgmem's idempotent ingest), not a new version;
 * ``search`` ranks with kgmem's hybrid search (keywords, vectors when installed, the facts
   extracted from the items, times named in the query); ``filter`` matches value fields
   (``{"kind": "note"}``, ``$eq`` ``$ne`` ``$gt`` ``$gte`` ``$lt`` ``$lte``) and takes
@@ -26,6 +28,8 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -86,6 +90,21 @@ class _Version:
     key: str
     value: dict[str, Any] | None  # None: deleted
     episode: Episode
+    order: int = 0  # the put's own order among puts at the same transaction time
+
+
+_order_lock = threading.Lock()
+_last_order = 0
+
+
+def _put_order() -> int:
+    """Strictly increasing within a process, wall-clock nanoseconds across processes: orders
+    puts that share a transaction time (an injected clock that did not move between them),
+    and makes a value put again a new episode, not a duplicate of its first put."""
+    global _last_order
+    with _order_lock:
+        _last_order = max(time.time_ns(), _last_order + 1)
+        return _last_order
 
 
 def _text(value: Mapping[str, Any]) -> str:
@@ -156,9 +175,10 @@ class KgmemStore(BaseStore):
                     doc = json.loads(ep.source_description)
                 except ValueError:
                     continue
-                out.setdefault(doc["key"], []).append(_Version(doc["key"], doc["value"], ep))
+                out.setdefault(doc["key"], []).append(
+                    _Version(doc["key"], doc["value"], ep, int(doc.get("put", 0))))
         for vs in out.values():
-            vs.sort(key=lambda v: (v.episode.created_at, v.episode.reference_time))
+            vs.sort(key=lambda v: (v.episode.created_at, v.episode.reference_time, v.order))
         return out
 
     def _current(self, group: str, valid_at: datetime | None = None,
@@ -193,7 +213,8 @@ class KgmemStore(BaseStore):
         else:
             value = dict(op.value)
             text, extract = _text(value), self.extract and op.index is not False
-        doc = json.dumps({"key": op.key, "value": value}, ensure_ascii=False, default=str)
+        doc = json.dumps({"key": op.key, "value": value, "put": _put_order()},
+                         ensure_ascii=False, default=str)
         self.memory.add_episode(text, self.memory.now(), source=SOURCE, group=group,
                                 source_description=doc, extract=extract)
 

@@ -149,3 +149,19 @@ def test_adapters_take_a_path_an_async_memory_or_the_configured_memory(
     assert [t.name for t in tools][0] == "remember"
     tools[0].invoke({"content": "I like tea.", "reference_time": "2024-01-01"})
     assert (tmp_path / "c").is_dir()
+
+
+def test_puts_at_one_instant_keep_their_order(make_memory) -> None:  # type: ignore[no-untyped-def]
+    """An injected clock that does not move between puts (a replay, a test): each put, and a
+    delete, still replaces what the key held before it."""
+    store = KgmemStore(make_memory(clock=ManualClock()), extract=False)
+    ns = _ns()
+    store.put(ns, "pref", {"content": "likes tea"})
+    store.put(ns, "pref", {"content": "likes coffee"})
+    got = store.get(ns, "pref")
+    assert got is not None and got.value == {"content": "likes coffee"}
+    store.delete(ns, "pref")
+    assert store.get(ns, "pref") is None
+    store.put(ns, "pref", {"content": "likes cocoa"})
+    got = store.get(ns, "pref")
+    assert got is not None and got.value == {"content": "likes cocoa"}

@@ -32,6 +32,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "ingest-locomo": ("benchmarks.ingest_locomo", []),
     "ingest-same-output": ("benchmarks.ingest_same_output", []),
     "api-load": ("benchmarks.api_load", []),
+    "neo4j-outage": ("benchmarks.neo4j_outage", []),
     "request-bound": ("benchmarks.request_bound", []),
     "retrieve": ("benchmarks.retrieve_bench", []),
     "context": ("benchmarks.context_bench", []),

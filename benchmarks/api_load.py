@@ -45,16 +45,24 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(home: Path, port: int, log_path: Path) -> subprocess.Popen[bytes]:
+def start_server(home: Path, port: int, log_path: Path, neo4j_uri: str | None = None,
+                 timeout: float = 60.0, index_interval: float = 0.0
+                 ) -> subprocess.Popen[bytes]:
+    """``api.app.run`` in a child process on the embedded store under ``home``, or on the
+    Neo4j server at ``neo4j_uri``; returns once ``/ready`` says 200. No background indexer
+    by default (``index_interval`` 0): the runs compare request work, not embedding."""
     env = {**os.environ, "KGMEM_HOME": str(home), "KGMEM_STORE": "embedded",
-           "KGMEM_EXTRACTOR": "none", "PYTHONPATH": str(REPO)}
+           "KGMEM_EXTRACTOR": "none", "KGMEM_INDEX_INTERVAL": f"{index_interval:g}",
+           "PYTHONPATH": str(REPO)}
+    if neo4j_uri is not None:
+        env.update(KGMEM_STORE="neo4j", KGMEM_NEO4J_URI=neo4j_uri)
     env.pop("KGMEM_API_KEYS", None)
     code = (f"from api.app import run; run(host={HOST!r}, port={port}, "
             "log_level='warning')")
-    log = open(log_path, "wb")  # noqa: SIM115 - lives as long as the server
+    log = open(log_path, "ab")  # noqa: SIM115 - lives as long as the server
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
                             stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout
     while True:
         try:
             if httpx.get(f"http://{HOST}:{port}/ready", timeout=2).status_code == 200:

@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kgmem.memory.facade import Memory
+from tests.conftest import STORES, fresh_group, neo4j_store_or_skip
 
 from .conftest import assert_error, client_for
 
@@ -55,22 +56,32 @@ class _SearchingMemory(Memory):
                        known_at=known_at, group=group)
 
 
-@pytest.fixture
-def two_groups(tmp_path):  # type: ignore[no-untyped-def]
+@pytest.fixture(params=STORES)
+def two_groups(request, tmp_path):  # type: ignore[no-untyped-def]
+    """Two seeded groups behind one API, on each store (fresh group names: on Neo4j the
+    server is shared with every other test)."""
     cls = Memory if hasattr(Memory, "search") and hasattr(Memory, "context") else (
         _SearchingMemory)
-    m = cls(tmp_path / "store")
+    if request.param == "embedded":
+        m = cls(tmp_path / "store")
+    else:
+        m = cls(store=neo4j_store_or_skip(), extractor=None)
+    ga, gb = fresh_group("team-a"), fresh_group("team-b")
     with client_for(m) as c:
-        a = _seed_group(c, "team-a", "Boston", "Acme")
-        b = _seed_group(c, "team-b", "Lisbon", "Globex")
+        a = {**_seed_group(c, ga, "Boston", "Acme"), "group": ga}
+        b = {**_seed_group(c, gb, "Lisbon", "Globex"), "group": gb}
         yield c, a, b
-    m.close()
+    if request.param == "embedded":
+        m.close()
+    else:
+        for g in (ga, gb):
+            m.erase(group=g, whole_group=True)
 
 
 def test_reads_never_cross_groups(two_groups) -> None:  # type: ignore[no-untyped-def]
     c, a, b = two_groups
-    for group, own, other, mine, theirs in (("team-a", a, b, "Boston", "Lisbon"),
-                                            ("team-b", b, a, "Lisbon", "Boston")):
+    for group, own, other, mine, theirs in ((a["group"], a, b, "Boston", "Lisbon"),
+                                            (b["group"], b, a, "Lisbon", "Boston")):
         h = {"X-Group": group}
         reads = [
             c.get("/v1/facts", headers=h),
@@ -104,7 +115,7 @@ def test_reads_never_cross_groups(two_groups) -> None:  # type: ignore[no-untype
 
 def test_writes_never_cross_groups(two_groups) -> None:  # type: ignore[no-untyped-def]
     c, a, b = two_groups
-    h = {"X-Group": "team-a"}
+    h = {"X-Group": a["group"]}
     assert_error(c.post(f"/v1/facts/{b['fact']}/retract", headers=h), 404)
     assert_error(c.post(f"/v1/facts/{b['fact']}/invalidate", headers=h,
                         json={"at": "2024"}), 404)
@@ -115,10 +126,10 @@ def test_writes_never_cross_groups(two_groups) -> None:  # type: ignore[no-untyp
     assert_error(c.delete(f"/v1/entities/{b['alice']}", headers=h), 404)
     # erasing Alice in team-a leaves team-b's Alice alone
     assert c.delete("/v1/entities/Alice", headers=h).status_code == 200
-    prof = c.get("/v1/entities/Alice", headers={"X-Group": "team-b"}).json()
+    prof = c.get("/v1/entities/Alice", headers={"X-Group": b["group"]}).json()
     assert sorted(f["object"] for f in prof["facts"]) == ["Globex", "Lisbon"]
-    # the default group sees nothing
-    assert c.get("/v1/facts").json()["items"] == []
+    # a group nobody wrote to sees nothing
+    assert c.get("/v1/facts", headers={"X-Group": fresh_group("empty")}).json()["items"] == []
 
 
 def test_no_keys_configured_means_open(client: TestClient) -> None:

@@ -179,6 +179,9 @@ class Context(Mentions):
         obj = self._referred(predicate, obj, tokens)
         if obj is None:
             return None
+        obj = self._without_vocative(predicate, obj)
+        if obj is None:
+            return None
         text = _object_text(subj, predicate, obj)
         if text is None:
             return None
@@ -217,6 +220,21 @@ class Context(Mentions):
         if m is None:
             m = self.modality_cache[verb.i] = clause_modality(verb, self.flags(verb))
         return m
+
+    def _without_vocative(self, predicate: str, obj: str) -> str | None:
+        """The object without the name of the one spoken to, which chat puts last ("I love
+        the thought Nate!" -> "thought", too vague to like: None)."""
+        if self.sitting is None or predicate in ("KNOWS", "FRIEND_OF", "DATING", "MARRIED_TO",
+                                                 "SIBLING_OF", "PARENT_OF", "CHILD_OF"):
+            return obj
+        to = self.sitting.addressee(self.speaker)
+        if not to or not obj.endswith(" " + to):
+            return obj
+        obj = obj[: -len(to) - 1].rstrip(" ,")
+        head = obj.lower().split()[-1] if obj.split() else ""
+        if predicate in ("LIKES", "DISLIKES", "HAS_HOBBY") and head in L.VAGUE_LIKES:
+            return None
+        return obj or None
 
     def _referred(self, predicate: str, obj: str, tokens: list[Token | None]) -> str | None:
         """The object as the discourse layer knows it: "the company" -> the organisation it

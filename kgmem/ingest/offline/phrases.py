@@ -19,6 +19,15 @@ _NP_DROP = {"det", "punct", "cc", "conj", "appos", "relcl", "acl", "advcl", "pre
             "npadvmod", "parataxis", "ccomp", "xcomp", "nsubj", "nsubjpass", "case_"}
 
 
+def _title_of(head: Token, prep: Token) -> bool:
+    """"Lord of the Rings", "Pirates of the Caribbean": a capitalised name whose "of" phrase
+    is capitalised too is one title, kept whole."""
+    if prep.lower_ != "of" or head.pos_ != "PROPN" or not head.text[:1].isupper():
+        return False
+    o = next((ch for ch in prep.children if ch.dep_ == "pobj"), None)
+    return o is not None and o.pos_ == "PROPN" and o.text[:1].isupper()
+
+
 def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_amod: bool = False,
                 keep_num: bool = False, drop_poss: bool = False) -> str:
     """The text of the noun phrase headed by ``tok``, as an object is stored: a kept entity
@@ -51,6 +60,9 @@ def noun_phrase(c: Mentions, tok: Token, keep_preps: Iterable[str] = (), drop_am
             if ch.i == t.i - 2 and t.doc[t.i - 1].text == "-" and ch.pos_ in ("NOUN", "ADJ",
                                                                                "ADV"):
                 collect(ch, False)  # "dairy-free", "emotionally-driven": the word before "-"
+                continue
+            if dep == "prep" and _title_of(t, ch):  # "Lord of the Rings", whole
+                toks.extend(w for w in ch.subtree if w.i not in c.time_tokens)
                 continue
             if dep == "prep" and ch.lower_ in keep:
                 o = pobj(ch)

@@ -84,6 +84,10 @@ def own_noun(c: Context, noun: Token) -> None:
     gov, glemma = _gov_lemma(noun)
     if gov is not None and (c.flags(gov).future or c.flags(gov).in_plan):
         return  # "gonna start my own business", "want to sell my car"
+    if gov is not None and noun.dep_ == "dobj" and glemma in L.OPEN_BUSINESS_VERBS | {
+            "build", "buy", "create", "set"} and gov.tag_ == "VB" and not (
+            c.flags(gov).past or c.flags(gov).perfect):
+        return  # "searching for a place to open my dance studio": not opened yet
     pred = "RUNS" if business else "OWNS"
     text = noun_phrase(c, noun, drop_amod=not business and noun.lemma_.lower() != "collection",
                        drop_poss=True)  # "Bob's car": Bob OWNS car

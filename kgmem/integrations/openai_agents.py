@@ -91,6 +91,9 @@ class KgmemSession:
 
     def _add(self, items: list[Any]) -> None:
         now = self.memory.now()
+        had = self._episodes()
+        if had:  # after the session's last item, also when the clock has not moved since
+            now = max(now, had[-1][0].reference_time + timedelta(microseconds=1))
         rows = []
         for i, item in enumerate(items):
             role = item.get("role") if isinstance(item, dict) else None

@@ -101,3 +101,23 @@ def test_function_tools_in_a_run(make_memory) -> None:  # type: ignore[no-untype
     assert "learnt: Ann WORKS_AT Acme [2020, now)" in outputs[0]
     assert "Ann works at Acme" in outputs[1] and "fact ids: Ann WORKS_AT Acme" in outputs[1]
     assert outputs[2].startswith("error: not_found: no fact 'ffffffff'")
+
+
+def test_items_added_at_one_instant_keep_their_order(make_memory) -> None:  # type: ignore[no-untyped-def]
+    """An injected clock that does not move between calls (a replay, a test): the items come
+    back in the order added, a message said again is kept, and pop takes the last one."""
+    from tests.conftest import ManualClock
+
+    session = KgmemSession(uuid.uuid4().hex, make_memory(clock=ManualClock()), extract=False,
+                           group="s" + uuid.uuid4().hex[:10])
+    said = ["hi", "hello", "ok", "and?", "ok"]
+
+    async def run() -> tuple[list[Any], Any]:
+        for i, text in enumerate(said):
+            await session.add_items([{"role": ("user", "assistant")[i % 2], "content": text}])
+        items = [x["content"] for x in await session.get_items()]
+        return items, await session.pop_item()
+
+    items, popped = anyio.run(run)
+    assert items == said
+    assert popped == {"role": "user", "content": "ok"}

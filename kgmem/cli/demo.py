@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import InvalidInputError
 from ..memory.facade import DEFAULT_GROUP, Memory
 from ..timeutil import parse_instant, utcnow
 
@@ -50,12 +51,31 @@ def load_conversation() -> list[dict[str, str]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+MARK = "kgmem-demo"  # the file that says a directory is the demo's own store
+DEFAULT_HOME = ".kgmem-demo"  # the demo's home without --home (its own, also before MARK)
+
+
+def check_demo_home(home: Path) -> None:
+    """Refuse a directory that holds anything but a store the demo made: with ``--home`` or
+    ``KGMEM_HOME`` naming the user's own memory, the demo would wipe it (``fresh``) or
+    replay its conversation into it."""
+    if (home.exists() and not (home / MARK).is_file() and home.name != DEFAULT_HOME
+            and any(home.iterdir())):
+        raise InvalidInputError(
+            f"{home} holds something the demo did not make (--home / KGMEM_HOME: your own "
+            "memory?); the demo replaces its store, so it only runs in an empty directory or "
+            "its own: pass another --home, e.g. `kgmem --home .kgmem-demo demo`", field="home")
+
+
 def replay(home: Path, fresh: bool = True, progress: Callable[[], None] | None = None
            ) -> Memory:
     from ..ingest.pipeline import make_extractor
 
+    check_demo_home(home)
     if fresh and home.exists():
         shutil.rmtree(home)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / MARK).write_text("made by `kgmem demo`, which replaces this directory\n")
     clock = ReplayClock()
     m = Memory(home, clock=clock, extractor=make_extractor())
     last = m.store.last_tx_time(DEFAULT_GROUP)
@@ -87,6 +107,7 @@ def answers(m: Memory) -> list[dict[str, str | list[str]]]:
 def run_demo(home: Path, fresh: bool = True, console: Console | None = None,
              as_json: bool = False) -> list[dict[str, str | list[str]]]:
     console = console or Console()
+    check_demo_home(home)
     conv = load_conversation()
     if not as_json:
         console.print(f"[bold]Replaying {len(conv)} messages[/bold] into {home} "
@@ -120,8 +141,8 @@ def run_demo(home: Path, fresh: bool = True, console: Console | None = None,
                   fmt(v.created_at, "day"), fmt(v.expired_at, "day") if v.expired_at else "-",
                   v.reason[:70])
     console.print(h)
-    console.print("Try: [bold]kgmem --home .kgmem-demo facts --subject Maya "
-                  "--valid-at 2022-06-01[/bold]  or  [bold]kgmem --home .kgmem-demo history "
+    console.print(f"Try: [bold]kgmem --home {home} facts --subject Maya "
+                  f"--valid-at 2022-06-01[/bold]  or  [bold]kgmem --home {home} history "
                   "Maya[/bold]")
     m.close()
     return rows

@@ -106,3 +106,23 @@ def test_demo_answers_differ_between_now_as_of_and_as_known(tmp_path) -> None:  
     assert rows["Where does Maya work?"]["now"] == ["Medtronic"]
     assert rows["Where does Sam live?"]["now"] == ["Portland"]
     json.dumps(rows)  # serialisable for --json
+    m.close()
+    replay(tmp_path / "demo").close()  # its own store: replayed again from scratch
+
+
+def test_the_demo_never_replaces_a_memory_it_did_not_make(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`kgmem demo` replaces its store; with KGMEM_HOME (or --home) naming the user's own
+    memory it wiped that memory. It now refuses, and the memory is intact."""
+    from typer.testing import CliRunner
+
+    from kgmem.cli.main import app
+    from kgmem.memory.facade import Memory
+
+    mine = tmp_path / "mine"
+    with Memory(mine, extractor=None) as m:
+        m.assert_fact("Me", "LIKES", "pie")
+    monkeypatch.setenv("KGMEM_HOME", str(mine))
+    out = CliRunner().invoke(app, ["demo"])
+    assert out.exit_code == 2 and "did not make" in out.output, out.output
+    with Memory(mine, extractor=None) as m:
+        assert [f.object for f in m.facts("Me")] == ["pie"]

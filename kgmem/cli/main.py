@@ -987,9 +987,7 @@ def demo(
     """Replay a short conversation into an embedded store and ask now / as of / as known."""
     from .demo import run_demo
 
-    from .demo import DEFAULT_HOME
-
-    home = state.home or Path(DEFAULT_HOME)
+    home = state.home or Path(".kgmem-demo")  # kgmem.cli.demo.DEFAULT_HOME
     _run(lambda: run_demo(home, fresh=fresh, console=console, as_json=state.json))
 
 

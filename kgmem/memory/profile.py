@@ -122,10 +122,10 @@ def plan(m: ProfileFacade, text: str) -> tuple[str, str, list[PageEdit]]:
     original = {v.fact_id: line_of(v) for v in then}
     edits: list[PageEdit] = []
     kept: set[str] = set()
+    unchanged: set[str] = set()
     for line in page.lines:
         if line.fact_id is None:
-            edits.append(PageEdit("add", None, None, line))
-            continue
+            continue  # added lines: below, once the page's own facts are known
         found = [fid for fid in original if fid.startswith(line.fact_id.lower())]
         if len(found) != 1:
             raise InvalidInputError(f"page line {line.number}: id {line.fact_id!r} is not "
@@ -142,6 +142,24 @@ def plan(m: ProfileFacade, text: str) -> tuple[str, str, list[PageEdit]]:
                 "delete its line and add a new one without id", line=line.number)
         if not before.same_fact_as(line):
             edits.append(PageEdit("correct", fid, before, line))
+        else:
+            unchanged.add(fid)
+    # a line without id that says what a page fact says is that fact, not a second one (as
+    # an assertion said again is one fact): kept as it is when its own line went (its id
+    # dropped), nothing to do when its line is still there unchanged
+    said = {_said(before): fid for fid, before in original.items()}
+    added: set[tuple[str, ...]] = set()
+    for line in page.lines:
+        if line.fact_id is not None:
+            continue
+        same = said.get(_said(line))
+        if same is not None and (same in unchanged or same not in kept):
+            kept.add(same)
+            unchanged.add(same)
+            continue
+        if _said(line) not in added:
+            added.add(_said(line))
+            edits.append(PageEdit("add", None, None, line))
     edits += [PageEdit("retract", fid, before, None) for fid, before in original.items()
               if fid not in kept]
     for e in edits:
@@ -149,6 +167,10 @@ def plan(m: ProfileFacade, text: str) -> tuple[str, str, list[PageEdit]]:
             _bounds(e.after)  # every date parses, before anything is written
             clean_name(e.after.object, "object")
     return group, ent.id, edits
+
+
+def _said(line: PageLine) -> tuple[str, ...]:
+    return (line.subject, line.predicate, line.object, line.start, line.end)
 
 
 def _bounds(line: PageLine) -> tuple[tuple[datetime | None, Precision],

@@ -91,6 +91,23 @@ def test_pages_that_cannot_be_applied(make_memory) -> None:  # type: ignore[no-u
     assert m.apply_profile(page).edits == []  # unedited: nothing to do
 
 
+def test_a_line_without_id_that_says_a_page_fact_is_that_fact(make_memory) -> None:  # type: ignore[no-untyped-def]
+    """As an assertion said again is one fact, a page line saying what a fact of the page
+    says is that fact: copied beside its own line, or with its id dropped, it adds nothing
+    and retracts nothing (it used to make a second, duplicate fact)."""
+    g = fresh_group("page")
+    m, _ = _memory_with_ann(make_memory, g)
+    page = m.profile("Ann", group=g)
+    jazz = _line(page, "LIKES jazz")
+    bare = jazz.rsplit(" | id ", 1)[0]
+    assert m.apply_profile(page + "\n" + bare + "\n" + bare + "\n").edits == []
+    assert m.apply_profile(page.replace(jazz, bare)).edits == []
+    assert [v.object for v in m.facts("Ann", "LIKES", group=g)] == ["jazz"]
+    moved = m.apply_profile(page.replace(jazz, jazz.replace("jazz", "blues")) + bare + "\n")
+    assert [e.kind for e in moved.edits] == ["correct", "add"]  # jazz -> blues, then jazz
+    assert sorted(v.object for v in m.facts("Ann", "LIKES", group=g)) == ["blues", "jazz"]
+
+
 def test_cli_rest_and_mcp(tmp_path: Path) -> None:
     home = tmp_path / "home"
     runner = CliRunner()

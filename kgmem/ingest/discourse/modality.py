@@ -50,7 +50,7 @@ REPORT_VERBS = frozenset({"say", "tell", "claim", "mention", "report", "hear", "
 HEARSAY_VERBS = frozenset({"hear", "read"})
 FIRST_PERSON = frozenset({"i", "we", "me", "us"})
 _CLIMB = ("xcomp", "ccomp", "pcomp", "advcl", "conj", "acl", "relcl", "prep", "pobj", "dobj",
-          "advmod", "npadvmod")
+          "advmod", "npadvmod", "csubj")
 
 
 def clause_modality(verb: Token, flags: Flags | None = None) -> Modality:

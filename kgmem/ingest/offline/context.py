@@ -273,7 +273,12 @@ class Context(Mentions):
             first = next((t for t in tokens if t is not None), None)
             if first is None:
                 return Flags()
-            if asks(first.sent) or phrase_modality(first) in PHRASE_DROPS:
+            # what a question presupposes of the one asked holds ("How have your turtles
+            # been?"); the asker's own thing may not exist yet ("What should I name my
+            # dog?"); a wish or hearsay states nothing
+            yours = any(t.lower_ == "your" for t in first.children) or (
+                first.i > 0 and first.doc[first.i - 1].lower_ == "your")
+            if (asks(first.sent) and not yours) or phrase_modality(first) in PHRASE_DROPS:
                 return None
             return Flags()
         f = self.flags(anchor)

@@ -101,9 +101,11 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
     cur = verb
     hops = 0
     while cur.dep_ in ("xcomp", "ccomp", "pcomp", "advcl", "conj", "acl", "relcl", "prep",
-                       "pobj", "dobj") and cur.head is not cur and hops < 8:
+                       "pobj", "dobj", "csubj") and cur.head is not cur and hops < 8:
         sub, cur = cur, cur.head
         hops += 1
+        if sub.dep_ == "csubj":  # "Volunteering there made me ...": tense and mood of "made"
+            _mark_subject_clause(f, cur)
         if cur.pos_ not in ("VERB", "AUX") and not (
                 cur.i == cur.sent.start and cur.lower_ in L.IRREALIS_VERBS):
             continue  # ("Wish I had a vacation lined up": the tagger's PROPN "Wish")
@@ -150,6 +152,20 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
         if sub.dep_ == "xcomp" and cur.lemma_ == "go" and cur.tag_ == "VBG" and child(
                 sub, "aux") is not None:
             f.future = True  # "I'm gonna take a shot at ...", "I'm going to sell my car"
+
+
+def _mark_subject_clause(f: Flags, head: Token) -> None:
+    """A gerund that is a clause's subject ("Organizing the camp was awesome", "Adopting a dog
+    would make me happy") happened when its clause says so, and is hypothetical under a
+    modal; a future on the clause is its outcome's ("investing in my business will pay off")."""
+    auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass")]
+    if head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes):
+        f.past = True
+    if any(a.lemma_ == "have" for a in auxes):
+        f.perfect = True
+    if any(a.lower_ in L.MODALS or a.lemma_ in ("might", "may", "could", "would", "should")
+           for a in auxes):
+        f.modal = True
 
 
 # what one tells is stated, whatever wrapped the telling ("I wanted to tell you I joined ...")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import lexicon as L
+from ..discourse.speakers import is_role
 from ..discourse import Coreference
 from .entities import ENT_KEEP, clean_ent, ent_type, looks_like_name, strip_det
 from .sitting import Sitting
@@ -168,9 +169,22 @@ class Mentions:
             return self.speaker_mention(c)
         if low in ("his", "her"):
             return self.person_before(c.i)
+        if low == "your":  # "How have your turtles been?": the one spoken to, by name
+            return self._addressee_mention(c)
         if c.pos_ == "PROPN":
             return Mention(self.name_of(c), label=ent_type(c) or "PERSON", token=c)
         return None
+
+    def _addressee_mention(self, tok: Any) -> Mention | None:
+        """The other speaker of a two-party chat sitting, when they go by a name (never a
+        role, never from the assistant's turns, where "your" is the user's advice)."""
+        if self.sitting is None or self.assistant:
+            return None
+        to = self.sitting.addressee(self.speaker)
+        others = {s for s in self.sitting.speakers if s != self.speaker}
+        if not to or len(others) != 1 or is_role(to):
+            return None
+        return Mention(to, label="PERSON", token=tok)
 
     def resolve(self, tok: Token, collective: bool = False) -> list[Mention]:
         """Resolve a subject (or person-object) token to mentions (conjuncts included)."""
@@ -303,6 +317,15 @@ def subjects(c: Mentions, verb: Token, collective: bool = False) -> tuple[list[M
         prev.i == cur.sent.start and looks_like_name(prev)
     ):
         return c.resolve(prev), False
+    # a gerund that is the subject of a clause about the speaker: "Volunteering at the shelter
+    # made me feel great", "Organizing a camp in my hometown was awesome" (the speaker did it)
+    # (told as what happened, or with "my" in it: "Running a business isn't easy" is generic)
+    if cur.tag_ == "VBG" and cur.dep_ in ("csubj", "nsubj") and not c.assistant and (
+            cur.head.tag_ == "VBD" or any(t.lower_ in ("my", "our") for t in cur.subtree)
+    ) and any(t.lower_ in ("me", "my", "i", "myself") for t in cur.sent) and not any(
+            t.lower_ in ("you", "your", "he", "she", "they", "his", "her", "their", "we", "our")
+            or t.ent_type_ == "PERSON" for t in cur.sent):
+        return [c.speaker_mention()], True
     # dropped subject: "Started at Shopify in January", "moving to Chicago next month", "Just
     # got back from a road trip, it was fun" (a clause opening the sentence)
     root = cur

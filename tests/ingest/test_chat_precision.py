@@ -1,0 +1,75 @@
+"""General machinery behind chat precision and the fresh rounds' misses (issue 31): what did
+not happen, vocatives, titles, things not had yet, the addressee's things, gerund subjects,
+allergy nouns, diets that ended, work that is not a job."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from kgmem.ingest.offline import OfflineExtractor
+
+REF = datetime(2024, 6, 1, 10, tzinfo=timezone.utc)
+
+
+def _facts(ex: OfflineExtractor, text: str, speaker: str = "John") -> set[tuple[str, str, str, str]]:
+    return {(f.subject, f.predicate, f.object, f.kind) for f in ex.extract(text, REF, speaker)}
+
+
+def _chat(ex: OfflineExtractor, turns: list[tuple[str, str]]) -> list[set[tuple[str, str, str]]]:
+    items = [{"text": t, "reference_time": REF + timedelta(seconds=i), "speaker": s, "group": "g"}
+             for i, (s, t) in enumerate(turns)]
+    return [{(f.subject, f.predicate, f.object) for f in fs} for fs in ex.extract_many(items)]
+
+
+def test_what_did_not_happen_states_nothing(ex: OfflineExtractor) -> None:
+    assert _facts(ex, "I almost moved to Denver last year.") == set()
+    assert _facts(ex, "Adopting a dog would make me happy.") == set()
+    assert _facts(ex, "Running a business isn't easy, but I'm determined.") == set()
+    assert _facts(ex, "I'm still searching for a place to open my dance studio.", "Jon") == set()
+
+
+def test_a_vocative_is_not_part_of_what_is_liked(ex: OfflineExtractor) -> None:
+    said = _chat(ex, [("Nate", "Look at my new drawing."),
+                      ("Joanna", "Awww! It's so cute! I love the thought Nate!")])
+    assert said[1] == set()
+
+
+def test_a_title_keeps_its_of_phrase(ex: OfflineExtractor) -> None:
+    assert ("John", "LIKES", "Lord of the Rings", "assert") in _facts(
+        ex, "I'm a huge fan of Lord of the Rings!")
+
+
+def test_a_question_presupposes_the_addressees_pet_not_the_askers(ex: OfflineExtractor) -> None:
+    said = _chat(ex, [("Nate", "Hey Joanna, long time!"),
+                      ("Joanna", "How have your turtles been?"),
+                      ("Nate", "What should I name my dog?")])
+    assert said[1] == {("Nate", "HAS_PET", "turtle")}
+    assert said[2] == set()
+
+
+def test_a_gerund_subject_told_as_past_is_the_speakers(ex: OfflineExtractor) -> None:
+    facts = _facts(ex, "Organizing a basketball camp for kids in my hometown last summer was an "
+                       "awesome experience!")
+    assert {(p, o) for _s, p, o, _k in facts} == {("ATTENDED", "basketball camp for kids")}
+
+
+def test_notes_allergy_nouns_and_ended_diets(ex: OfflineExtractor) -> None:
+    assert _facts(ex, "I have a peanut allergy.", "Ana") == {("Ana", "ALLERGIC_TO", "peanut",
+                                                              "assert")}
+    assert _facts(ex, "I don't have a peanut allergy.", "Ana") == set()
+    assert _facts(ex, "My sister has a peanut allergy.", "Ana") == set()
+    assert _facts(ex, "I used to be vegan but now I eat everything.", "Ana") == {
+        ("Ana", "HAS_DIET", "vegan", "end")}
+
+
+def test_work_done_is_not_a_job_and_a_described_employer_ends(ex: OfflineExtractor) -> None:
+    assert _facts(ex, "Yesterday, I took up some community work with my friends from church.",
+                  "Maria") == set()
+    assert _facts(ex, "I lost my job at the mechanical engineering company.") == {
+        ("John", "WORKS_AT", "mechanical engineering company", "end")}
+
+
+def test_taking_part_now_attends(ex: OfflineExtractor) -> None:
+    assert ("Nate", "ATTENDED", "video game tournament", "assert") in _facts(
+        ex, "I'm currently participating in the video game tournament again.", "Nate")
+    assert _facts(ex, "I'm competing in a marathon next month.", "Nate") == set()

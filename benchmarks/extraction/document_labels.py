@@ -389,3 +389,145 @@ Congress .""", (
         opt("Chidi Okonkwo", "FROM", "Nigeria"),
     ), round="fresh1"),
 ]
+
+# Fresh round 2 (written and labelled by the documents engineer of the second sitting, committed
+# before any code ran on them; shapes not in the dev set: an acquisition announced but not
+# closed, a meeting-notes page with a decision and a plan, an email thread with a quoted
+# message, a scientist's encyclopedic biography, an organisation's history)
+DOCS += [
+    Doc("fresh2-news-harbor", "company news", "2025-05-14", """Verity Group agrees to buy \
+Harbor Analytics
+
+LONDON, 14 May 2025 - Verity Group said on Wednesday it had agreed to acquire Harbor \
+Analytics, a Leeds-based data company, for 120 million pounds. The deal is expected to close \
+in the third quarter.
+
+Harbor was founded in 2012 by Priya Raman, who has been its chief executive since 2016. Before \
+starting Harbor she worked at Experian for six years. Raman will stay on as head of Verity's \
+analytics division after the deal closes.
+
+Verity's chief executive, Tom Ellery, joined the group from Sage in 2019. Last year Verity \
+bought the payroll firm Clockwise for 40 million pounds.""", (
+        req("Priya Raman", FOUND, "Harbor Analytics", "2012"),
+        req("Priya Raman", "HAS_ROLE", "chief executive", "2016"),
+        req("Priya Raman", "WORKS_AT", "Experian"),
+        req("Tom Ellery", "HAS_ROLE", "chief executive"),
+        req("Tom Ellery", "WORKS_AT", "Verity Group", "2019"),
+        req("Verity Group", "OWNS", "Clockwise", "2024"),
+        opt("Priya Raman", LEAD + ("WORKS_AT",), "Harbor Analytics", "2016"),
+        opt("Tom Ellery", "WORKS_AT", "Sage", None, "2019"),
+        opt("Tom Ellery", LEAD, "Verity Group"),
+        opt("Harbor Analytics", "LIVES_IN", "Leeds"),
+        # not a fact: "agreed to acquire" (not closed), "will stay on as head of ..." (future)
+    ), round="fresh2"),
+    Doc("fresh2-notes-platform", "meeting notes", "2025-06-02", """Platform team weekly sync, \
+2 June 2025
+
+Attendees: Rosa Mendes (chair), Dev Patel, Kenji Sato
+
+- Kenji Sato has joined the team from Shopify as a staff engineer; his first day was 26 May.
+- Dev Patel now leads the payments migration; Rosa handed it over to him last week.
+- Decision: we will freeze the release branch every Thursday.
+- Rosa moves to the Lisbon office in July.
+- Open question: should we drop support for Python 3.9?""", (
+        req("Kenji Sato", "HAS_ROLE", "staff engineer", "2025-05"),
+        req("Dev Patel", ("LEADS", "WORKS_ON", "HAS_ROLE"), "payments migration"),
+        opt("Kenji Sato", "WORKS_AT", "Shopify", None, "2025-05"),
+        opt("Rosa Mendes", "HAS_ROLE", "chair"),
+        opt("Rosa Mendes", ("PLANS", "LIVES_IN", "WORKS_AT"), "Lisbon", "2025-07"),
+        opt("Rosa Mendes", ("PLANS", "LIVES_IN", "WORKS_AT"), "Lisbon office", "2025-07"),
+        opt("Platform team", "DECIDED", "freeze the release branch every Thursday"),
+        opt("Rosa Mendes", "DECIDED", "freeze the release branch every Thursday"),
+    ), round="fresh2"),
+    Doc("fresh2-email-hannah", "email", "2025-03-10", """From: Hannah Weiss
+To: Marco Bianchi
+Date: 10 March 2025
+Subject: Re: introductions
+
+Hi Marco,
+
+Thanks for the intro to Leila. As you know, I left Deloitte in January and I'm now running \
+procurement at Nordhaus Logistics in Hamburg. We moved here from Munich last autumn.
+
+Could you send me Leila's CV?
+
+Best,
+Hannah
+
+> On 8 March 2025, Marco Bianchi wrote:
+> Hannah, meet Leila Haddad, our head of ocean freight. She joined us at Kuehne+Nagel in 2022 \
+after five years at Maersk. Leila, Hannah is an old friend from business school.""", (
+        req("Hannah Weiss", "WORKS_AT", "Deloitte", None, "2025-01"),
+        req("Hannah Weiss", "WORKS_AT", "Nordhaus Logistics"),
+        req("Hannah Weiss", "LIVES_IN", "Hamburg", "2024"),
+        req("Leila Haddad", "HAS_ROLE", "head of ocean freight"),
+        req("Leila Haddad", "WORKS_AT", "Kuehne+Nagel", "2022"),
+        opt("Hannah Weiss", ("LEADS", "HAS_ROLE", "WORKS_ON"), "procurement"),
+        opt("Hannah Weiss", "LIVES_IN", "Munich", None, "2024"),
+        opt("Leila Haddad", "WORKS_AT", "Maersk", None, "2022"),
+        opt("Marco Bianchi", "WORKS_AT", "Kuehne+Nagel"),
+        opt("Hannah Weiss", ("FRIEND_OF", "KNOWS"), "Marco Bianchi"),
+        opt("Marco Bianchi", ("FRIEND_OF", "KNOWS"), "Hannah Weiss"),
+        opt("Hannah Weiss", "KNOWS", "Leila Haddad"),
+    ), round="fresh2"),
+    Doc("fresh2-wiki-vasquez", "encyclopedic", "2021-01-01", """Elena Vasquez ( born 3 March \
+1968 ) is a Chilean astronomer and science administrator .
+
+Early life and education .
+
+Vasquez was born in Valparaiso . She received her undergraduate degree from the University of \
+Chile in 1990 and her doctorate from the California Institute of Technology in 1996 .
+
+Career .
+
+After postdoctoral work at the Max Planck Institute for Astronomy in Heidelberg , she joined \
+the faculty of the University of Arizona in 1999 , where she was promoted to full professor in \
+2006 . From 2010 to 2015 she served as director of the Las Campanas Observatory . In 2016 she \
+was appointed chair of the astronomy department at Harvard University , a post she held until \
+2019 .
+
+Since 2020 she has been president of the American Astronomical Society .
+
+Personal life .
+
+Vasquez married the physicist Tomas Reyes in 1994 ; they divorced in 2009 . She lives in \
+Cambridge , Massachusetts .""", (
+        req("Elena Vasquez", "FROM", "Valparaiso", "1968"),
+        req("Elena Vasquez", SCHOOL, "University of Chile"),
+        req("Elena Vasquez", SCHOOL, "California Institute of Technology"),
+        req("Elena Vasquez", "WORKS_AT", "University of Arizona", "1999"),
+        req("Elena Vasquez", "HAS_ROLE", "full professor", "2006"),
+        req("Elena Vasquez", LEAD + ("WORKS_AT",), "Las Campanas Observatory", "2010", "2015"),
+        req("Elena Vasquez", LEAD + ("WORKS_AT",), "Harvard University", "2016", "2019"),
+        req("Elena Vasquez", LEAD + ("MEMBER_OF",), "American Astronomical Society", "2020"),
+        req("Elena Vasquez", "MARRIED_TO", "Tomas Reyes", "1994", "2009"),
+        req("Elena Vasquez", "LIVES_IN", "Cambridge"),
+        opt("Elena Vasquez", "HAS_ROLE", "director", "2010", "2015"),
+        opt("Elena Vasquez", "HAS_ROLE", "chair", "2016", "2019"),
+        opt("Elena Vasquez", "HAS_ROLE", "president", "2020"),
+        opt("Elena Vasquez", "WORKS_AT", "Max Planck Institute for Astronomy"),
+        opt("Elena Vasquez", "HAS_ROLE", "astronomer"),
+        opt("Tomas Reyes", "HAS_ROLE", "physicist"),
+        opt("Elena Vasquez", "FROM", "Chile"),
+    ), round="fresh2"),
+    Doc("fresh2-wiki-kestrel", "encyclopedic", "2021-01-01", """Kestrel Airways was a British \
+regional airline founded in 1978 by the brothers Alan and Peter Gray . Its head office was in \
+Exeter .
+
+History .
+
+The airline began flights between Exeter and the Channel Islands in 1979 . In 1987 Kestrel \
+was bought by Bristol Holdings . Ruth Kemble was chief executive from 1990 to 1998 , and under \
+her the airline added routes to Dublin and Amsterdam . British Midland acquired Kestrel in \
+1999 and merged it into its own operations in 2001 .""", (
+        req("Alan Gray", FOUND, "Kestrel Airways", "1978"),
+        req("Peter Gray", FOUND, "Kestrel Airways", "1978"),
+        req("Bristol Holdings", "OWNS", "Kestrel Airways", "1987"),
+        req("Ruth Kemble", LEAD + ("WORKS_AT",), "Kestrel Airways", "1990", "1998"),
+        req("British Midland", "OWNS", "Kestrel Airways", "1999"),
+        opt("Ruth Kemble", "HAS_ROLE", "chief executive", "1990", "1998"),
+        opt("Kestrel Airways", "LIVES_IN", "Exeter"),
+        opt("Alan Gray", "SIBLING_OF", "Peter Gray"),
+        opt("Peter Gray", "SIBLING_OF", "Alan Gray"),
+    ), round="fresh2"),
+]

@@ -439,6 +439,24 @@ def diagnose(
 
 
 # ----------------------------------------------------------------------------- run
+def _episodes(doc: TimeQADocument, ref: datetime, unit: str) -> list[dict[str, Any]]:
+    """The document as episodes: one per paragraph, or the whole text as one (paragraphs
+    joined by blank lines, as a user would add an article)."""
+    paras = [p for p in doc.paras if p.strip()]
+    if unit == "document":
+        return [{"content": "\n\n".join(paras), "reference_time": ref, "source": "text",
+                 "source_description": f"TimeQA {doc.index}"}] if paras else []
+    return [
+        {
+            "content": p,
+            "reference_time": ref,
+            "source": "text",
+            "source_description": f"TimeQA {doc.index} paragraph {j}",
+        }
+        for j, p in enumerate(paras)
+    ]
+
+
 def _group(i: int, doc: TimeQADocument) -> str:
     name = re.sub(r"[^A-Za-z0-9_.:-]+", "_", title_of(doc))[:80] or "doc"
     return f"tq{i:03d}-{name}"
@@ -453,6 +471,7 @@ def run(
     progress: bool = False,
     documents: Sequence[str] | None = None,
     span: tuple[int, int] | None = None,
+    unit: str = "paragraph",
 ) -> dict[str, Any]:
     """Ingest and answer the first ``limit`` documents (all when None), or the documents
     whose ``index`` is in ``documents``, or those at positions ``span`` = [first, stop)
@@ -481,19 +500,10 @@ def run(
         for i, doc in enumerate(docs):
             group = _group(i, doc)
             t0 = time.perf_counter()
-            items = [
-                {
-                    "content": p,
-                    "reference_time": ref,
-                    "source": "text",
-                    "source_description": f"TimeQA {doc.index} paragraph {j}",
-                }
-                for j, p in enumerate(doc.paras)
-                if p.strip()
-            ]
+            items = _episodes(doc, ref, unit)
             m.add_episodes(items, group=group)
             ingest_s += time.perf_counter() - t0
-            n_paras += len(items)
+            n_paras += sum(1 for p in doc.paras if p.strip())
             ents = m.entities(group=group, limit=100_000)
             subj = subject_ids(ents, title_of(doc), doc.paras[0] if doc.paras else "")
             for q in doc.questions:
@@ -694,6 +704,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--reference-time", default=DEFAULT_REF.isoformat())
     ap.add_argument("--samples", type=int, default=20)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--unit", choices=("paragraph", "document"), default="paragraph",
+                    help="one episode per paragraph, or the whole document as one episode")
     args = ap.parse_args(argv)
     ref = datetime.fromisoformat(args.reference_time)
     ref = ref if ref.tzinfo else ref.replace(tzinfo=UTC)
@@ -701,7 +713,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.docs:
         first, _, stop = args.docs.partition(":")
         span = (int(first or 0), int(stop) if stop else 10**9)
-    res = run(args.limit, data_path=args.data, ref=ref, progress=not args.quiet, span=span)
+    res = run(args.limit, data_path=args.data, ref=ref, progress=not args.quiet, span=span,
+              unit=args.unit)
     summary = summarize(res)
     paths = write_outputs(res, summary, args.out, args.samples)
     for name in ("all", "answerable", "unanswerable"):

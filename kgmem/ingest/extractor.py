@@ -22,6 +22,8 @@ class Extractor(Protocol):
 
     Optional, read with ``getattr`` by the pipeline: ``name`` and ``version`` (recorded in
     each episode's extraction state) and ``extract_outcomes(items)``, which reports each
-    item's failure itself instead of raising for the batch."""
+    item's failure itself instead of raising for the batch; ``reads_pieces = True`` asks the
+    pipeline to hand the pieces of a long episode after the first as mappings
+    ``{"text", "reference_time", "speaker", "continues": True}`` (one text read on)."""
 
     def extract_many(self, items: Sequence[Item]) -> list[list[ExtractedFact]]: ...

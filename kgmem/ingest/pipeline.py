@@ -195,22 +195,27 @@ class ExtractionPipeline:
         texts in pieces, at most ``batch_chars`` characters per extractor call). ``groups``
         (one per item): an extractor call never mixes groups, so an extractor that reads a
         conversation's turns together (a sitting) never reads another group's."""
-        pieces: list[Item] = []
+        pieces: list[Any] = []
         owner: list[int] = []
+        # an extractor that reads a long text's pieces as one (a document's title and topic
+        # carry over) is told which pieces continue the one before
+        joined = bool(getattr(self.extractor, "reads_pieces", False))
         for i, (text, ref, speaker) in enumerate(items):
             parts = [text] if self.chunk_chars is None else split_text(text, self.chunk_chars)
-            pieces += [(p, ref, speaker) for p in parts]
+            pieces += [{"text": p, "reference_time": ref, "speaker": speaker, "continues": True}
+                       if joined and k else (p, ref, speaker) for k, p in enumerate(parts)]
             owner += [i] * len(parts)
         runs: list[list[Item]] = [[]]
         size = 0
         for k, piece in enumerate(pieces):
             other_group = groups is not None and k > 0 and (
                 groups[owner[k]] != groups[owner[k - 1]])
-            if runs[-1] and (other_group or size + len(piece[0]) > self.batch_chars):
+            n = len(piece["text"] if isinstance(piece, dict) else piece[0])
+            if runs[-1] and (other_group or size + n > self.batch_chars):
                 runs.append([])
                 size = 0
             runs[-1].append(piece)
-            size += len(piece[0])
+            size += n
         outcomes = self._extract_runs(runs)
         if len(pieces) == len(items):
             return outcomes

@@ -102,12 +102,18 @@ class Coreference:
     doc: Doc
     narrative: bool = False
     earlier_people: tuple[str, ...] = ()
+    # the person an earlier piece of the same document is about (its topic)
+    earlier_topic: tuple[str, str | None] | None = None
     referents: list[Referent] = field(default_factory=list)
     decisions: dict[int, Decision] = field(default_factory=dict)
     span_of: dict[int, Referent] = field(default_factory=dict)  # name token -> referent
 
     def __post_init__(self) -> None:
         self._genders = _gender_cues(self.doc)
+        if self.narrative and self.earlier_topic is not None:
+            name, gender = self.earlier_topic
+            self.referents.append(Referent(name, "person", gender, frozenset(
+                w.lower() for w in name.split()), order=-1))
         for si, sent in enumerate(self.doc.sents):
             self._sentence(si, sent)
 
@@ -168,7 +174,8 @@ class Coreference:
             "the", "'s"))
         if not words:
             return None
-        alias = self._alias(words, ("person", "org") if ent.label_ == "ORG" else ("person",))
+        # "Kestrel" after "Kestrel Airways" is the airline, whatever the tagger says
+        alias = self._alias(words, ("person", "org"))
         if alias is _AMBIGUOUS:
             return None
         ref = alias if isinstance(alias, Referent) else None

@@ -20,6 +20,7 @@ from .entities import strip_det
 from ..discourse.modality import PHRASE_DROPS, Modality, clause_modality, phrase_modality
 from .flags import Flags, asks, clause_flags, future_progressive
 from .genre import tells_sport
+from .layout import Layout
 from .mentions import Mention, Mentions
 from .objects import generic_object
 from .sitting import Sitting
@@ -80,8 +81,34 @@ class Context(Mentions):
         self.times = [(sp.time, set(sp.tokens), sp.governor, sp.text)
                       for sp in self.clauses.spans]
         self.coref = Coreference(doc, narrative=narrative, earlier_people=tuple(
-            sitting.people) if sitting is not None else ())
+            sitting.people) if sitting is not None else (), earlier_topic=(
+            sitting.topic if narrative and sitting is not None else None))
+        if narrative and sitting is not None and sitting.topic is None:
+            topic = self.coref.topic
+            if topic is not None and topic.name:
+                sitting.topic = (topic.name, topic.gender)
         self.sport = narrative and tells_sport(doc)
+        # a document's lines: its title (the subject its lists are about) and headings;
+        # a later piece of a long document has its first piece's title
+        self.layout = Layout(doc.text) if narrative else None
+        self.title = self.layout.title if self.layout is not None else None
+        if narrative and sitting is not None:
+            if self.title is not None:
+                sitting.title = self.title
+            else:
+                self.title = sitting.title
+        # the words "the <noun>" names the document's subject by: its title's words and
+        # what its first sentence says it is ("Condor is a German charter airline")
+        self.title_nouns: frozenset[str] = frozenset()
+        if self.title is not None:
+            words = {w.lower() for w in self.title.split() if w.isalpha()}
+            if self.layout is not None and self.layout.title is not None:
+                words |= _class_nouns(doc)
+            elif sitting is not None:
+                words |= sitting.title_nouns
+            self.title_nouns = frozenset(words)
+            if sitting is not None:
+                sitting.title_nouns = self.title_nouns
 
     def flags(self, verb: Token) -> Flags:
         """The clause flags of ``verb`` (computed once per verb)."""
@@ -164,6 +191,7 @@ class Context(Mentions):
         allow_in_plan: bool = False,
         time_extra: Iterable[Any] = (),
         attributes: dict[str, Any] | None = None,
+        at: tuple[ResolvedTime, str] | None = None,
     ) -> ExtractedFact | None:
         """Record a fact a rule found: ``subj predicate obj`` stated by the clause of ``anchor``
         (a verb, or None for a noun phrase such as "my sister Sarah").
@@ -171,7 +199,8 @@ class Context(Mentions):
         The clause's flags decide whether it is stated at all (not in a question, condition,
         modal or plan unless ``allow_in_plan``) and its polarity (a negated ``assert`` becomes an
         ``end``, a ``retract`` or the ``flip`` predicate; ``negatable=False`` keeps it as is);
-        ``timed`` dates it from the clause's time expression. ``tokens`` (with the anchor and the
+        ``timed`` dates it from the clause's time expression (``at`` gives the time
+        instead: a list item's period). ``tokens`` (with the anchor and the
         subject's token) give the evidence span. Returns the fact, or None when dropped."""
         if subj is None or not subj.text or not obj:
             return None
@@ -194,7 +223,7 @@ class Context(Mentions):
             kind = "end"
         if self.narrative and f.future and not allow_in_plan:
             return None  # "will join the board": announced, not (yet) so
-        hit = self.time_for(anchor, f, time_extra) if timed and anchor is not None else None
+        hit = self.time_for(anchor, f, time_extra) if timed and anchor is not None else at
         if hit is None and timed and anchor is not None and predicate in L.EVENT_PREDICATES:
             hit = self._story_time(anchor)
         polarity = _polarity(kind, predicate, confidence, f, negatable=negatable, flip=flip,
@@ -387,6 +416,16 @@ def _polarity(kind: str, predicate: str, confidence: float, f: Flags, *, negatab
     if f.reported_neg:
         kind = "retract"
     return kind, predicate, confidence
+
+
+def _class_nouns(doc: Doc) -> set[str]:
+    """What the first sentence that says what something is calls it: "Condor ... is a German
+    charter airline" -> airline."""
+    for sent in list(doc.sents)[:4]:
+        for tok in sent:
+            if tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.pos_ == "NOUN":
+                return {tok.lower_}
+    return set()
 
 
 def _date(fact: ExtractedFact, rt: ResolvedTime, text: str) -> None:

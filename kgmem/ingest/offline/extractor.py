@@ -103,6 +103,9 @@ class OfflineExtractor:
     utterances through ``nlp.pipe`` (much faster). Both are pure: nothing is stored.
     """
 
+    # a long text's pieces come marked as continuing the one before (ExtractionPipeline)
+    reads_pieces = True
+
     def __init__(self, nlp: Any = None, model: str | None = None, batch_size: int = 256) -> None:
         self._nlp = nlp
         self._model = model
@@ -215,7 +218,8 @@ class OfflineExtractor:
         for it, (t, r, s, u), doc in zip(items, norm, docs):
             extra = it if isinstance(it, Mapping) else {}
             sitting = sittings.sitting_for(extra.get("group"), to_utc(r),
-                                           _instant(extra.get("last_sitting")))
+                                           _instant(extra.get("last_sitting")),
+                                           continues=bool(extra.get("continues")))
             out.append(self.extract_doc(doc, r, s, u, sitting) if t.strip() else [])
             roles.append((sitting, (s or "").strip().lower(), resolve_speaker(s, u)))
         for i, (sitting, role, placeholder) in enumerate(roles):

@@ -26,6 +26,11 @@ class Sitting:
     pets: dict[str, str] = field(default_factory=dict)
     # (speaker, pet noun) -> the name given to it later in the sitting ("his name is Rex")
     named_pets: dict[tuple[str, str], str] = field(default_factory=dict)
+    # the title of the document being read (its later pieces have none of their own)
+    title: str | None = None
+    title_nouns: frozenset[str] = frozenset()
+    # the person it is about (name, gender), for a "he" in a later piece
+    topic: tuple[str, str | None] | None = None
 
     def addressee(self, speaker: str) -> str | None:
         """Whom ``speaker`` is talking to: the last other speaker of the sitting."""
@@ -56,8 +61,10 @@ class Sittings:
         self._current: dict[str | None, Sitting] = {}
 
     def sitting_for(self, group: str | None, when: datetime,
-                    last_sitting: datetime | None = None) -> Sitting:
+                    last_sitting: datetime | None = None, continues: bool = False) -> Sitting:
         cur = self._current.get(group)
+        if continues and cur is not None:
+            return cur  # the next piece of the same long text
         # the same instant again says nothing about order (a batch of unrelated texts dated
         # alike): a new sitting, so names do not leak between them
         if cur is not None and cur.last_time is not None and cur.last_time < when and (

@@ -31,6 +31,8 @@ from .events import (
 )
 from .homes import based, home_noun, live, move, settle
 from .keepsakes import kept_thing
+from .lists import read_lists
+from .ownership import ownership
 from .life import (
     companions,
     friendship,
@@ -158,6 +160,7 @@ def run(c: Context) -> None:
                 copula(c, tok)
             if c.narrative:
                 career(c, tok)
+                ownership(c, tok)
             if lemma == "be":
                 be_at(c, tok)
                 be_from(c, tok)
@@ -203,6 +206,8 @@ def run(c: Context) -> None:
                 role_apposition(c, tok)
     for sent in c.doc.sents:
         sentence_notes(c, sent)
+    if c.layout is not None:
+        read_lists(c, c.layout, c.title)
 
 
 def _note_people(c: Context) -> None:

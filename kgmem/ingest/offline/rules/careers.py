@@ -134,36 +134,36 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
             return
         text = role_text(c, obj) if obj.pos_ == "NOUN" else noun_phrase(
             c, obj, keep_preps=("for", "of"))
-        led = [o for _p, o in preps(obj, ("of",)) if obj.pos_ == "NOUN" and _is_org(c, o)]
+        led = [o for _p, o in preps(obj, ("of",)) if obj.pos_ == "NOUN" and is_org(c, o)]
         if led:
             text = role_text(c, obj).split(" of ")[0]  # "manager of Enyimba": manager ...
         for s in _people(c, v):
             c.emit(s, "HAS_ROLE", text, v, rule=f"career_{lemma}_role", tokens=[obj])
             if obj.lemma_.lower() in _LEAD_ROLES:
                 for org in led:  # ... and leads Enyimba
-                    c.emit(s, "LEADS", _org_name(c, org), v, rule=f"career_{lemma}_leads",
+                    c.emit(s, "LEADS", org_name(c, org), v, rule=f"career_{lemma}_leads",
                            tokens=[org])
         # "worked as an associate at Clifford Chance": the employer hangs on the role
         for _p, org in preps(obj, ("at", "with")):
-            if _is_org(c, org) and not c.sport:
+            if is_org(c, org) and not c.sport:
                 for s in _people(c, v):
-                    c.emit(s, "WORKS_AT", _org_name(c, org), v, rule=f"career_{lemma}_role_at",
+                    c.emit(s, "WORKS_AT", org_name(c, org), v, rule=f"career_{lemma}_role_at",
                            tokens=[org])
         return
     if gives == FOUNDED and slot == "agent":
         # "the cheesemaker founded by Margaret Hale": the founder is the agent, the thing
         # founded what the participle describes
         thing = v.head if v.dep_ == "acl" else None
-        if thing is None or not _is_org(c, thing):
+        if thing is None or not is_org(c, thing):
             return
         for s in c.resolve(obj):
             if s.label == "PERSON":
-                c.emit(s, "RUNS", _org_name(c, thing), v, rule="career_founded_by",
+                c.emit(s, "RUNS", org_name(c, thing), v, rule="career_founded_by",
                        tokens=[thing])
         return
-    if not _is_org(c, obj):
+    if not is_org(c, obj):
         return
-    name = _org_name(c, obj)
+    name = org_name(c, obj)
     if gives == JOB:
         pred = "MEMBER_OF_TEAM" if c.sport and not _is_school(obj) else "WORKS_AT"
         if lemma == "spend" and not _spent_years(v):
@@ -187,7 +187,7 @@ def _people(c: Context, v: Token) -> list:
     return [s for s in subs if not s.speaker and s.label in ("PERSON", None)]
 
 
-def _is_org(c: Context, tok: Token) -> bool:
+def is_org(c: Context, tok: Token) -> bool:
     """A named organisation: an ORG-like entity or title-case proper noun, or a definite
     description the discourse layer resolved to one ("the company")."""
     if c.coref is not None and c.coref.decided(tok.i):
@@ -203,7 +203,7 @@ def _is_org(c: Context, tok: Token) -> bool:
     return tok.pos_ == "PROPN" and label in _ORG_LABELS + ("PERSON", "GPE", "LOC")
 
 
-def _org_name(c: Context, tok: Token) -> str:
+def org_name(c: Context, tok: Token) -> str:
     if c.coref is not None and c.coref.decided(tok.i):
         return c.coref.name_at(tok.i) or ""
     ref = c.coref.referent_of_name(tok.i) if c.coref is not None else None
@@ -235,7 +235,7 @@ def member_copula(c: Context, v: Token) -> None:
             orgs = [t for t in attr.children if t.dep_ in ("compound", "nmod")
                     and t.pos_ == "PROPN" and t.lower_ in ("party", "movement")]
         for org in orgs:
-            if not _is_org(c, org):
+            if not is_org(c, org):
                 continue
             for s in _people(c, v):
                 c.emit(s, "MEMBER_OF", _party_name(c, org), v, rule="career_member",
@@ -247,7 +247,7 @@ def _party_name(c: Context, tok: Token) -> str:
     if ent is not None and ent.label_ == "ORG":
         text = ent.text
         return text[4:] if text.lower().startswith("the ") else text
-    return _org_name(c, tok)
+    return org_name(c, tok)
 
 
 def role_apposition(c: Context, noun: Token) -> None:

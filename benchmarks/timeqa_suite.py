@@ -207,8 +207,51 @@ _RULES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         ("MEMBER_OF", "MEMBER_OF_TEAM", "WORKS_AT"),
     ),
     (re.compile(r"\b(live[ds]?|living|reside\w*|home|based)\b", re.I), ("LIVES_IN",)),
-    (re.compile(r"\b(own\w*|possess\w*)\b", re.I), ("OWNS",)),
+    (re.compile(r"\b(own\w*|possess\w*|proprietor|bought|acquired|parent)\b", re.I),
+     ("OWNS", "RUNS")),
+    (re.compile(r"\b(operat\w*|run by|ran|controll\w*|control)\b", re.I),
+     ("RUNS", "OWNS", "LEADS")),
+    (re.compile(r"\b(governed|mayor|presided|president|head of)\b", re.I), ("LEADS", "HAS_ROLE")),
 ]
+
+
+_ASKS_PERSON = re.compile(
+    r"^(?:who|whom)\b|\b(?:which|what) (?:person|people|man|woman|individual|leader|"
+    r"coach|manager|chair\w*|president|director|commander|spouse|wife|husband)\b|"
+    r"\bby (?:who|whom)\b|\b(?:who|whom)\b", re.I)
+_ASKS_ORG = re.compile(
+    r"\b(?:which|what) (?:\w+ ){0,3}?(?:team|club|side|school|college|universit\w*|party|"
+    r"compan\w*|organi[sz]ation|employer|institution|workplace|association|band|group|"
+    r"league|station|channel|network|label|firm|academy)\b", re.I)
+_ASKS_ROLE = re.compile(
+    r"\b(?:position|title|job|role|office|post|rank|occupation|profession)\b|"
+    r"\bworked as\b|\bwork as\b|\bserved as\b", re.I)
+# answers that cannot be a person / an organisation
+_NOT_PERSON = frozenset({"HAS_ROLE", "LIVES_IN", "FROM", "ATTENDED", "STUDIES_AT", "VISITED"})
+
+
+def answer_kind(question: str) -> str | None:
+    """What the question asks for: ``role``, ``org`` (a team, school, party...), ``person``,
+    or None (anything)."""
+    if _ASKS_ROLE.search(question) and not _ASKS_ORG.search(question):
+        return "role"
+    if _ASKS_ORG.search(question):
+        return "org"
+    if _ASKS_PERSON.search(question):
+        return "person"
+    return None
+
+
+def fits(c: Candidate, kind: str | None) -> bool:
+    """Whether a candidate can be the kind of answer asked for: a role is a HAS_ROLE
+    object; an organisation or a person never is (nor is a person a home or a school)."""
+    if kind == "role":
+        return c.predicate == "HAS_ROLE" and c.direction == "out"
+    if kind == "org":
+        return c.predicate != "HAS_ROLE"
+    if kind == "person":
+        return not (c.direction == "out" and c.predicate in _NOT_PERSON)
+    return True
 
 
 def map_predicates(question: str) -> list[str]:
@@ -343,10 +386,26 @@ def candidates(
     return out
 
 
+def _match(x: Candidate, c: Constraint, ref: datetime) -> float:
+    """How well a fact's valid time matches the asked interval: their overlap over their
+    union (an open end counts up to the reference time), so that of two facts overlapping
+    the question, the one told for that period beats one open since long before."""
+    ov = _overlap(x, c.start, c.end)
+    if ov <= 0:
+        return 0.0
+    a = min(x.valid_at or FAR_PAST, c.start or FAR_PAST)
+    b = max(x.invalid_at or max(ref, c.end or ref), c.end or FAR_FUTURE)
+    a = max(a, datetime(1000, 1, 1, tzinfo=UTC))
+    span = (b - a).total_seconds()
+    return ov / span if span > 0 else 0.0
+
+
 def choose(
-    cands: Sequence[Candidate], preds: Sequence[str], c: Constraint
+    cands: Sequence[Candidate], preds: Sequence[str], c: Constraint,
+    kind: str | None = None, ref: datetime = DEFAULT_REF,
 ) -> tuple[Candidate | None, str]:
     """The best candidate and how it was chosen (``mapped`` predicate or ``fallback``)."""
+    cands = [x for x in cands if fits(x, kind)]
     if not cands:
         return None, "none"
     mapped = [x for x in cands if x.predicate in preds]
@@ -363,6 +422,7 @@ def choose(
         else:
             timing = 0.0
         return (
+            _match(x, c, ref) if c.kind in ("range", "in") else 0.0,
             ov if c.kind in ("range", "in") else 0.0,
             timing,
             -rank.get(x.predicate, len(rank)),
@@ -377,9 +437,10 @@ def answer_question(m: Any, group: str, subj: set[str], q: TimeQAQuestion) -> di
     c = parse_constraint(q.question)
     preds = map_predicates(q.question)
     cands = candidates(m, group, subj, c.start, c.end) if subj else []
-    best, how = choose(cands, preds, c)
+    kind = answer_kind(q.question)
+    best, how = choose(cands, preds, c, kind)
     any_time = candidates(m, group, subj) if subj else []
-    best_any, _ = choose(any_time, preds, Constraint("none", None, None))
+    best_any, _ = choose(any_time, preds, Constraint("none", None, None), kind)
     return {
         "constraint": {
             "kind": c.kind,
@@ -388,6 +449,7 @@ def answer_question(m: Any, group: str, subj: set[str], q: TimeQAQuestion) -> di
             "text": c.text,
         },
         "predicates": preds,
+        "answer_kind": kind,
         "prediction": best.answer if best else "",
         "how": how,
         "chosen_fact": best.fact if best else None,

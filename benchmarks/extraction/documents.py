@@ -1,6 +1,7 @@
 """Score an extractor on the document dev set (``document_labels.py``, issue 31).
 
     python -m benchmarks.extraction.documents [--round dev|NAME|all] [--show] [--out DIR]
+        [--record ROUND [--look first|after]]
 
 Each document goes through the offline extractor as one ``source="text"`` episode told at its
 ``reference_time`` (no speaker unless the label gives one). An ``end`` fact closes the
@@ -16,6 +17,10 @@ without a start starts at the reference time (as stored); of a functional predic
 * **precision**: extracted facts (subject, predicate, object) that are right for some label,
   required or optional, over all extracted facts; ``loose`` also counts found ones with a
   wrong date.
+
+``--record ROUND`` appends the totals to the round log (``rounds.py``; genre ``documents``;
+found = required facts right with their dates, precision = right facts over extracted); a
+round's first look can be recorded once.
 
 Writes ``facts.jsonl`` (each extracted fact and its verdict), ``labels.jsonl`` and
 ``report.json`` under ``benchmarks/out/extraction/documents/<round>/``.
@@ -192,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--round", default="dev", help="dev, a fresh round's name, or all")
     ap.add_argument("--show", action="store_true", help="print misses and wrong facts")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--record", metavar="ROUND", help="append this look to the round log")
+    ap.add_argument("--look", choices=("first", "after"), default="first")
     args = ap.parse_args(argv)
     from kgmem.ingest.offline import OfflineExtractor
 
@@ -221,6 +228,13 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"(loose {pl if pl is None else round(pl, 3)})")
     for g, b in summary["by_genre"].items():
         print(f"  {g:14s} {b['right']}/{b['required']} right, {b['found']} found")
+    if args.record:
+        from .rounds import record
+
+        right_facts = sum(1 for r in res["facts"] if r["right"])
+        record(args.record, "documents", args.look, required=summary["required"],
+               found=summary["right"], facts=summary["extracted"], right=right_facts,
+               note=f"{summary['documents']} documents, --round {args.round}")
     return 0
 
 

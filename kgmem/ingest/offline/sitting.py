@@ -29,6 +29,7 @@ class Sitting:
     # the title of the document being read (its later pieces have none of their own)
     title: str | None = None
     title_nouns: frozenset[str] = frozenset()
+    title_class: str | None = None
     # the person it is about (name, gender), for a "he" in a later piece
     topic: tuple[str, str | None] | None = None
 

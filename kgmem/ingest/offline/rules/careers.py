@@ -16,6 +16,7 @@ pronoun a person, "the company" an organisation), and time comes from the clause
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ...discourse.coref import ORG_LAST_WORDS
@@ -154,12 +155,19 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
         # "the cheesemaker founded by Margaret Hale": the founder is the agent, the thing
         # founded what the participle describes
         thing = v.head if v.dep_ == "acl" else None
+        if thing is not None and thing.dep_ == "attr" and not is_org(c, thing):
+            # "Kestrel Airways was a regional airline founded by ...": what the copula's
+            # subject is
+            thing = next((t for t in thing.head.children if t.dep_ == "nsubj"), None)
         if thing is None or not is_org(c, thing):
             return
-        for s in c.resolve(obj):
-            if s.label == "PERSON":
-                c.emit(s, "RUNS", org_name(c, thing), v, rule="career_founded_by",
-                       tokens=[thing])
+        founders = [o for o in [obj, *(t for t in obj.children if t.dep_ in ("conj", "appos"))]
+                    if ent_type(o) == "PERSON"] if obj.pos_ == "NOUN" else [obj]
+        for f in founders:
+            for s in c.resolve(f):
+                if s.label == "PERSON":
+                    c.emit(s, "RUNS", org_name(c, thing), v, rule="career_founded_by",
+                           tokens=[thing])
         return
     if not is_org(c, obj):
         return
@@ -258,8 +266,61 @@ def role_apposition(c: Context, noun: Token) -> None:
     people = [ch for ch in noun.children if ch.dep_ == "appos" and ent_type(ch) == "PERSON"]
     if noun.dep_ == "appos" and ent_type(noun.head) == "PERSON":
         people.append(noun.head)
+    # "Dana Whitfield, the chief executive": next to each other, never across a list of
+    # names ("Rosa Mendes (chair), Dev Patel")
+    people = [p for p in people if not _names_between(c, noun, p)]
+    if noun.i > 0 and noun.doc[noun.i - 1].text == "(":
+        # "Rosa Mendes (chair), Dev Patel": the name just before the parenthesis
+        people = [p for p in people if p.i < noun.i and not any(
+            t.ent_type_ != "PERSON" for t in noun.doc[p.i + 1:noun.i - 1])]
     for p in people:
-        for s in c.resolve(p):
+        for s in c.resolve(p)[:1]:  # the person named, not a list after it
             if s.label == "PERSON":
                 c.emit(s, "HAS_ROLE", role_text(c, noun), None, rule="career_role_appos",
                        tokens=[noun, p])
+
+
+def _names_between(c: Context, a: Token, b: Token) -> bool:
+    """Whether another person's name stands between two tokens."""
+    ent = c.ent_of.get(b.i)
+    own = range(ent.start, ent.end) if ent is not None else range(b.i, b.i + 1)
+    return any(t.ent_type_ == "PERSON" and t.i not in own
+               for t in a.doc[min(a.i, b.i) + 1:max(a.i, b.i)])
+
+
+# what an article's first sentence calls an organisation (or a place) whose office-holders
+# lead it: "Kestrel Airways was a British regional airline", "Fellbach is a town"
+ORG_CLASSES = frozenset({
+    "airline", "club", "team", "party", "company", "union", "organisation", "organization",
+    "association", "bank", "federation", "council", "agency", "society", "league", "band",
+    "network", "channel", "newspaper", "magazine", "museum", "library", "school",
+    "university", "college", "hospital", "orchestra", "institute", "committee", "board",
+    "ministry", "squadron", "wing", "division", "regiment", "brigade", "corporation", "firm",
+    "publisher", "studio", "franchise", "charity", "foundation", "conglomerate", "carrier",
+    "subsidiary", "bureau", "department", "commission", "authority", "court", "academy",
+    "town", "city", "municipality", "village", "county", "island", "province", "district",
+    "borough", "diocese", "staff", "group", "station", "broadcaster", "operator",
+})
+
+
+def topic_leads(c: Context) -> None:
+    """In an article about an organisation or a place, a leading office held without saying
+    of what ("Ruth Kemble was chief executive from 1990 to 1998", "Henn was appointed head
+    coach in January 2018") is held over the article's subject: ``LEADS`` it, over the same
+    time."""
+    if not c.narrative or not c.title or c.title_class not in ORG_CLASSES:
+        return
+    title = c.title.lower()
+    for f in list(c.facts):
+        role = f.object.lower()
+        if f.predicate != "HAS_ROLE" or f.kind != "assert" or f.subject_is_speaker:
+            continue
+        if " of " in role or " at " in role or not (
+                role.split()[-1] in _LEAD_ROLES or role.endswith("chief executive")):
+            continue
+        if any(w in role.split() for w in ("assistant", "deputy", "vice", "former")):
+            continue
+        if f.subject.lower() in title or title in f.subject.lower():
+            continue
+        c.facts.append(replace(f, predicate="LEADS", object=c.title, rule="career_role_topic",
+                               object_type=None, attributes=dict(f.attributes)))

@@ -533,7 +533,7 @@ def run(
     progress: bool = False,
     documents: Sequence[str] | None = None,
     span: tuple[int, int] | None = None,
-    unit: str = "paragraph",
+    unit: str = "document",
 ) -> dict[str, Any]:
     """Ingest and answer the first ``limit`` documents (all when None), or the documents
     whose ``index`` is in ``documents``, or those at positions ``span`` = [first, stop)
@@ -766,7 +766,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--reference-time", default=DEFAULT_REF.isoformat())
     ap.add_argument("--samples", type=int, default=20)
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--unit", choices=("paragraph", "document"), default="paragraph",
+    ap.add_argument("--unit", choices=("paragraph", "document"), default="document",
                     help="one episode per paragraph, or the whole document as one episode")
     args = ap.parse_args(argv)
     ref = datetime.fromisoformat(args.reference_time)

@@ -21,6 +21,12 @@ _MARKDOWN_HEADING = re.compile(r"^\s*#{1,6}\s+")
 _SENTENCE_END = re.compile(r"[.!?;:,]\s*$")
 _DUMP_END = re.compile(r"\s\.\s*$")  # "History ." (encyclopedic dumps)
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+# small words a name may hold ("Bank of America Plaza", "Alliance of Small Island States")
+_NAME_PARTICLES = frozenset({"of", "the", "and", "de", "des", "du", "la", "le", "von", "van",
+                             "der", "den", "da", "di", "del", "for", "in", "on", "at", "y",
+                             "e", "et", "und", "am", "an", "&"})
+_SENTENCE_OPENERS = frozenset({"he", "she", "it", "they", "i", "we", "you", "this", "that",
+                               "there", "these", "those", "his", "her", "its", "their"})
 MAX_HEADING_WORDS = 6
 MAX_TITLE_WORDS = 8
 
@@ -68,6 +74,8 @@ def heading_text(line: str) -> str | None:
     words = s.split()
     if not words or len(words) > MAX_HEADING_WORDS or not words[0][:1].isupper():
         return None
+    if words[0].lower() in _SENTENCE_OPENERS:
+        return None  # "He retired in 2004 .": a short sentence, not a heading
     return s
 
 
@@ -85,6 +93,8 @@ def title_of(text: str) -> str | None:
         words = s.split()
         if not words or len(words) > MAX_TITLE_WORDS or not words[0][:1].isupper():
             return None
+        if any(w[:1].islower() and w.lower() not in _NAME_PARTICLES for w in words):
+            return None  # "Tidewater Energy appoints new finance chief": a headline
         return s
     return None
 

@@ -159,6 +159,10 @@ def _entity_mentions(doc: Any, ref: datetime, prefer: str, out: list[TimeMention
                 if other.start == nxt + 1 and other.label_ in _ENT_LABELS:
                     e_char = other.end_char
                     break
+            else:
+                year = doc[nxt + 1]  # "from 1990 to 1998" with the second year untagged
+                if re.fullmatch(r"1\d{3}|20\d{2}", year.text):
+                    e_char = year.idx + len(year.text)
         s_char, e_char = _trim_to_time(text, s_char, e_char)
         span_text = text[s_char:e_char]
         if _overlaps((s_char, e_char), taken) or _working_hours(text, s_char, e_char):

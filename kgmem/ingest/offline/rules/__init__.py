@@ -17,7 +17,7 @@ from ..entities import ent_type
 from ..tree import child
 from .admission import accepted, find_new, get_or_out, hit_the_gym, my_group
 from .business import acquire, open_business, own_noun, volunteer
-from .careers import career, member_copula, role_apposition, topic_leads
+from .careers import appointed_by, career, member_copula, role_apposition, topic_leads
 from .copula import copula
 from .education import attend, do, exam_taken, finish, graduate, study
 from .events import (
@@ -160,6 +160,7 @@ def run(c: Context) -> None:
                 copula(c, tok)
             if c.narrative:
                 career(c, tok)
+                appointed_by(c, tok)
                 ownership(c, tok)
             if lemma == "be":
                 be_at(c, tok)

@@ -51,8 +51,11 @@ SLOTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "serve": (("active", "prep:as", ROLE),),
     "work": (("active", "prep:as", ROLE),),
     "elect": (("passive", "prep:to", MEMBER), ("passive", "attr", ROLE)),
-    "appoint": (("passive", "attr", ROLE),),
+    "appoint": (("passive", "attr", ROLE), ("passive", "prep:as", ROLE)),
     "name": (("passive", "attr", ROLE),),
+    "hire": (("passive", "prep:as", ROLE),),
+    "replace": (("active", "prep:as", ROLE),),
+    "succeed": (("active", "prep:as", ROLE),),
     "educate": (("passive", "prep:at", SCHOOL),),
     "graduate": (("active", "prep:from", SCHOOL),),
     "study": (("active", "prep:at", SCHOOL),),
@@ -135,7 +138,8 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
             return
         text = role_text(c, obj) if obj.pos_ == "NOUN" else noun_phrase(
             c, obj, keep_preps=("for", "of"))
-        led = [o for _p, o in preps(obj, ("of",)) if obj.pos_ == "NOUN" and is_org(c, o)]
+        led = [o for _p, o in preps(obj, ("of",)) if is_org(c, o) and (
+            obj.pos_ == "NOUN" or obj.lemma_.lower() in _LEAD_ROLES)]  # "President of the ECB"
         if led:
             text = role_text(c, obj).split(" of ")[0]  # "manager of Enyimba": manager ...
         for s in _people(c, v):
@@ -199,7 +203,8 @@ def is_org(c: Context, tok: Token) -> bool:
     """A named organisation: an ORG-like entity or title-case proper noun, or a definite
     description the discourse layer resolved to one ("the company")."""
     if c.coref is not None and c.coref.decided(tok.i):
-        return c.coref.name_at(tok.i) is not None
+        r = c.coref.at(tok.i)  # "the company"; never "he"
+        return r is not None and r.name is not None and r.kind == "org"
     ref = c.coref.referent_of_name(tok.i) if c.coref is not None else None
     if ref is not None:
         return ref.kind == "org"
@@ -322,5 +327,42 @@ def topic_leads(c: Context) -> None:
             continue
         if f.subject.lower() in title or title in f.subject.lower():
             continue
+        sent = c.doc.char_span(f.evidence[0], f.evidence[1], alignment_mode="expand")
+        where = (sent.sent.start_char, sent.sent.end_char) if sent is not None else f.evidence
+        if any(g.predicate == "LEADS" and g.subject == f.subject
+               and where[0] <= g.evidence[0] < where[1] for g in c.facts):
+            continue  # the sentence says what they lead ("Catania appointed ... as coach")
         c.facts.append(replace(f, predicate="LEADS", object=c.title, rule="career_role_topic",
                                object_type=None, attributes=dict(f.attributes)))
+
+
+_APPOINTERS = frozenset({"appoint", "hire", "name", "sign", "announce", "confirm"})
+
+
+def appointed_by(c: Context, v: Token) -> None:
+    """"Catania appointed Marco Giampaolo as new head coach", "Inter appointed former Lazio
+    coach Roberto Mancini as its new head coach": the person HAS_ROLE the office and, for a
+    leading office, LEADS the organisation that appointed them (narrative text only)."""
+    if not c.narrative or v.lemma_.lower() not in ("appoint", "hire", "name"):
+        return
+    if any(ch.dep_ in ("auxpass", "nsubjpass") for ch in v.children):
+        return
+    person = child(v, "dobj")
+    if person is None or ent_type(person) != "PERSON":
+        return
+    roles = [o for _p, o in preps(v, ("as",)) if o.lemma_.lower() in _ROLE_HEADS]
+    roles += [o for o in v.children if o.dep_ in ("oprd", "xcomp") and o.pos_ == "NOUN"
+              and o.lemma_.lower() in _ROLE_HEADS]
+    if not roles:
+        return
+    orgs = [s for s in v.children if s.dep_ == "nsubj" and is_org(c, s)]
+    for who in c.resolve(person)[:1]:
+        if who.label != "PERSON":
+            continue
+        for role in roles:
+            c.emit(who, "HAS_ROLE", role_text(c, role), v, rule="career_appointed_by",
+                   tokens=[role])
+            if role.lemma_.lower() in _LEAD_ROLES:
+                for org in orgs:
+                    c.emit(who, "LEADS", org_name(c, org), v, rule="career_appointed_by_leads",
+                           tokens=[org])

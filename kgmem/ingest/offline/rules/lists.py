@@ -65,7 +65,7 @@ _PERIOD = re.compile(
     rf"(?P<a>{_POINT})\s*(?:-|–|—|to|until)\s*(?P<b>{_POINT}|\d{{2}}(?!\d)|{_OPEN_END})?"
     rf"|(?:since|from)\s+(?P<s>{_POINT})"
     rf"|\(\s*(?P<y>\d{{4}})\s*\)", re.I)
-_PARTICLES = frozenset({"de", "van", "von", "der", "den", "da", "di", "del", "della", "la",
+_PARTICLES = frozenset({"de", "des", "van", "von", "der", "den", "da", "di", "del", "della", "la",
                         "le", "bin", "al", "af", "du", "dos", "das", "ter", "y", "zu", "ibn",
                         "mac", "st", "jr", "sr", "ii", "iii"})
 _ROLE_WORDS = frozenset({

@@ -531,3 +531,89 @@ her the airline added routes to Dublin and Amsterdam . British Midland acquired 
         opt("Peter Gray", "SIBLING_OF", "Alan Gray"),
     ), round="fresh2"),
 ]
+
+# Fresh round 3 (written and labelled by the documents engineer of the second sitting, committed
+# before any code ran on them: a football club's article with its owners and managers, a
+# politician's biography with a list of offices, a press release with an announced change)
+DOCS += [
+    Doc("fresh3-wiki-harlow", "encyclopedic", "2021-01-01", """Harlow Rovers F.C.
+
+Harlow Rovers Football Club is an English football club based in Harlow , Essex .
+
+History .
+
+The club was founded in 1921 . In 1998 the club was bought by local businessman Derek Stone , \
+who sold it to the Meridian Sports Group in 2011 . Gareth Price was appointed manager in June \
+2012 and led the club to promotion in his first season . He was sacked in 2015 and replaced by \
+Lena Ortiz , the first woman to manage the club .
+
+Managers .
+
+- Alan Cole ( 2003–2008 )
+- Martin Hughes ( 2008–2012 )
+- Gareth Price ( 2012–2015 )
+- Lena Ortiz ( 2015– )""", (
+        req("Derek Stone", "OWNS", "Harlow Rovers", "1998", "2011"),
+        req("Meridian Sports Group", "OWNS", "Harlow Rovers", "2011"),
+        req("Alan Cole", LEAD, "Harlow Rovers", "2003", "2008"),
+        req("Martin Hughes", LEAD, "Harlow Rovers", "2008", "2012"),
+        req("Gareth Price", LEAD, "Harlow Rovers", "2012", "2015"),
+        req("Lena Ortiz", LEAD, "Harlow Rovers", "2015"),
+        opt("Gareth Price", "HAS_ROLE", "manager", "2012", "2015"),
+        opt("Lena Ortiz", "HAS_ROLE", "manager", "2015"),
+        opt("Alan Cole", "HAS_ROLE", "manager", "2003", "2008"),
+        opt("Martin Hughes", "HAS_ROLE", "manager", "2008", "2012"),
+        opt("Harlow Rovers", "LIVES_IN", "Harlow"),
+        opt("Derek Stone", "HAS_ROLE", "businessman"),
+    ), round="fresh3"),
+    Doc("fresh3-wiki-okafor", "encyclopedic", "2021-01-01", """Ruth Okafor
+
+Ruth Okafor ( born 4 May 1961 ) is a Nigerian politician and lawyer who served as Minister of \
+Health from 2007 to 2010 .
+
+Early life .
+
+Okafor studied law at the University of Lagos , graduating in 1983 , and was called to the bar \
+the following year . She worked as a lawyer at the firm Adeyemi & Co from 1984 to 1995 .
+
+Political career .
+
+- Member of the House of Representatives ( 1999–2007 )
+- Minister of Health ( 2007–2010 )
+- Senator for Lagos Central ( 2011–2019 )
+
+In 2019 she left the Peoples Democratic Party and joined the All Progressives Congress .""", (
+        req("Ruth Okafor", SCHOOL, "University of Lagos"),
+        req("Ruth Okafor", "WORKS_AT", "Adeyemi & Co", "1984", "1995"),
+        req("Ruth Okafor", "HAS_ROLE", "Member of the House of Representatives", "1999", "2007"),
+        req("Ruth Okafor", "HAS_ROLE", "Minister of Health", "2007", "2010"),
+        req("Ruth Okafor", "HAS_ROLE", "Senator for Lagos Central", "2011", "2019"),
+        req("Ruth Okafor", "MEMBER_OF", "All Progressives Congress", "2019"),
+        opt("Ruth Okafor", "MEMBER_OF", "Peoples Democratic Party", None, "2019"),
+        opt("Ruth Okafor", "HAS_ROLE", "lawyer", "1984", "1995"),
+        opt("Ruth Okafor", "HAS_ROLE", "politician"),
+        opt("Ruth Okafor", "MEMBER_OF", "House of Representatives", "1999", "2007"),
+        opt("Ruth Okafor", "FROM", "Nigeria"),
+    ), round="fresh3"),
+    Doc("fresh3-news-brightline", "company news", "2025-09-30", """Brightline Health names \
+Omar Haddad chief operating officer
+
+BOSTON, 30 September 2025 - Brightline Health, a telehealth provider, today announced that \
+Omar Haddad has joined the company as chief operating officer. Haddad spent eight years at \
+Kaiser Permanente, most recently as vice president of operations.
+
+Brightline's chief executive, Julia Brandt, co-founded the company in 2017 with Sam Ito, who \
+left in 2022. The company plans to open an office in Chicago next year and is in talks to \
+acquire the clinic network CareFirst Partners.""", (
+        req("Omar Haddad", "HAS_ROLE", "chief operating officer", "2025-09"),
+        req("Omar Haddad", "WORKS_AT", "Brightline Health", "2025-09"),
+        req("Julia Brandt", "HAS_ROLE", "chief executive"),
+        req("Julia Brandt", FOUND, "Brightline Health", "2017"),
+        opt("Omar Haddad", "WORKS_AT", "Kaiser Permanente"),
+        opt("Omar Haddad", "HAS_ROLE", "vice president of operations"),
+        opt("Sam Ito", FOUND + ("WORKS_AT",), "Brightline Health", "2017", "2022"),
+        opt("Julia Brandt", LEAD + ("WORKS_AT",), "Brightline Health"),
+        opt("Brightline Health", "LIVES_IN", "Boston"),
+        # not a fact: the Chicago office (planned), CareFirst Partners (in talks)
+    ), round="fresh3"),
+]

@@ -250,6 +250,10 @@ class _Loader:
         elif isinstance(rec, EpisodeLine):
             if w.get_episode(g, rec.episode.id) is not None:
                 return False
+            same = w.find_episode_by_hash(g, rec.content_hash)
+            if same is not None:  # the group holds each text once (idempotent ingest)
+                raise ArchiveError(f"archive: episode {rec.episode.id!r} says what episode "
+                                   f"{same.id!r} of group {g!r} says (same content hash)")
             w.insert_episode(rec.episode, rec.content_hash)
             self.episodes.add(rec.episode.id)
         elif isinstance(rec, MentionLine):
@@ -259,6 +263,9 @@ class _Loader:
             return None
         elif isinstance(rec, LineageLine):
             had = w.get_lineage(rec.state.fact_id)
+            if had is not None and had.group != g:
+                raise ArchiveError(f"archive: fact {rec.state.fact_id!r} is another group's in "
+                                   "the target")
             if had is not None:
                 self.seqs.setdefault(rec.state.seq, had.seq)
                 return False

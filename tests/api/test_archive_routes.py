@@ -95,3 +95,37 @@ def test_an_archive_cannot_point_at_another_groups_entities(tmp_path: Path) -> N
     assert r.status_code == 422 and r.json()["error"]["type"] == "invalid_archive"
     assert "not in group 'attacker'" in r.json()["error"]["message"]
     assert dst.facts(group="attacker") == []
+
+
+def test_an_archive_that_collides_with_the_store_is_a_clear_422(tmp_path: Path) -> None:
+    """Two episodes of one text (a group holds each text once), or a fact id another group
+    holds: a 422 naming it, not a 500 from the store's constraint (nor, on Neo4j, a lineage
+    of another group re-labelled)."""
+    import uuid
+
+    src = Memory(tmp_path / "a", extractor=None)
+    src.add_episode("Ann moved to Oslo", "2024-01-01", group="g1", extract=False)
+    src.assert_fact("Ann", "LIVES_IN", "Oslo", group="g1")
+    buf = io.StringIO()
+    src.export(buf, ["g1"])
+    twice = []
+    for line in buf.getvalue().splitlines(True):
+        twice.append(line)
+        rec = json.loads(line)
+        if rec["kind"] == "episode":
+            rec["episode"]["id"] = str(uuid.uuid4())
+            twice.append(json.dumps(rec) + "\n")
+    with TestClient(create_app(make_settings(), memory=Memory(tmp_path / "b", extractor=None))
+                    ) as b:
+        r = b.post("/v1/archive/import", json={"jsonl": "".join(twice)},
+                   headers={"X-Group": "g1"})
+        assert r.status_code == 422 and "same content" in r.json()["error"]["message"]
+    dst = Memory(tmp_path / "c", extractor=None)
+    dst.import_(io.StringIO(buf.getvalue().replace('"g1"', '"g0"')))  # same ids, group g0
+    with TestClient(create_app(make_settings(), memory=dst)) as b:
+        lineage_only = [x for x in buf.getvalue().splitlines(True)
+                        if json.loads(x)["kind"] in ("header", "group", "lineage", "end")]
+        r = b.post("/v1/archive/import", json={"jsonl": "".join(lineage_only)},
+                   headers={"X-Group": "g1"})
+        assert r.status_code == 422 and "another group" in r.json()["error"]["message"]
+    assert dst.facts(group="g1") == [] and len(dst.facts(group="g0")) == 1

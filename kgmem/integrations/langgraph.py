@@ -211,6 +211,9 @@ class KgmemStore(BaseStore):
                 return
             text, value, extract = f"(deleted {op.key})", None, False
         else:
+            if not isinstance(op.value, Mapping):
+                raise InvalidInputError(f"value must be a dict (LangGraph's item value), not "
+                                        f"{type(op.value).__name__}", field="value")
             value = dict(op.value)
             text, extract = _text(value), self.extract and op.index is not False
         doc = json.dumps({"key": op.key, "value": value, "put": _put_order()},

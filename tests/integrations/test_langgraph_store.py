@@ -58,6 +58,8 @@ def test_store_operations_and_versions(make_memory) -> None:  # type: ignore[no-
     assert store.list_namespaces(prefix=(ns[0],), max_depth=1) == [(ns[0],)]
     with pytest.raises(InvalidInputError, match="namespace"):
         store.put(("bad label",), "k", {"a": 1})
+    with pytest.raises(InvalidInputError, match="must be a dict"):
+        store.put(ns, "k", ["not", "a", "dict"])  # type: ignore[arg-type]
     results = asyncio.run(store.abatch([]))
     assert results == []
     assert asyncio.run(store.aget(ns, "home")).value["content"] == "Ann lives in Rome"  # type: ignore[union-attr]

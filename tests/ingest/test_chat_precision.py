@@ -73,3 +73,27 @@ def test_taking_part_now_attends(ex: OfflineExtractor) -> None:
     assert ("Nate", "ATTENDED", "video game tournament", "assert") in _facts(
         ex, "I'm currently participating in the video game tournament again.", "Nate")
     assert _facts(ex, "I'm competing in a marathon next month.", "Nate") == set()
+
+
+def test_an_instruction_after_so_and_the_statement_before_it(ex: OfflineExtractor) -> None:
+    facts = _facts(ex, "I'm a night owl, so don't schedule calls before noon.", "user")
+    assert {p for _s, p, _o, _k in facts} == {"INSTRUCTION"}
+    facts = _facts(ex, "I'm lactose intolerant, so please suggest recipes without dairy.", "user")
+    assert ("user", "ALLERGIC_TO", "lactose", "assert") in facts
+    assert _facts(ex, "I'll always remember those moments that bring us happiness and remind "
+                      "us that life is great!", "Joanna") == set()
+
+
+def test_foods_avoided_and_homes_bought(ex: OfflineExtractor) -> None:
+    assert ("user", "AVOIDS", "coconut", "assert") in _facts(
+        ex, "I really love spicy food, but I can't handle anything with coconut.", "user")
+    assert _facts(ex, "I can't handle stress well.", "user") == set()
+    assert _facts(ex, "I just bought a flat in Leeds.", "user") == {
+        ("user", "OWNS", "flat", "assert")}
+
+
+def test_dates_changed_with_now_instead_of_and_moved_objects(ex: OfflineExtractor) -> None:
+    assert _facts(ex, "The kickoff is now on September 9 instead of September 2.", "Priya") == {
+        ("kickoff", "SCHEDULED_ON", "2024-09-09", "assert")}
+    assert _facts(ex, "They moved the dentist appointment to June 11.", "user") == {
+        ("dentist appointment", "SCHEDULED_ON", "2024-06-11", "assert")}

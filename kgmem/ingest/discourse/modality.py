@@ -16,7 +16,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from ..offline.flags import Flags, asks, clause_flags
+from ..offline.flags import Flags, asks, clause_flags, joined_before
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -103,7 +103,7 @@ def _governing_chain(verb: Token) -> list[tuple[Token, Token]]:
     out = []
     cur = verb
     for _ in range(10):
-        if cur.dep_ not in _CLIMB or cur.head is cur:
+        if cur.dep_ not in _CLIMB or cur.head is cur or joined_before(cur, cur.head):
             break
         out.append((cur, cur.head))
         cur = cur.head

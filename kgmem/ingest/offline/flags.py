@@ -104,6 +104,8 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
                        "pobj", "dobj", "csubj") and cur.head is not cur and hops < 8:
         sub, cur = cur, cur.head
         hops += 1
+        if joined_before(sub, cur):
+            break  # "I'm lactose intolerant, so please suggest ...": a statement of its own
         if sub.dep_ == "csubj":  # "Volunteering there made me ...": tense and mood of "made"
             _mark_subject_clause(f, cur)
         if cur.pos_ not in ("VERB", "AUX") and not (
@@ -152,6 +154,13 @@ def _mark_governing_clauses(f: Flags, verb: Token) -> None:
         if sub.dep_ == "xcomp" and cur.lemma_ == "go" and cur.tag_ == "VBG" and child(
                 sub, "aux") is not None:
             f.future = True  # "I'm gonna take a shot at ...", "I'm going to sell my car"
+
+
+def joined_before(sub: Token, head: Token) -> bool:
+    """A clause the parser hung as the complement of a later one it is only joined to by
+    "so" ("I'm a night owl, so don't call before noon"): not embedded, not governed by it."""
+    return sub.dep_ == "ccomp" and sub.i < head.i and any(
+        t.lower_ == "so" and t.head.i == head.i for t in head.doc[sub.i:head.i])
 
 
 def _mark_subject_clause(f: Flags, head: Token) -> None:

@@ -124,10 +124,18 @@ def _emit_runs(c: Context, v: Token, dobj: Token, subs: list[Mention], dropped: 
                tokens=[dobj], confidence=0.8 - 0.1 * dropped)
 
 
+def _bought_home(v: Token, dobj: Token) -> bool:
+    """"We just bought a flat in Leeds": a home bought is owned (one rented or moved into is
+    where one lives, the homes rules' business)."""
+    return v.lemma_.lower() in ("buy", "purchase") and dobj.lemma_.lower() in (
+        L.HOME_NOUNS - {"home", "place", "room", "residence", "dorm"})
+
+
 def acquire(c: Context, v: Token) -> None:
     """"I bought a new Prius last month", "we got a boat": OWNS from then."""
     dobj = child(v, "dobj")
-    if dobj is None or not is_possession(dobj, acquired=True) or c.owner_of(dobj) is not None:
+    if dobj is None or c.owner_of(dobj) is not None or not (
+            is_possession(dobj, acquired=True) or _bought_home(v, dobj)):
         return
     f = c.flags(v)
     if not (f.past or f.perfect) or f.future:

@@ -53,10 +53,18 @@ _CONDITION = re.compile(
     rf"with|deal with)\s+(?:(?:a|an|mild|severe|chronic|bad|some)\s+)*({_COND_LIST})\b", re.I)
 _CONDITION_ADJ = re.compile(rf"{_I_AM}\s+(?:(?:a|also|now|type \d)\s+)*({_ADJ_LIST})\b", re.I)
 _AVOID = re.compile(r"\bI\s+(?:don't|do not|never|can't|cannot|can not)\s+(?:eat|drink|"
-                    r"consume)\s+(?:any\s+)?(?P<obj>[A-Za-z][A-Za-z -]*?)(?=\s*(?:[,.;!?]|$|"
+                    r"consume|(?P<weak>have|handle|tolerate|digest))\s+(?:any\s+)?(?P<with>"
+                    r"(?:anything|food|foods|something|dishes) (?:with|containing|made with)\s+)?"
+                    r"(?P<obj>[A-Za-z][A-Za-z -]*?)(?=\s*(?:[,.;!?]|$|"
                     r"\b(?:and|because|since|anymore|so|but|either|at all)\b))", re.I)
 _ALLERGIC_BARE = re.compile(rf"{_I_AM}\s+(?:(?:so|very|really|severely)\s+)*allergic"
                             r"(?!\s+to\b)", re.I)
+
+
+# words that make "I can't have X" about food ("I can't have dairy, I'm lactose intolerant")
+_FOOD_CUE = re.compile(r"\b(?:allerg\w*|intoleran\w*|diet\w*|eat\w*|food\w*|meal\w*|recipe\w*|"
+                       r"dairy|gluten|lactose|sugar|celiac|coeliac|vegan|vegetarian|drink\w*)\b",
+                       re.I)
 
 
 def sentence_notes(c: Context, sent: Span) -> None:
@@ -67,6 +75,7 @@ def sentence_notes(c: Context, sent: Span) -> None:
     diets(c, sent, text)
     conditions(c, sent, text)
     allergy_nouns(c, sent, text)
+    now_instead(c, sent, text)
     avoided(c, sent, text)
     instruction(c, sent)
     decision(c, sent)
@@ -170,6 +179,8 @@ def avoided(c: Context, sent: Span, text: str) -> None:
     allergy, not the avoidance."""
     allergy = _ALLERGIC_BARE.search(text) is not None
     for m in _AVOID.finditer(text):
+        if m.group("weak") and not m.group("with") and not _FOOD_CUE.search(text):
+            continue  # "I can't handle stress", "I never have time": food only when it says so
         obj = m.group("obj").strip()
         obj_tok = _tok_at(sent, m.start("obj"))
         if not obj or obj.lower() in L.NOT_LIKES or obj_tok is None or obj_tok.pos_ not in (
@@ -218,10 +229,30 @@ def _imperative(sent: Span) -> Token | None:
     return root
 
 
+def _joined_imperative(sent: Span) -> Token | None:
+    """An imperative joined to a statement by ", so": "I'm a night owl, so don't
+    schedule calls before noon", "I'm lactose intolerant, so please suggest recipes without
+    dairy" (nothing but openers between the joint and the verb)."""
+    for tok in sent:
+        if tok.pos_ != "VERB" or tok.tag_ != "VB" or tok.dep_ not in (
+                "conj", "parataxis", "ccomp", "advcl", "ROOT") or any(
+                ch.dep_ in ("nsubj", "nsubjpass", "expl", "mark") or (
+                    ch.dep_ == "aux" and ch.lower_ not in ("do", "n't", "not"))
+                for ch in tok.children):
+            continue
+        before = [t for t in tok.doc[max(sent.start, tok.i - 4):tok.i]]
+        joint = next((i for i, t in enumerate(before) if t.lower_ == "so" and i > 0
+                      and before[i - 1].text == ","), None)
+        if joint is not None and all(t.lower_ in _OPENERS or t.dep_ in ("neg", "aux", "punct")
+                                     for t in before[joint:]):
+            return tok
+    return None
+
+
 def instruction(c: Context, sent: Span) -> None:
     """A standing instruction ("Please keep your answers short and in German", "Always answer
     in Spanish", "Don't use emojis in your replies"): one fact per coordinated part."""
-    root = _imperative(sent)
+    root = _imperative(sent) or _joined_imperative(sent)
     if root is None or root.lemma_.lower() in ("let", "check", "take") or (
             root.lemma_.lower() == "keep" and any(ch.lower_ in ("me", "us", "it", "up")
                                                   for ch in root.children)):
@@ -363,10 +394,13 @@ def date_moved(c: Context, v: Token) -> None:
     """"The launch date moved from June 3 to July 10", "the deadline moved to April 15", "the
     board meeting has been pushed back to June 20": ``launch SCHEDULED_ON 2024-07-10``
     (functional, so it supersedes the date held before)."""
-    # the noun subject nearest the verb ("Hi Anna, the board meeting has been pushed back")
+    # the noun subject nearest the verb ("Hi Anna, the board meeting has been pushed back"),
+    # or what someone moved ("they moved the meeting to Friday")
     subj = next((ch for ch in reversed(list(v.lefts)) if ch.dep_ in ("nsubj", "nsubjpass")),
                 None)
     if subj is None or subj.pos_ != "NOUN":
+        subj = next((ch for ch in v.rights if ch.dep_ == "dobj" and ch.pos_ == "NOUN"), None)
+    if subj is None:
         return
     name = _event_name(subj)
     if name is None:
@@ -386,6 +420,29 @@ def date_moved(c: Context, v: Token) -> None:
     obj = when.strftime("%Y-%m-%d" if precision == "day" else "%Y-%m")
     c.emit(Mention(name, token=subj), "SCHEDULED_ON", obj, v, rule="date_moved",
            negatable=False, timed=False, tokens=[subj])
+
+
+# "The kickoff is now on September 9 instead of September 2"
+_NOW_INSTEAD = re.compile(
+    r"\b(?:is|'s|has been) now (?:on|set for|scheduled for|happening on|planned for)\s+"
+    r"(?P<new>[^,.;!?]+?)\s+(?:instead of|rather than)\s+(?P<old>[^,.;!?]+)", re.I)
+
+
+def now_instead(c: Context, sent: Span, text: str) -> None:
+    """A date that changed, told with "now ... instead of": the new date (functional
+    SCHEDULED_ON, as a moved date)."""
+    for m in _NOW_INSTEAD.finditer(text):
+        verb = _tok_at(sent, m.start())
+        subj = next((ch for ch in verb.children if ch.dep_ == "nsubj"), None) if verb else None
+        name = _event_name(subj) if subj is not None and subj.pos_ == "NOUN" else None
+        old = _near(m.group("old"), c.ref)
+        new = _after(m.group("new"), old) if old is not None else None
+        if name is None or new is None or subj is None:
+            continue
+        when, precision = new
+        c.emit(Mention(name, token=subj), "SCHEDULED_ON",
+               when.strftime("%Y-%m-%d" if precision == "day" else "%Y-%m"), verb,
+               rule="date_now_instead", negatable=False, timed=False, tokens=[subj])
 
 
 def _event_name(subj: Token) -> str | None:

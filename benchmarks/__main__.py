@@ -5,6 +5,7 @@ Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extr
 ingest-locomo, ingest-same-output (is a change's store the same as main's?), api-load,
 request-bound (search latency while an embedding backlog waits), retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat),
 context (evidence-in-context: what a token-budgeted block holds, kgmem beside baselines),
+context-docs (the same over documents, notes, email and chat: is the evidence sentence in the block),
 query-speed (kgmem's query and context cost beside MiniLM and BM25 retrievers, A B A B).
 Reports from finished runs: compare (kgmem beside the peers' published
 numbers), misses (the miss browser), final (every headline suite once, with the held-out look
@@ -36,6 +37,7 @@ SUITES: dict[str, tuple[str, list[str]]] = {
     "request-bound": ("benchmarks.request_bound", []),
     "retrieve": ("benchmarks.retrieve_bench", []),
     "context": ("benchmarks.context_bench", []),
+    "context-docs": ("benchmarks.context_docs", []),
     "query-speed": ("benchmarks.query_speed", []),
     "compare": ("benchmarks.compare", []),
     "misses": ("benchmarks.misses", []),

@@ -39,8 +39,9 @@ def fact_lines_for(budget_tokens: int) -> int:
 
 
 def fact_rank_cutoff(n_facts: int) -> int:
-    """A fact gets a line only when search ranked it this high among all results: the
-    block's few fact lines go to clearly relevant facts (200 -> top 4, 500 -> top 8)."""
+    """A fact is considered for a line only when search ranked it this high among all
+    results: the block's few fact lines go to clearly relevant facts (200 -> top 4, 500 ->
+    top 8), never to a loosely matching fact that happens to fit."""
     return 2 * n_facts + 2
 
 
@@ -139,8 +140,11 @@ def collapse_facts(ranked: Sequence[FactVersion]) -> list[FactGroup]:
     return [FactGroup(tuple(g)) for g in groups]
 
 
-def current_first(groups: Sequence[FactGroup], valid_at: datetime) -> list[FactGroup]:
-    """Current facts first, those that ended by ``valid_at`` after them (each side in rank
-    order)."""
-    return ([g for g in groups if g.current_at(valid_at)]
-            + [g for g in groups if not g.current_at(valid_at)])
+_WHEN = re.compile(r"\b(when|what (year|month|date|day|time)|which (year|month|day)|how long"
+                   r"|since|until|dates?)\b", re.IGNORECASE)
+
+
+def asks_when(query: str) -> bool:
+    """The question asks for a time ("when did...", "what year...", "how long..."): a fact
+    line earns its tokens with its date even when the episode that states it is shown."""
+    return _WHEN.search(query) is not None

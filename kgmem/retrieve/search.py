@@ -173,6 +173,9 @@ class SearchOutcome:
     facts: dict[str, FactVersion] = field(default_factory=dict)
     episodes: dict[str, Episode] = field(default_factory=dict)
     terms: list[str] = field(default_factory=list)  # the query's content words (keyword side)
+    # words of names so many facts share (the people a conversation is about) that they do not
+    # say which fact or sentence is meant
+    common_words: set[str] = field(default_factory=set)
     ref_max: datetime | None = None  # episodes said after this are out (valid_at given)
 
 
@@ -252,10 +255,15 @@ def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
     plan = _plan(memory, params.checked())
     found = _Candidates()
     matched, hits = _query_entities(plan)
+    names = _Names()
+    if "fact" in plan.want:
+        names = _common_names(plan, matched, hits)
+        found.common_words = names.common_words
+    plan = _embed_query(plan, names)
     if "episode" in plan.want and not plan.time.no_such_session:
         _episode_candidates(plan, found)
     if "fact" in plan.want:
-        _fact_candidates(plan, found, matched, hits)
+        _fact_candidates(plan, found, matched, names)
     if "entity" in plan.want:
         _entity_candidates(plan, found, matched)
     fused = _fuse(plan, found)
@@ -275,6 +283,7 @@ def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
         facts=found.facts,
         episodes=episodes,
         terms=plan.words,
+        common_words=found.common_words,
         ref_max=plan.ref_max,
     )
 
@@ -341,9 +350,11 @@ class _Plan:
     said: _WindowReads
     words: list[str]  # the query's content words
     qtext: str  # what is embedded
-    qvec: np.ndarray | None
+    qvec: np.ndarray | None  # the query's embedding (set by _embed_query)
     fact_when: TimeFilter
     n_cand: int
+    need_vec: bool = False
+    fvec: np.ndarray | None = None  # facts' query embedding (see _embed_query)
 
     @property
     def window(self) -> Window | None:
@@ -367,6 +378,7 @@ class _Candidates:
     facts: dict[str, FactVersion] = field(default_factory=dict)
     chunks: dict[str, tuple[int, int]] = field(default_factory=dict)  # best span per episode
     tscore: dict[str, float] = field(default_factory=dict)  # episode -> time score
+    common_words: set[str] = field(default_factory=set)  # see SearchOutcome.common_words
 
     def note(self, key: Key, part: str, value: float) -> None:
         d = self.parts.setdefault(key, {})
@@ -405,12 +417,11 @@ def _plan(memory: Searchable, p: SearchParams) -> _Plan:
     need_vec = backend.embedder is not None and not (
         not words and (window is not None or time.no_such_session))
     qtext = content if content.strip() and words else p.query
-    qvec = backend.embedder.embed_one(qtext) if need_vec else None
     dflt = defaults_of(memory)
     ranking = dflt.ranking if p.ranking is None else p.ranking
     half_life = dflt.half_life_days if p.half_life_days is None else float(p.half_life_days)
     return _Plan(p, backend, want, V, K, asking, ranking, half_life, ref_max, time, said, words,
-                 qtext, qvec, fact_when, n_cand=max(3 * p.limit, 30))
+                 qtext, None, fact_when, n_cand=max(3 * p.limit, 30), need_vec=need_vec)
 
 
 def _read_time(
@@ -536,18 +547,25 @@ def _note_episodes(
         found.chunks.setdefault(i, span)
 
 
-def _fact_candidates(
-    plan: _Plan, found: _Candidates, matched: list[str], hits: dict[str, list[str]]
-) -> None:
-    """Stage 2b: facts by keyword, vector, the entities the query names and the window."""
-    be, g, when, n_cand, words = (
-        plan.backend, plan.p.group, plan.fact_when, plan.n_cand, plan.words
-    )
-    gf = be.graph_facts(g, matched[:10], when, n_cand * 4) if matched else []
+@dataclass(frozen=True)
+class _Names:
+    """The entities a query names and which of their names are too common to match facts by
+    themselves (see :func:`_fact_candidates`)."""
+
+    graph: list[FactVersion] = field(default_factory=list)  # facts next to the named entities
+    common_ids: set[str] = field(default_factory=set)
+    common_words: set[str] = field(default_factory=set)
+    topic: list[str] = field(default_factory=list)  # the query's words but those names
+    named: bool = False  # the query names a common entity and asks something about it
+
+
+def _common_names(plan: _Plan, matched: list[str], hits: dict[str, list[str]]) -> _Names:
+    """A name many facts share (a person the whole conversation is about) says little about
+    which fact is meant: facts are matched on what the query asks about such a name
+    ("Caroline likes art" is no match for "what did Caroline research?")."""
+    be, g, words = plan.backend, plan.p.group, plan.words
+    gf = be.graph_facts(g, matched[:10], plan.fact_when, plan.n_cand * 4) if matched else []
     mset = set(matched)
-    # A name many facts share (a person the whole conversation is about) says little
-    # about which fact is meant: facts are matched on what the query asks about such a
-    # name ("Caroline likes art" is no match for "what did Caroline research?").
     degree = Counter(e for v in gf for e in {v.subject_id, v.object_id} if e in mset)
     common_ids = {e for e in mset if degree[e] > COMMON_NAME_FACTS}
     common_words = {
@@ -555,8 +573,30 @@ def _fact_candidates(
     }
     topic = [w for w in words if w not in common_words]
     named = bool(topic) and len(topic) < len(words)
-    if not named:
-        topic = words
+    return _Names(gf, common_ids, common_words, topic if named else words, named)
+
+
+def _embed_query(plan: _Plan, names: _Names) -> _Plan:
+    """The query's embedding and, when it names a common entity, the embedding of what it
+    asks about that entity (for facts, which name their entities), in one embedder call."""
+    if not plan.need_vec:
+        return plan
+    fact_text = _without(plan.qtext, names.common_words) if names.named else None
+    texts = [plan.qtext] if fact_text is None or fact_text == plan.qtext else [plan.qtext,
+                                                                               fact_text]
+    vecs = plan.backend.embedder.embed(texts)
+    return replace(plan, qvec=vecs[0], fvec=vecs[-1])
+
+
+def _fact_candidates(
+    plan: _Plan, found: _Candidates, matched: list[str], names: _Names
+) -> None:
+    """Stage 2b: facts by keyword, vector, the entities the query names and the window."""
+    be, g, when, n_cand, words = (
+        plan.backend, plan.p.group, plan.fact_when, plan.n_cand, plan.words
+    )
+    gf, common_ids, topic, named = names.graph, names.common_ids, names.topic, names.named
+    mset = set(matched)
     if words:
         kf = be.keyword_facts(g, topic, n_cand, when)
         found.lists["keyword_facts"] = [("fact", v.fact_id) for v, _ in kf]
@@ -565,7 +605,7 @@ def _fact_candidates(
     if plan.qvec is not None and not plan.content_free:
         # facts are short and name their entities: compared with the whole query, a
         # shared name alone makes them look similar; compare what is asked about them
-        fvec = be.embedder.embed_one(_without(plan.qtext, common_words)) if named else plan.qvec
+        fvec = plan.fvec if plan.fvec is not None else plan.qvec
         vf = [x for x in be.vector_facts(g, fvec, n_cand, when) if x[1] > MIN_VECTOR_SIM]
         found.lists["vector_facts"] = [("fact", v.fact_id) for v, _ in vf]
         for v, s in vf:

@@ -245,6 +245,13 @@ def sitting_sql(before: bool) -> str:
     return "e.reference_time <= ? AND (e.reference_time, e.created_at, e.id) > (?, ?, ?)"
 
 
+def sitting_range_sql() -> str:
+    """Episodes ``e`` said from a reference time to another, both included (parameters: the
+    two, in micros): every turn that can neighbour the episodes of a sitting, read at once
+    (:func:`kgmem.timeline.precedes_in_sitting` is then applied in order)."""
+    return "e.reference_time >= ? AND e.reference_time <= ?"
+
+
 def sitting_cypher(before: bool) -> str:
     """:func:`kgmem.timeline.precedes_in_sitting` between Episodic ``e`` and Episodic ``x``
     (``$gap`` a duration): ``e`` precedes ``x`` (``before``) or follows it."""

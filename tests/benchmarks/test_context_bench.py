@@ -64,3 +64,21 @@ def test_the_answer_span_is_read_off_the_block_text():
     assert s["any"] and s["all"] and s["answer"]
     s = score(q, Block("[2023-01-01] Maya: I moved.", 5, ()))
     assert not s["any"] and s["answer"] is False
+
+
+def test_the_documents_suite_scores_the_evidence_sentence(tmp_path):
+    """``context-docs``: each question's evidence is verbatim in one item; both systems'
+    blocks keep the budget; per-question lines and a summary are written."""
+    from benchmarks.context_docs import load
+    from benchmarks.context_docs import main as docs_main
+
+    data = load()
+    assert all(q["item"] for q in data["questions"])
+    assert docs_main(["--budgets", "200", "--out", str(tmp_path)]) == 0
+    for name in ("kgmem", "bm25-items"):
+        rows = [json.loads(ln) for ln in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+        assert len(rows) == len(data["questions"])
+        assert all(r["tokens"] <= 200 for r in rows)
+        assert all(isinstance(r["evidence"], bool) for r in rows)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert set(summary["summary"]) == {"kgmem", "bm25-items"}

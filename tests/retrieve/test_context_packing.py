@@ -20,13 +20,19 @@ def test_a_fact_said_many_times_is_one_line_with_count_and_dates(smem):  # type:
                            speaker="Audrey", group=g)
         m.assert_fact("Audrey", "HAS_PET", obj, valid_at=day, episode=ep.id, group=g)
     m.assert_fact("Audrey", "LIKES", "hiking", valid_at="2023-01", group=g)
-    block = context(m, "What pets does Audrey have? dog", budget_tokens=600, group=g)
+    # one episode line: the fact line stands for the times it was said that are not shown
+    block = context(m, "What pets does Audrey have? dog", budget_tokens=600, group=g,
+                    max_episodes=1)
     body = _data_lines(block.text)
     pets = [ln for ln in body if ln.startswith('- "Audrey has pet')]
     assert len(pets) == 1, body
     assert "said 3 times" in pets[0] or "said 4 times" in pets[0]
     assert "2023-" in pets[0].split("said")[1]  # the dates it was said
     assert block.tokens == count_tokens(block.text) <= 600
+    # every time it was said is shown: the fact line would repeat them and is left out
+    full = context(m, "What pets does Audrey have? dog", budget_tokens=600, group=g)
+    assert len(full.episodes) == 4 and not [ln for ln in _data_lines(full.text)
+                                            if ln.startswith('- "Audrey has pet')]
 
 
 def test_collapse_keeps_distinct_objects_apart(mem):  # type: ignore[no-untyped-def]

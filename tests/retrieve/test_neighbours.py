@@ -77,3 +77,35 @@ def test_neighbours_and_rrf_k_are_validated(smem):
         search(m, "hello", group=g, neighbours=1.5)
     with pytest.raises(InvalidInputError):
         search(m, "hello", group=g, rrf_k=-1)
+
+
+def test_neighbours_read_per_range_equal_the_episode_by_episode_reads(tmp_path, monkeypatch):
+    """The embedded store reads a session's neighbours in one range; a crowded range falls
+    back to one statement per episode. Both give the same answer, also for same-instant turns
+    (ordered by creation, then id), a week's gap and an episode stored after known_at."""
+    import kgmem.store.sqlite.search as sq
+    from kgmem.embed import HashingEmbedder
+
+    from .conftest import StepClock
+
+    clock = StepClock()
+    m = Memory(tmp_path / "s", clock=clock, extractor=None)
+    m.embedder = HashingEmbedder(32)  # type: ignore[attr-defined]
+    try:
+        ids = list(_chat(m, "default").values())
+        ids += [m.add_episode(f"same instant {i}", at("2023-05-08T10:02:00"), speaker="Cy").id
+                for i in range(3)]
+        cutoff = m.now()
+        ids.append(m.add_episode("later, stored after known_at", at("2023-05-08T10:02:30"),
+                                 speaker="Cy").id)
+        be = get_backend(m)
+        gap = timedelta(minutes=30)
+        for known in (m.now(), cutoff):
+            for ref_max in (None, at("2023-05-08T10:02:00")):
+                ranged = be.episode_neighbours("default", ids, gap, known, ref_max)
+                monkeypatch.setattr(sq, "NEIGHBOUR_RANGE_ROWS", 0)
+                single = be.episode_neighbours("default", ids, gap, known, ref_max)
+                monkeypatch.undo()
+                assert ranged == single and len(ranged) == len(ids)
+    finally:
+        m.close()

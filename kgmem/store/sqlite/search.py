@@ -28,7 +28,8 @@ Installing the triggers backfills everything already in the store (enqueued, FTS
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -41,12 +42,14 @@ from ..visibility import (
     MENTIONS_WINDOW_SQL,
     episode_sql,
     recorded_sql,
+    sitting_range_sql,
     sitting_sql,
     version_sql,
 )
 from .conns import SqliteConnections
 from .rows import EPISODE_SELECT, VERSION_COLS, VERSION_FROM, episode_row, get_entity, version_row
 
+NEIGHBOUR_RANGE_ROWS = 2000  # episode_neighbours reads a range at once up to this many
 SEARCH_SCHEMA_VERSION = "2"  # 2: search_queue.group_id (a group's backlog on its own)
 
 _TABLES = """
@@ -669,10 +672,56 @@ class SearchTables:
     ) -> dict[str, tuple[str | None, str | None]]:
         """id -> (previous, next) visible episode of the same group in the order
         ``(reference_time, created_at, id)``, each at most ``gap_micros`` away in reference
-        time (the turns said just before and after, in the same session)."""
+        time (the turns said just before and after, in the same session).
+
+        The episodes within ``gap_micros`` of the given ones are read once per run of
+        overlapping ranges (a session's turns share one read) and ordered here; a range
+        holding more than ``NEIGHBOUR_RANGE_ROWS`` episodes is looked up episode by episode
+        (:meth:`_neighbours_one_by_one`)."""
         stamps = self.episode_stamps(group, ids)
+        wanted = [i for i in dict.fromkeys(ids) if i in stamps]
         vis, vparams = episode_sql("", [], known_at, ref_max, None)
-        # one statement per episode: (previous, next) as two scalar subqueries
+        ranges: list[list[Any]] = []  # [start, end, ids]
+        for i in sorted(wanted, key=lambda i: stamps[i][1]):
+            ref = stamps[i][1]
+            if ranges and ref - gap_micros <= ranges[-1][1]:
+                ranges[-1][1] = ref + gap_micros
+                ranges[-1][2].append(i)
+            else:
+                ranges.append([ref - gap_micros, ref + gap_micros, [i]])
+        out: dict[str, tuple[str | None, str | None]] = {}
+        slow: list[str] = []
+        sql = ("SELECT e.reference_time, e.created_at, e.id FROM episodes e WHERE e.group_id=? "
+               "AND " + sitting_range_sql() + vis
+               + f" ORDER BY e.reference_time, e.created_at, e.id LIMIT {NEIGHBOUR_RANGE_ROWS + 1}")
+        with self._db.read() as conn:
+            for start, end, members in ranges:
+                rows = [(int(r), int(c), str(e)) for r, c, e in
+                        conn.execute(sql, [group, start, end, *vparams]).fetchall()]
+                if len(rows) > NEIGHBOUR_RANGE_ROWS:
+                    slow += members
+                    continue
+                for i in members:
+                    created, ref = stamps[i]
+                    at = bisect_left(rows, (ref, created, i))
+                    j = at + 1 if at < len(rows) and rows[at][2] == i else at
+                    prev = rows[at - 1] if at > 0 else None
+                    nxt = rows[j] if j < len(rows) else None
+                    out[i] = (prev[2] if prev is not None and prev[0] >= ref - gap_micros
+                              else None,
+                              nxt[2] if nxt is not None and nxt[0] <= ref + gap_micros
+                              else None)
+        if slow:
+            out.update(self._neighbours_one_by_one(group, slow, stamps, gap_micros, vis,
+                                                   vparams))
+        return {i: out[i] for i in wanted}
+
+    def _neighbours_one_by_one(
+        self, group: str, ids: Sequence[str], stamps: Mapping[str, tuple[int, int]],
+        gap_micros: int, vis: str, vparams: Sequence[Any],
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """:meth:`episode_neighbours` with one statement per episode (for crowded ranges):
+        (previous, next) as two scalar subqueries."""
         both = (
             "SELECT (SELECT e.id FROM episodes e WHERE e.group_id=? AND "
             + sitting_sql(before=True) + vis
@@ -683,9 +732,7 @@ class SearchTables:
         )
         out: dict[str, tuple[str | None, str | None]] = {}
         with self._db.read() as conn:
-            for i in dict.fromkeys(ids):
-                if i not in stamps:
-                    continue
+            for i in ids:
                 created, ref = stamps[i]
                 prev, nxt = conn.execute(
                     both,

@@ -16,6 +16,7 @@ AI's ``ModelRetry``).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,7 +65,9 @@ class MemoryTools:
         are extracted from it. reference_time: when it was said (ISO-8601; default now).
         speaker: who said it."""
         m = self.memory
-        before = m.store.last_tx_time(self.group) or EPOCH
+        # this write is recorded at the group's last transaction time at the earliest (an
+        # injected clock that did not move, a wall clock stepped back): include that instant
+        before = (m.store.last_tx_time(self.group) or EPOCH) - timedelta(microseconds=1)
         ep = m.add_episode(content, reference_time or m.now(), group=self.group,
                            speaker=speaker or self.speaker)
         learnt = [v for v in m.versions_written_by(m.changes(before, group=self.group),

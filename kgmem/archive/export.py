@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from pydantic import BaseModel
 
+from ..errors import InvalidInputError
 from ..model import FactVersion
 from ..names import check_group
 from ..timeutil import MIN_INSTANT, utcnow
@@ -91,6 +94,28 @@ def _pages(read: Callable[[int], Sequence[T]]) -> Iterator[Sequence[T]]:
             return
         yield page
         off += len(page)
+
+
+def export_file(store: Store, path: Path, groups: Sequence[str] | None = None
+                ) -> dict[str, int]:
+    """:func:`export_archive` into the file ``path``, whole or not at all: written to a file
+    beside it and renamed over it once complete and synced, so an export that fails (the
+    store gone, the disk full) never leaves a cut archive where an earlier one was."""
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            counts = export_archive(store, f, groups)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InvalidInputError(f"cannot write the archive {path}: {exc.strerror or exc}",
+                                field="out") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return counts
 
 
 def export_archive(store: Store, out: TextIO, groups: Sequence[str] | None = None

@@ -18,11 +18,16 @@ if TYPE_CHECKING:
 class ArchiveVerbs:
     store: Store
 
-    def export(self, out: TextIO, groups: Sequence[str] | None = None) -> dict[str, int]:
+    def export(self, out: TextIO | str | Path, groups: Sequence[str] | None = None
+               ) -> dict[str, int]:
         """Write a versioned JSONL archive of ``groups`` (default: every group) to ``out``
-        (:mod:`kgmem.archive`); returns the count of records of each kind."""
-        from .export import export_archive
+        (:mod:`kgmem.archive`), an open text file or a path (written whole or not at all:
+        a failed export leaves an earlier archive there as it was); returns the count of
+        records of each kind."""
+        from .export import export_archive, export_file
 
+        if isinstance(out, (str, Path)):
+            return export_file(self.store, Path(out), groups)
         return export_archive(self.store, out, groups)
 
     def import_(self, lines: Iterable[str]) -> ImportReport:

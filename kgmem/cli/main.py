@@ -772,8 +772,7 @@ def export_(
     if str(out) == "-":
         _run(lambda: m.export(sys.stdout, groups))
         return
-    with out.open("w", encoding="utf-8") as f:
-        counts = _run(lambda: m.export(f, groups))
+    counts = _run(lambda: m.export(out, groups))  # whole or not at all
     _emit(counts) if state.json else console.print(
         f"wrote {out}: " + ", ".join(f"{n:,} {k}" for k, n in counts.items()), highlight=False)
 

@@ -91,3 +91,34 @@ def test_archive_doc_example_runs(tmp_path: Path, monkeypatch) -> None:  # type:
     with Memory("./copy", extractor=None) as c, Memory("./memory-backup", extractor=None) as b:
         assert [f.object for f in c.facts("Ann")] == [f.object for f in b.facts("Ann")] == [
             "Oslo"]
+
+
+def test_an_export_that_fails_leaves_the_earlier_archive_as_it_was(tmp_path: Path,
+                                                                 monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An export writes its file whole or not at all: one that fails midway (the store gone,
+    the disk full) used to leave a cut archive over yesterday's good one; a path it cannot
+    write is one error line, not a traceback."""
+    import kgmem.archive.export as export_mod
+    from kgmem.cli.main import app
+
+    home = tmp_path / "m"
+    m = Memory(home, extractor=None)
+    m.assert_fact("Ann", "LIVES_IN", "Oslo")
+    good = tmp_path / "memory.jsonl"
+    m.export(good)
+    before = good.read_bytes()
+    real = export_mod.records
+
+    def failing(store, groups=None):  # type: ignore[no-untyped-def]
+        it = real(store, groups)
+        yield next(it)
+        raise ConnectionError("the store went away")
+
+    monkeypatch.setattr(export_mod, "records", failing)
+    out = runner.invoke(app, ["--home", str(home), "export", str(good)])
+    assert out.exit_code != 0
+    assert good.read_bytes() == before and [p.name for p in tmp_path.iterdir()
+                                            if p.name.startswith("memory")] == ["memory.jsonl"]
+    monkeypatch.setattr(export_mod, "records", real)
+    out = runner.invoke(app, ["--home", str(home), "export", str(tmp_path / "no" / "x.jsonl")])
+    assert out.exit_code == 2 and "cannot write the archive" in out.output, out.output

@@ -360,6 +360,80 @@ NOTES: tuple[Case, ...] = (
         req(ME, "USES", "iPhone"),
         opt(ME, "USES", "Android", kind="end"),
     ), split="round2"),
+    # ------------------------------------------------------------------ round 3 (unseen)
+    # Written and committed before any extractor ran on them (issue 31, sitting 2), after the
+    # round-2 fixes, by the engineer who makes them: a first look, not a blind one.
+    Case("s01", "chat", U("Quick note for future chats: I'm diabetic and I avoid sugary "
+                          "drinks."), (
+        req(ME, "HAS_CONDITION", "diabetes"),
+        req(ME, "AVOIDS", "sugary drinks", keywords=("sugary",)),
+    ), split="round3"),
+    Case("s02", "note", U("Please always cc my assistant Maria on scheduling emails."), (
+        req(ME, INSTR, "cc Maria on scheduling emails", keywords=("cc",)),
+        opt(ME, ("KNOWS", "WORKS_WITH"), "Maria"),
+    ), split="round3"),
+    Case("s03", "chat", U("My son Leo just started at Westfield Elementary."), (
+        req(ME, "PARENT_OF", "Leo"),
+        opt("Leo", ("STUDIES_AT", "ATTENDS", "MEMBER_OF"), "Westfield Elementary"),
+    ), split="round3"),
+    Case("s04", "note", U("The dentist moved my cleaning to March 14."), (
+        req("cleaning", "SCHEDULED_ON", "2025-03-14"),
+    ), split="round3"),
+    Case("s05", "note", U("I'm not a fan of horror movies."), (
+        req(ME, "DISLIKES", "horror movies", keywords=("horror",)),
+    ), split="round3"),
+    Case("s06", "chat", U("We finally decided to go with the blue logo."), (
+        req(ME, "DECIDED", "go with the blue logo", keywords=("blue logo",)),
+    ), split="round3"),
+    Case("s07", "email", (("Ken", "Hi all, the Q3 planning session is postponed to July 22. "
+                                  "Thanks, Ken"),), (
+        req("planning session", "SCHEDULED_ON", "2024-07-22"),
+    ), name="Ken", split="round3"),
+    Case("s08", "chat", U("I switched to a plant-based diet last month."), (
+        req(ME, DIET, "plant-based"),
+    ), split="round3"),
+    Case("s09", "note", U("Avoid booking me into hotels without a gym."), (
+        req(ME, INSTR, "avoid hotels without a gym", keywords=("hotel",)),
+    ), split="round3"),
+    Case("s10", "chat", U("My girlfriend Ana and I got engaged last weekend!"), (
+        req(ME, ("ENGAGED_TO", "DATING"), "Ana"),
+    ), split="round3"),
+    Case("s11", "note", U("I'm allergic to latex."), (
+        req(ME, "ALLERGIC_TO", "latex"),
+    ), split="round3"),
+    Case("s12", "chat", U("I'd love to visit Japan one day, but right now I'm saving for a "
+                          "car."), (
+        opt(ME, "PLANS", "save for a car", keywords=("car",)),
+        opt(ME, "PLANS", "visit Japan", aliases=("Japan",)),
+    ), split="round3"),
+    Case("s13", "note", U("Don't suggest seafood restaurants, I'm allergic to shellfish."), (
+        req(ME, "ALLERGIC_TO", "shellfish"),
+        req(ME, INSTR, "don't suggest seafood restaurants", keywords=("seafood",)),
+    ), split="round3"),
+    Case("s14", "chat", U("I moved from Toronto to Vancouver in January."), (
+        req(ME, "LIVES_IN", "Vancouver"),
+        req(ME, "LIVES_IN", "Toronto", kind="end"),
+    ), split="round3"),
+    Case("s15", "chat", U("I prefer to be called Alex, not Alexander.", "I work at Shopify."), (
+        req("Alex", "WORKS_AT", "Shopify"),
+    ), name="Alex", split="round3"),
+    Case("s16", "chat", U("I quit coffee two weeks ago."), (
+        req(ME, "AVOIDS", "coffee"),
+    ), split="round3"),
+    Case("s17", "note", U("Our team agreed to move standups to Tuesdays and Thursdays."), (
+        req(ME, "DECIDED", "move standups to Tuesdays and Thursdays", keywords=("standup",)),
+    ), split="round3"),
+    Case("s18", "chat", U("Thanks! Also, my wife is pregnant with our second child."), (
+        req(ME, ("HAS_STATUS", "MARRIED_TO"), "married", aliases=("wife",)),
+        opt(ME, "PARENT_OF", "child", aliases=("children",)),
+    ), split="round3"),
+    Case("s19", "note", U("I hate it when answers are too long."), (
+        req(ME, ("DISLIKES", "INSTRUCTION"), "long answers", keywords=("long",)),
+    ), split="round3"),
+    Case("s20", "chat", U("I've been living in Berlin since 2019, working as a nurse."), (
+        req(ME, "LIVES_IN", "Berlin"),
+        req(ME, "HAS_ROLE", "nurse"),
+    ), split="round3"),
 )
 
 
@@ -449,6 +523,19 @@ NEGATIVE: tuple[Case, ...] = (
       why="did not happen", split="round2"),
     N("y21", "My dream job would be working at Pixar.", why="wish", split="round2"),
     N("y22", "Pretty sure I left my keys at the gym.", why="nothing durable", split="round2"),
+    # round 3: written and committed before any extractor ran on them
+    N("z01", "If it's sunny tomorrow, we'll go hiking.", why="conditional", split="round3"),
+    N("z02", "My roommate is allergic to cats.", why="someone else's fact (unnamed)",
+      split="round3"),
+    N("z03", "Would you recommend a vegan restaurant?", why="question", split="round3"),
+    N("z04", "I'm not sure whether I'm lactose intolerant.", why="hedged", split="round3"),
+    N("z05", "[shares a photo: a man holding a guitar on stage]", why="caption",
+      split="round3"),
+    N("z06", "She told me she's moving to Lisbon.", why="reported (unnamed)", split="round3"),
+    N("z07", "I'm dead tired, my boss is killing me.", why="figurative", split="round3"),
+    N("z08", "Pretend you're my personal chef.", why="pretend", split="round3"),
+    N("z09", "I'd rather be in Hawaii right now.", why="wish", split="round3"),
+    N("z10", "Is the meeting still on Friday?", why="question", split="round3"),
 )
 
 # (sentence, the verb heading the clause, the clause's modality)

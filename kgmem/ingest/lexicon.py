@@ -172,7 +172,7 @@ POSSESSED_GROUP_NOUNS = frozenset(
      "squad", "brigade", "chapter"})
 SCHOOL_WORDS = frozenset(
     {"university", "college", "school", "institute", "academy", "polytechnic", "conservatory",
-     "seminary", "univ", "uni"}
+     "seminary", "univ", "uni", "elementary", "kindergarten", "preschool"}
 )
 KNOWN_SCHOOLS = frozenset(
     {"mit", "harvard", "yale", "stanford", "princeton", "oxford", "cambridge", "berkeley",

@@ -97,3 +97,25 @@ def test_dates_changed_with_now_instead_of_and_moved_objects(ex: OfflineExtracto
         ("kickoff", "SCHEDULED_ON", "2024-09-09", "assert")}
     assert _facts(ex, "They moved the dentist appointment to June 11.", "user") == {
         ("dentist appointment", "SCHEDULED_ON", "2024-06-11", "assert")}
+
+
+def test_round3_shapes(ex: OfflineExtractor) -> None:
+    assert ("Leo", "STUDIES_AT", "Westfield Elementary", "assert") in _facts(
+        ex, "My son Leo just started at Westfield Elementary.", "user")
+    assert _facts(ex, "I switched to a plant-based diet last month.", "user") == {
+        ("user", "HAS_DIET", "plant-based", "assert")}
+    assert ("user", "AVOIDS", "sugary drinks", "assert") in _facts(
+        ex, "I avoid sugary drinks.", "user")
+    assert _facts(ex, "I avoid crowds.", "user") == set()
+    assert _facts(ex, "The dentist moved my cleaning to March 14.", "user") == {
+        ("cleaning", "SCHEDULED_ON", "2025-03-14", "assert")}
+    facts = _facts(ex, "Don't suggest seafood restaurants, I'm allergic to shellfish.", "user")
+    assert {p for _s, p, _o, _k in facts} == {"ALLERGIC_TO", "INSTRUCTION"}
+    assert {o for _s, p, o, _k in facts if p == "ALLERGIC_TO"} == {"shellfish"}
+    said = ex.extract_many([{"text": "I prefer to be called Alex, not Alexander.",
+                             "reference_time": REF, "speaker": "user", "group": "a"},
+                            {"text": "I work at Shopify.", "group": "a", "speaker": "user",
+                             "reference_time": REF + timedelta(seconds=1)}])
+    assert [(f.subject, f.object) for f in said[1]] == [("Alex", "Shopify")]
+    assert ("user", "DECIDED") in {(s, p) for s, p, _o, _k in _facts(
+        ex, "Our team agreed to move standups to Tuesdays and Thursdays.", "user")}

@@ -32,7 +32,8 @@ def is_assistant_role(speaker: str | None) -> bool:
 
 def self_name(doc: Doc) -> str | None:
     """The name the speaker gives themself in ``doc``: "my name is Priya", "my name's Kofi",
-    "I'm Tomasz" (a proper name right after), "call me Sam"; None when there is none."""
+    "I'm Tomasz" (a proper name right after), "call me Sam", "I prefer to be called Alex", "I go
+    by Sam"; None when there is none."""
     said = _MY_NAME.search(doc.text)
     if said is not None:  # "My name's Kofi and ..." (parsed as a possessive)
         tok = next((t for t in doc if t.idx == said.start(1)), None)
@@ -69,7 +70,9 @@ def self_name(doc: Doc) -> str | None:
     return None
 
 
-_MY_NAME = re.compile(r"\b[Mm]y name(?:'s| is)\s+([A-Z][\w-]*)")
+_MY_NAME = re.compile(r"\b(?:[Mm]y name(?:'s| is)|I (?:prefer|like|want) to be called|I go by|"
+                      r"(?:[Ee]veryone|[Pp]eople|[Ff]riends) call me|[Pp]lease call me)\s+"
+                      r"([A-Z][\w-]*)")
 
 
 def _name_like(tok: Token) -> bool:

@@ -46,7 +46,9 @@ _ADJ_LIST = "|".join(CONDITION_ADJ)
 _I_AM = r"\b(?:I'm|I am|i'm|im|we're|we are)\b"
 _DIET_OPEN = re.compile(
     rf"(?:{_I_AM}|\bI (?:eat|follow|keep)\b|\bI(?:'ve| have) (?:gone|been|become)\b|"
-    rf"\bI used to (?:be|eat)\b)", re.I)  # "I used to be vegan": a diet that ended
+    rf"\bI used to (?:be|eat)\b|\bI(?:'ve| have)? (?:switched|changed|moved|gone|went|"
+    rf"started|began|adopted|transitioned)(?: over)?(?: to| on)?\b)", re.I)
+# ("I used to be vegan": a diet that ended; "I switched to a plant-based diet")
 _DIET_WORD = re.compile(rf"(?<![\w-])({_WORD_LIST})(?![\w-])", re.I)
 _CONDITION = re.compile(
     rf"\bI (?:have|'ve got|have got|suffer from|was diagnosed with|got diagnosed with|live "
@@ -63,8 +65,14 @@ _ALLERGIC_BARE = re.compile(rf"{_I_AM}\s+(?:(?:so|very|really|severely)\s+)*alle
 
 # words that make "I can't have X" about food ("I can't have dairy, I'm lactose intolerant")
 _FOOD_CUE = re.compile(r"\b(?:allerg\w*|intoleran\w*|diet\w*|eat\w*|food\w*|meal\w*|recipe\w*|"
-                       r"dairy|gluten|lactose|sugar|celiac|coeliac|vegan|vegetarian|drink\w*)\b",
-                       re.I)
+                       r"dairy|gluten|lactose|sugar\w*|celiac|coeliac|vegan|vegetarian|drink\w*|"
+                       r"diabet\w*|coffee|caffeine|alcohol|meat|soda|candy|sweets|snacks?|carbs?|"
+                       r"wine|beer)\b", re.I)
+# "I avoid sugary drinks", "I quit coffee two weeks ago", "I gave up meat": food or drink only
+_AVOID_VERB = re.compile(r"\bI\s+(?:(?:try to|mostly|always|now|also)\s+)?(?:avoid|quit|gave up|"
+                         r"cut out|stopped (?:eating|drinking))\s+(?P<obj>[A-Za-z][A-Za-z -]*?)"
+                         r"(?=\s*(?:[,.;!?]|$|\b(?:and|because|since|so|but|two|a|last|this|"
+                         r"for|\d)\b))", re.I)
 
 
 def sentence_notes(c: Context, sent: Span) -> None:
@@ -143,8 +151,23 @@ _ALLERGY_NOUN = re.compile(
     re.I)
 
 
+# "I'm allergic to shellfish" read from the surface, since the parser sometimes takes the
+# allergen for a verb ("allergic to shellfish": shellfish/VB)
+_ALLERGIC_TO = re.compile(rf"{_I_AM}\s+(?:(?:so|very|really|severely|also|deathly)\s+)*allergic"
+                          r"\s+to\s+(?P<obj>[a-z][a-z-]*(?: [a-z][a-z-]*)?)(?=\s*(?:[,.;!?]|$|"
+                          r"\b(?:and|but|so|too|as well)\b))", re.I)
+
+
 def allergy_nouns(c: Context, sent: Span, text: str) -> None:
     """"I have a peanut allergy" (ALLERGIC_TO peanut), as "I'm allergic to peanuts" does."""
+    for m in _ALLERGIC_TO.finditer(text):
+        obj_tok = _tok_at(sent, m.start("obj"))
+        anchor = _anchor(_tok_at(sent, m.start()))
+        if obj_tok is None or m.group("obj").lower() in L.NOT_LIKES or not _stated(c, anchor):
+            continue
+        c.emit(c.speaker_mention(), "ALLERGIC_TO", m.group("obj").lower(), anchor,
+               rule="allergic_to_text", timed=False, tokens=[obj_tok],
+               attributes={"kind": "health"})
     for m in _ALLERGY_NOUN.finditer(text):
         obj_tok = _tok_at(sent, m.start("obj"))
         if obj_tok is None or obj_tok.pos_ not in ("NOUN", "PROPN", "ADJ") or (
@@ -178,6 +201,17 @@ def avoided(c: Context, sent: Span, text: str) -> None:
     """"I don't eat pork", "I can't drink milk"; "I can't eat shellfish, I'm allergic": the
     allergy, not the avoidance."""
     allergy = _ALLERGIC_BARE.search(text) is not None
+    for m in _AVOID_VERB.finditer(text):
+        obj = m.group("obj").strip()
+        obj_tok = _tok_at(sent, m.start("obj"))
+        if not _FOOD_CUE.search(obj) or obj_tok is None or len(obj.split()) > 3 or (
+                obj_tok.i in c.time_tokens):
+            continue
+        anchor = _anchor(_tok_at(sent, m.start() + 2))
+        if not _stated(c, anchor):
+            continue
+        c.emit(c.speaker_mention(), "AVOIDS", obj.lower(), anchor, rule="avoids_verb",
+               negatable=False, timed=False, tokens=[obj_tok])
     for m in _AVOID.finditer(text):
         if m.group("weak") and not m.group("with") and not _FOOD_CUE.search(text):
             continue  # "I can't handle stress", "I never have time": food only when it says so
@@ -230,7 +264,9 @@ def _imperative(sent: Span) -> Token | None:
 
 
 def _joined_imperative(sent: Span) -> Token | None:
-    """An imperative joined to a statement by ", so": "I'm a night owl, so don't
+    """An imperative opening a sentence the parser rooted elsewhere ("Don't suggest seafood
+    restaurants, I'm allergic to shellfish"), or joined to a statement by ", so": "I'm a night
+    owl, so don't
     schedule calls before noon", "I'm lactose intolerant, so please suggest recipes without
     dairy" (nothing but openers between the joint and the verb)."""
     for tok in sent:
@@ -240,6 +276,9 @@ def _joined_imperative(sent: Span) -> Token | None:
                     ch.dep_ == "aux" and ch.lower_ not in ("do", "n't", "not"))
                 for ch in tok.children):
             continue
+        if all(t.lower_ in _OPENERS or t.dep_ in ("neg", "aux", "punct", "intj")
+               for t in tok.doc[sent.start:tok.i]) and tok.dep_ != "ROOT":
+            return tok  # it opens the sentence: "Don't suggest seafood places, I'm allergic"
         before = [t for t in tok.doc[max(sent.start, tok.i - 4):tok.i]]
         joint = next((i for i, t in enumerate(before) if t.lower_ == "so" and i > 0
                       and before[i - 1].text == ","), None)
@@ -261,11 +300,16 @@ def instruction(c: Context, sent: Span) -> None:
     words = [t for part in parts for t in part]
     nouns = {t.lemma_.lower() for t in words if t.pos_ in ("NOUN", "PROPN")}
     lang = any(t.lower_ in L.LANGUAGES and t.head.lower_ == "in" for t in words)
-    standing = any(t.lower_ in ("never", "always", "n't", "not") for t in sent) or any(
+    standing = any(t.lower_ in ("never", "always", "n't", "not") for t in sent) or (
+        root.lemma_.lower() in ("avoid", "stop")) or any(
         t.lower_ in ("from", "going") and t.nbor(1).lower_ in ("now", "forward")
         for t in sent if t.i + 1 < sent.end)
     strong = root.lemma_.lower() in RESPONSE_VERBS or bool(nouns & RESPONSE_NOUNS) or lang
-    if not (strong or (standing and root.lemma_.lower() in STANDING_VERBS)):
+    # "Avoid booking me into hotels without a gym": the standing verb under avoid/stop
+    verbs = {root.lemma_.lower()} | ({ch.lemma_.lower() for ch in root.children
+                                      if ch.dep_ == "xcomp"} if root.lemma_.lower() in (
+                                          "avoid", "stop") else set())
+    if not (strong or (standing and verbs & STANDING_VERBS)):
         return
     for part in parts:
         text = _clean_instruction(part)
@@ -319,6 +363,11 @@ def _clean_instruction(tokens: list[Token]) -> str:
 DECISION_VERBS = frozenset({"agree", "decide", "settle", "commit", "resolve", "choose", "vote"})
 
 
+# "our team agreed to ...": a group the speaker is in decides as "we" does
+_OUR_GROUPS = frozenset({"team", "group", "family", "board", "committee", "department", "class",
+                         "company", "club", "household"})
+
+
 def decision(c: Context, sent: Span) -> None:
     """"We agreed to send the report every Monday", "we decided to book the lake house",
     "we've agreed on a weekly summary": DECIDED, said for the speaker. A decision is a
@@ -329,7 +378,9 @@ def decision(c: Context, sent: Span) -> None:
         if v.pos_ != "VERB" or lemma not in DECISION_VERBS:
             continue
         subj = next((ch for ch in v.children if ch.dep_ == "nsubj"), None)
-        if subj is None or subj.lower_ not in ("we", "i") or (
+        ours = subj is not None and subj.lemma_.lower() in _OUR_GROUPS and any(
+            ch.dep_ == "poss" and ch.lower_ == "our" for ch in subj.children)
+        if subj is None or (subj.lower_ not in ("we", "i") and not ours) or (
                 subj.lower_ == "i" and lemma != "agree"):
             continue
         f = c.flags(v)
@@ -376,6 +427,8 @@ def rather_not(c: Context, sent: Span) -> None:
 
 # ------------------------------------------------------------------ dates that move
 SCHEDULE_NOUNS = frozenset({"launch", "deadline", "meeting", "offsite", "release", "demo",
+                            "cleaning", "checkup", "check-up", "consultation", "session",
+                            "hearing", "visit", "trip", "appointment",
                             "appointment", "interview", "wedding", "party", "flight",
                             "conference", "call", "review", "presentation", "exam", "surgery",
                             "standup", "kickoff", "deployment", "delivery", "event",
@@ -398,7 +451,7 @@ def date_moved(c: Context, v: Token) -> None:
     # or what someone moved ("they moved the meeting to Friday")
     subj = next((ch for ch in reversed(list(v.lefts)) if ch.dep_ in ("nsubj", "nsubjpass")),
                 None)
-    if subj is None or subj.pos_ != "NOUN":
+    if subj is None or subj.pos_ != "NOUN" or _event_name(subj) is None:
         subj = next((ch for ch in v.rights if ch.dep_ == "dobj" and ch.pos_ == "NOUN"), None)
     if subj is None:
         return

@@ -45,13 +45,17 @@ def use(c: Context, v: Token) -> None:
                    negatable=kind == "assert")
 
 
+_NOT_TOOLS = frozenset({"diet", "lifestyle", "schedule", "routine", "shift", "plan"})
+
+
 def switch(c: Context, v: Token) -> None:
     """"we switched from Jira to Linear": USES ends and starts."""
     subs, dropped = subjects(c, v, collective=True)
     if not subs:
         return
-    src = [o for _p, o in preps(v, ("from",))]
-    dst = [o for _p, o in preps(v, ("to", "over"))]
+    # a diet switched to is a diet (notes.diets), not a tool ("a plant-based diet")
+    src = [o for _p, o in preps(v, ("from",)) if o.lemma_.lower() not in _NOT_TOOLS]
+    dst = [o for _p, o in preps(v, ("to", "over")) if o.lemma_.lower() not in _NOT_TOOLS]
     for o in src:
         if entity_ok(c, o, "any") and o.pos_ in ("PROPN", "NOUN"):
             for s in subs:

@@ -10,7 +10,7 @@ from ...facts import ANY_OBJECT
 from ..context import Context
 from ..entities import ent_type, is_pet_noun, named
 from ..mentions import subjects
-from ..objects import employer_of, entity_ok, is_role
+from ..objects import employer_of, entity_ok, is_role, is_school
 from ..phrases import noun_phrase, role_text
 from ..tree import child, children, coord, governor, preps
 from .business import acquire, open_business
@@ -117,9 +117,14 @@ def start(c: Context, v: Token) -> None:
         targets = [(p, o) for p, o in preps(v, ("at", "with")) if entity_ok(c, o, "org")
                    and ent_type(o) not in ("PERSON",)]
     for prep, o in targets:
+        # "My son Leo just started at Westfield Elementary": a school started at is studied at
+        # (a job at one is said as such: "started a job at the school")
+        school = dobj is None and is_school(c, o)
         for s in subs:
-            c.emit(s, "WORKS_AT", noun_phrase(c, o, keep_preps=("of",)), v,
-                   confidence=0.85 - 0.15 * dropped, rule="start_at", tokens=[o])
+            c.emit(s, "STUDIES_AT" if school else "WORKS_AT",
+                   noun_phrase(c, o, keep_preps=("of",)), v,
+                   confidence=0.85 - 0.15 * dropped, rule="start_at_school" if school
+                   else "start_at", tokens=[o])
 
 
 def get(c: Context, v: Token) -> None:

@@ -190,6 +190,9 @@ def apply_page(m: ProfileFacade, text: str, dry_run: bool = False) -> ProfileRes
     if dry_run or not edits:
         return ProfileResult(entity_id, group, edits, None, dry_run)
     with m.store.write() as w:
+        # planned again under the write lock: no write of this store comes between the
+        # page's staleness check and its edits (a correction made meanwhile is not lost)
+        group, entity_id, edits = plan(m, text)
         now = m.writes.tick(w, group)
         change = Change(id=str(uuid.uuid4()), group=group, kind="correct", created_at=now,
                         reason=f"profile page: {len(edits)} edit(s)")

@@ -150,3 +150,31 @@ def test_cli_rest_and_mcp(tmp_path: Path) -> None:
                             {"page": page.replace("Lima", "Quito"), "dry_run": False})
         assert "correct fact" in str(applied)
         assert [f.object for f in m.facts("Ann")] == ["Quito"]
+
+
+def test_a_write_between_planning_and_applying_makes_the_page_stale(make_memory,  # type: ignore[no-untyped-def]
+                                                                     monkeypatch) -> None:
+    """The staleness check and the edits are one write: a correction made after the page
+    was checked but before it was applied is not overwritten by the page."""
+    import kgmem.memory.profile as profile_mod
+
+    g = fresh_group("page")
+    m, clock = _memory_with_ann(make_memory, g)
+    page = m.profile("Ann", group=g)
+    jazz = _line(page, "LIKES jazz")
+    fid = m.facts("Ann", "LIKES", group=g)[0].fact_id
+    real = profile_mod.plan
+    calls: list[int] = []
+
+    def plan_then_someone_writes(mem, text):  # type: ignore[no-untyped-def]
+        out = real(mem, text)
+        if not calls:  # another writer, between the check and the write
+            clock.advance(minutes=1)
+            m.correct(fid, object="rock", group=g)
+        calls.append(1)
+        return out
+
+    monkeypatch.setattr(profile_mod, "plan", plan_then_someone_writes)
+    with pytest.raises(ConflictError, match="stale"):
+        m.apply_profile(page.replace(jazz, jazz.replace("jazz", "blues")))
+    assert [v.object for v in m.facts("Ann", "LIKES", group=g)] == ["rock"]

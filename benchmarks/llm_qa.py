@@ -71,10 +71,10 @@ class QAConfig:
     @classmethod
     def from_env(cls, budget_tokens: int = 1000,
                  protocols: tuple[str, ...] = ("mem0", "locomo")) -> QAConfig:
-        from kgmem.ingest.llm import LLMSettings, default_cache_dir
+        from kgmem.ingest.llm import default_cache_dir
         from kgmem.settings import Settings
 
-        s, ls = Settings(), LLMSettings()
+        s = Settings()
         if not s.llm_base_url:
             raise QANotConfigured(
                 "LLM QA needs an OpenAI-compatible endpoint: set KGMEM_LLM_BASE_URL (and "
@@ -83,9 +83,9 @@ class QAConfig:
         return cls(
             base_url=s.llm_base_url, reader_model=s.llm_model, judge_model=judge,
             protocols=protocols, api_key=s.llm_api_key, budget_tokens=budget_tokens,
-            timeout=ls.timeout, max_retries=ls.max_retries, backoff_base=ls.backoff_base,
-            prices=ls.prices,
-            cache_dir=(ls.cache_dir or default_cache_dir()) if ls.cache else None,
+            timeout=s.llm_timeout, max_retries=s.llm_max_retries, backoff_base=s.llm_backoff_base,
+            prices=s.llm_prices,
+            cache_dir=(s.llm_cache_dir or default_cache_dir()) if s.llm_cache else None,
         )
 
 

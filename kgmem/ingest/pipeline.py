@@ -46,6 +46,7 @@ from .extractor import Extractor, Item
 
 if TYPE_CHECKING:
     from ..core.writes import Writes
+    from ..settings import Settings
     from ..store.base import WriteTx
 
 log = logging.getLogger(__name__)
@@ -397,7 +398,7 @@ def _strengthen(w: WriteTx, ep: Episode, cur: FactVersion) -> Callable[[datetime
     return run
 
 
-def make_extractor(settings: Any = None) -> ExtractionPipeline | None:
+def make_extractor(settings: Settings | None = None) -> ExtractionPipeline | None:
     """The configured extraction pipeline (offline spaCy by default)."""
     kind = getattr(settings, "extractor", "offline") if settings is not None else "offline"
     if kind == "none":

@@ -348,22 +348,22 @@ class GraphitiPipeline:
     def from_settings(cls, settings: Settings | None = None, **overrides: Any
                       ) -> GraphitiPipeline:
         """From :class:`kgmem.settings.Settings` (``KGMEM_NEO4J_*``, ``KGMEM_LLM_BASE_URL``,
-        ``KGMEM_LLM_MODEL``, ``KGMEM_LLM_API_KEY``) and ``KGMEM_LLM_TIMEOUT`` /
-        ``KGMEM_LLM_MAX_RETRIES``; ``overrides`` win."""
-        from ..ingest.llm import DEFAULT_BASE_URL, LLMSettings
+        ``KGMEM_LLM_MODEL``, ``KGMEM_LLM_API_KEY``, ``KGMEM_LLM_TIMEOUT``,
+        ``KGMEM_LLM_MAX_RETRIES``, ``KGMEM_LLM_MAX_TOKENS``); ``overrides`` win."""
+        from ..ingest.llm import DEFAULT_BASE_URL
 
         if settings is None:
             from ..settings import Settings
 
             settings = Settings()
-        extra = LLMSettings()
         key = settings.llm_api_key
         base = settings.llm_base_url or (DEFAULT_BASE_URL if key else None)
         kw: dict[str, Any] = dict(
             llm_base_url=base, llm_model=settings.llm_model, llm_api_key=key,
             neo4j_uri=settings.neo4j_uri, neo4j_user=settings.neo4j_user,
             neo4j_password=settings.neo4j_password, neo4j_database=settings.neo4j_database,
-            timeout=extra.timeout, max_retries=extra.max_retries, max_tokens=extra.max_tokens,
+            timeout=settings.llm_timeout, max_retries=settings.llm_max_retries,
+            max_tokens=settings.llm_max_tokens,
         )
         kw.update(overrides)
         return cls(**kw)

@@ -288,10 +288,11 @@ def _forget_llm_responses(holders: Holders, content: ErasedContent) -> None:
                     for size in sizes for piece in [text, *split_text(text, size)]})
     for cache in caches:
         cache.forget_texts(texts)
-    from ..ingest.llm import LLMSettings, default_cache_dir
+    from ..ingest.llm import default_cache_dir
+    from ..settings import Settings
 
     done = {c.directory.resolve() for c in caches}
-    for d in (default_cache_dir(), LLMSettings().cache_dir):
+    for d in (default_cache_dir(), Settings().llm_cache_dir):
         if d is not None and Path(d).expanduser().resolve() not in done:
             done.add(Path(d).expanduser().resolve())
             forget_texts_in_dir(d, texts)

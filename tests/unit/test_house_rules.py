@@ -140,6 +140,18 @@ def test_reaches_into_other_modules_private_names_stay_under_the_ceiling() -> No
     assert len(found) <= MAX_PRIVATE_REACHES, found
 
 
+RAW_ENV_READ = re.compile(r"(environ|getenv)\b[^\n]*KGMEM_")
+
+
+def test_kgmem_variables_are_read_only_through_the_settings() -> None:
+    """One Settings class reads every KGMEM_* variable (kgmem/settings.py)."""
+    assert RAW_ENV_READ.search('name = os.environ.get("KGMEM_SPACY_MODEL")')
+    found = [f"{_rel(p)}:{i}" for p in SOURCES if _rel(p) != "kgmem/settings.py"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if RAW_ENV_READ.search(line)]
+    assert found == []
+
+
 def test_any_counts_in_public_signatures_only() -> None:
     count = _script("any_in_signatures").count_module  # type: ignore[attr-defined]
     source = ("from typing import Any\n"

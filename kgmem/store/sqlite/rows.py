@@ -1,15 +1,19 @@
 """Rows of the embedded store's tables as kgmem's model: the SELECT lists and the row
-decoders that the store (store.py) and its search reads (search.py) share."""
+decoders that the store (store.py), its write transaction (write.py) and its search reads
+(search.py) share: versions, episodes, changes, entities, the transaction clocks, predicate
+declarations and orphaned lineages."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from ...model import Change, Entity, Episode, FactVersion
 from ...timeutil import Precision, from_micros, opt_from_micros
-from ..base import extraction_from_json, trust_from_json
+from ..base import Declaration, OrphanedLineage, extraction_from_json, trust_from_json
 
 VERSION_COLS = (
     "v.id, v.fact_id, v.group_id, v.subject_id, s.name, v.predicate, v.object_id, o.name, "
@@ -116,3 +120,49 @@ def find_entities(conn: sqlite3.Connection, group: str, norm_name: str) -> list[
         (group, norm_name, group, norm_name),
     ).fetchall()
     return [entity_row(conn, r) for r in rows]
+
+
+# Transaction clocks, one per group (kgmem.store.base). Stores written before per-group clocks
+# kept one clock for the directory in meta('last_tx_time'); it remains the floor of every group
+# that has no clock of its own yet, so no group can be written before data it may already hold.
+LAST_TX_SQL = (
+    "SELECT coalesce((SELECT last_tx_time FROM clocks WHERE group_id = ?), "
+    "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'last_tx_time'))"
+)
+
+
+def read_last_tx_time(conn: sqlite3.Connection, group: str) -> datetime | None:
+    row = conn.execute(LAST_TX_SQL, (group,)).fetchone()
+    return opt_from_micros(row[0]) if row else None
+
+
+# Predicate declarations (kgmem.store.base.Declaration); meta('vocabulary') is renewed with
+# every write of one, so that readers can cache a group's declarations.
+DECL_SELECT = (
+    "SELECT id, group_id, name, cardinality, symmetric, description, source, created_at, "
+    "change_id, expired_at, expired_by FROM predicates"
+)
+
+
+def declarations_of(rows: list[tuple[Any, ...]]) -> list[Declaration]:
+    return [Declaration.from_row(r, opt_from_micros) for r in rows]
+
+
+# Lineages left without versions or entities. kgmem itself never leaves one (erase removes a
+# lineage with its versions); only something editing the database behind it can.
+ORPHAN_SELECT = (
+    "SELECT l.fact_id, l.group_id, l.predicate, l.fact_text, "
+    "NOT EXISTS (SELECT 1 FROM versions v WHERE v.fact_id = l.fact_id), "
+    "NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = l.subject_id), "
+    "NOT EXISTS (SELECT 1 FROM entities e WHERE e.id = l.object_id) FROM lineages l "
+)
+
+
+def orphans_of(rows: Sequence[tuple[Any, ...]]) -> list[OrphanedLineage]:
+    out = []
+    for r in rows:
+        missing = tuple(what for what, gone in zip(("versions", "subject", "object"), r[4:7])
+                        if gone)
+        if missing:
+            out.append(OrphanedLineage(r[0], r[1], r[2], r[3], missing))
+    return out

@@ -7,7 +7,16 @@ ever being touched.
 
 from __future__ import annotations
 
-from kgmem.asgi import ASGIApp, Message, Receive, Scope, Send, header, read_body, send_error
+from kgmem.asgi import (
+    ASGIApp,
+    Receive,
+    Scope,
+    Send,
+    header,
+    read_body,
+    replaying,
+    send_error,
+)
 from kgmem.auth import ApiKey, match_key, parse_api_keys, presented_key
 
 __all__ = ["ApiKey", "GuardMiddleware", "parse_api_keys"]
@@ -67,13 +76,4 @@ class GuardMiddleware:
         body = await read_body(receive, send, self.max_bytes)
         if body is None:
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)

@@ -52,3 +52,18 @@ async def read_body(receive: Receive, send: Send, max_bytes: int) -> bytes | Non
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """The ``receive`` of an app whose request body was read up front (:func:`read_body`):
+    the whole ``body`` first, then whatever the client sends next (a disconnect)."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -42,7 +42,7 @@ from ..model import Episode
 from ..names import check_group
 from ..timeline import episode_visible
 from ..timeutil import parse_instant
-from .tools import MemoryTools, memory_of
+from .tools import MemoryTools, memory_of, stored_by
 
 try:
     import anyio.to_thread
@@ -165,18 +165,13 @@ class KgmemStore(BaseStore):
     def _versions(self, group: str) -> dict[str, list[_Version]]:
         """Every version of every item of the group, oldest first."""
         out: dict[str, list[_Version]] = {}
-        offset = 0
-        while page := self.memory.episodes(group, limit=500, offset=offset):
-            offset += len(page)
-            for ep in page:
-                if ep.source != SOURCE:
-                    continue
-                try:
-                    doc = json.loads(ep.source_description)
-                except ValueError:
-                    continue
-                out.setdefault(doc["key"], []).append(
-                    _Version(doc["key"], doc["value"], ep, int(doc.get("put", 0))))
+        for ep in stored_by(self.memory, group, SOURCE):
+            try:
+                doc = json.loads(ep.source_description)
+            except ValueError:
+                continue
+            out.setdefault(doc["key"], []).append(
+                _Version(doc["key"], doc["value"], ep, int(doc.get("put", 0))))
         for vs in out.values():
             vs.sort(key=lambda v: (v.episode.created_at, v.episode.reference_time, v.order))
         return out

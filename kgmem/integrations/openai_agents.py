@@ -24,7 +24,7 @@ from ..errors import KgmemError, missing_extra
 from ..memory.facade import Memory
 from ..model import Episode
 from ..names import check_group
-from .tools import TOOL_NAMES, MemoryTools, memory_of
+from .tools import TOOL_NAMES, MemoryTools, memory_of, stored_by
 
 try:
     import anyio.to_thread
@@ -74,18 +74,13 @@ class KgmemSession:
     # the session's episodes, oldest first
     def _episodes(self) -> list[tuple[Episode, Any]]:
         out = []
-        offset = 0
-        while page := self.memory.episodes(self.group, limit=500, offset=offset):
-            offset += len(page)
-            for ep in page:
-                if ep.source != SOURCE:
-                    continue
-                try:
-                    doc = json.loads(ep.source_description)
-                except ValueError:
-                    continue
-                if doc.get("session") == self.session_id:
-                    out.append((ep, doc["item"]))
+        for ep in stored_by(self.memory, self.group, SOURCE):
+            try:
+                doc = json.loads(ep.source_description)
+            except ValueError:
+                continue
+            if doc.get("session") == self.session_id:
+                out.append((ep, doc["item"]))
         out.sort(key=lambda x: (x[0].reference_time, x[0].created_at))
         return out
 

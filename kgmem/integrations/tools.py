@@ -16,12 +16,13 @@ AI's ``ModelRetry``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..memory.facade import Memory
-from ..model import FactVersion
+from ..model import Episode, FactVersion
 from ..timeutil import EPOCH
 
 if TYPE_CHECKING:
@@ -43,6 +44,15 @@ def memory_of(memory: Memory | AsyncMemory | str | Path | None) -> Memory:
     if isinstance(memory, (str, Path)):
         return Memory(memory)
     return memory.sync
+
+
+def stored_by(memory: Memory, group: str, source: str) -> Iterator[Episode]:
+    """Every episode of ``group`` an adapter stored with ``source`` (in the store's order,
+    read 500 at a time); the adapter's document is its ``source_description``."""
+    offset = 0
+    while page := memory.episodes(group, limit=500, offset=offset):
+        offset += len(page)
+        yield from (ep for ep in page if ep.source == source)
 
 
 def _fact_line(v: FactVersion) -> str:

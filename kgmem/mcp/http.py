@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from ..asgi import ASGIApp, Message, Receive, Scope, Send, header, read_body, send_error
+from ..asgi import ASGIApp, Receive, Scope, Send, header, read_body, replaying, send_error
 from ..auth import ApiKey, match_key, presented_key
 
 # Tools that read no group's data (list_groups filters its answer by the key itself).
@@ -71,13 +71,4 @@ class McpGuard:
                 await send_error(send, 403, "forbidden", "this API key may not use this group",
                                   {"group": g[:128]})
                 return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)

@@ -4,10 +4,6 @@ changes, groups over stdio; API keys and groups over streamable HTTP (401 / 403)
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +13,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
-from .test_mcp_stdio import REPO, _error_text, _free_port, _structured, stdio_params
+from .test_mcp_stdio import _error_text, _structured, mcp_http_server, stdio_params
 
 LIFECYCLE = {"invalidate", "retract", "correct", "undo", "erase", "entity_profile",
              "changes_since", "list_groups"}
@@ -176,27 +172,8 @@ async def _http_calls(url: str, key: str) -> dict[str, Any]:
 
 @pytest.mark.timeout(150)
 def test_mcp_http_enforces_api_keys_and_groups(tmp_path: Path) -> None:
-    port = _free_port()
-    home = tmp_path / "home"
-    env = {**os.environ, "KGMEM_HOME": str(home), "KGMEM_EXTRACTOR": "none",
-           "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO),
-           "KGMEM_API_KEYS": "admin-key,team-key=team"}
-    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
-    url = f"http://127.0.0.1:{port}/mcp"
-    with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
-                                stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                no_key = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                                    timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, (tmp_path / "server.log").read_text()
-                assert time.monotonic() < deadline, "MCP HTTP server did not start"
-                time.sleep(0.2)
+    with mcp_http_server(tmp_path, KGMEM_API_KEYS="admin-key,team-key=team") as url:
+        no_key = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=5)
         wrong_key = httpx.post(url, json={}, headers={"X-API-Key": "nope"}, timeout=5)
         call_other = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                       "params": {"name": "facts_as_of", "arguments": {"group": "other"}}}
@@ -207,9 +184,6 @@ def test_mcp_http_enforces_api_keys_and_groups(tmp_path: Path) -> None:
                                                                    "arguments": {}}}])
         out = anyio.run(_http_calls, url, "team-key")
         admin = anyio.run(_http_calls, url, "admin-key")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     assert no_key.status_code == 401 and no_key.json()["error"]["type"] == "unauthorized"
     assert wrong_key.status_code == 401
     assert forbidden.status_code == 403 and forbidden.json()["error"]["type"] == "forbidden"

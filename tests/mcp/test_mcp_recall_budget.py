@@ -4,10 +4,6 @@ structured content; over stdio and streamable HTTP with the official client."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +14,7 @@ from mcp.client.stdio import stdio_client
 
 from kgmem.embed import count_tokens
 
-from .test_mcp_stdio import REPO, _free_port, stdio_params
+from .test_mcp_stdio import mcp_http_server, stdio_params
 
 LINES = [f"On day {i} Maya told me about her trip to Lisbon and the pastel de nata number {i}."
          for i in range(40)]
@@ -70,36 +66,16 @@ def test_recall_text_is_the_block_over_stdio(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(180)
 def test_recall_text_is_the_block_over_http(tmp_path: Path) -> None:
-    import httpx
     from mcp.client.streamable_http import streamable_http_client
 
-    port = _free_port()
-    env = {**os.environ, "KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
-           "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO)}
-    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
-    with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
-                                stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, (tmp_path / "server.log").read_text()
-                assert time.monotonic() < deadline, "MCP HTTP server did not start"
-                time.sleep(0.2)
+    with mcp_http_server(tmp_path) as url:
 
         async def run() -> dict[str, Any]:
-            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+            async with streamable_http_client(url) as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     return await _calls(session)
 
         out = anyio.run(run)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     _check(out)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +154,39 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def mcp_http_server(tmp_path: Path, **env: str) -> Iterator[str]:
+    """``kgmem.mcp.server.run('http')`` in its own process on an empty embedded store under
+    ``tmp_path`` (``env``: more variables); yields its URL once it answers HTTP."""
+    import subprocess
+    import time
+
+    import httpx
+
+    port = _free_port()
+    env = {**os.environ, "KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
+           "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO), **env}
+    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
+    url = f"http://127.0.0.1:{port}/mcp"
+    with open(tmp_path / "server.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
+                                stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, (tmp_path / "server.log").read_text()
+                assert time.monotonic() < deadline, "MCP HTTP server did not start"
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 async def _http_run(url: str) -> dict[str, Any]:
     from mcp.client.streamable_http import streamable_http_client
 
@@ -169,31 +204,7 @@ async def _http_run(url: str) -> dict[str, Any]:
 
 @pytest.mark.timeout(120)
 def test_mcp_over_streamable_http(tmp_path: Path) -> None:
-    import subprocess
-    import time
-
-    import httpx
-
-    port = _free_port()
-    env = {**os.environ, "KGMEM_HOME": str(tmp_path / "home"), "KGMEM_EXTRACTOR": "none",
-           "KGMEM_STORE": "embedded", "PYTHONPATH": str(REPO)}
-    code = f"from kgmem.mcp.server import run; run('http', host='127.0.0.1', port={port})"
-    with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=str(REPO),
-                                stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, (tmp_path / "server.log").read_text()
-                assert time.monotonic() < deadline, "MCP HTTP server did not start"
-                time.sleep(0.2)
-        out = anyio.run(_http_run, f"http://127.0.0.1:{port}/mcp")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    with mcp_http_server(tmp_path) as url:
+        out = anyio.run(_http_run, url)
     assert TOOLS <= out["tools"]
     assert [f["object"] for f in out["facts"]["facts"]] == ["Paris"]

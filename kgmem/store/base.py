@@ -123,6 +123,16 @@ class ChangeEffect:
     before: LineageState | None
     after: LineageState | None
 
+    @classmethod
+    def from_stored(cls, fact_id: str, before: str | None, after: str | None) -> ChangeEffect:
+        """From the JSON texts both stores keep (:meth:`LineageState.to_json`; none: ``None``)."""
+        return cls(fact_id, stored_lineage(before), stored_lineage(after))
+
+
+def stored_lineage(text: str | None) -> LineageState | None:
+    """A lineage state from the JSON text a store keeps of it (``None``: none)."""
+    return LineageState.from_json(json.loads(text)) if text else None
+
 
 # the reason both stores give a version whose causing change was erased, replacing its own
 ERASED_CHANGE = "recomputed by a change that was erased"

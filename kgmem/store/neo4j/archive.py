@@ -3,7 +3,6 @@ parameterised Cypher over the store's auto-commit reads."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -14,10 +13,6 @@ from .predicates import declarations
 from .queries import LINEAGE_RETURN, row_lineage
 
 Query = Callable[..., list[list[Any]]]
-
-
-def _state(text: str | None) -> LineageState | None:
-    return LineageState.from_json(json.loads(text)) if text else None
 
 
 class Neo4jArchiveReads:
@@ -52,7 +47,7 @@ class Neo4jArchiveReads:
         for cid, fid, before, after in self.q(
                 "MATCH (e:KgmemEffect {group_id: $g}) RETURN e.change_id, e.fact_id, e.before, "
                 "e.after ORDER BY e.change_id, e.ord", g=group):
-            out[cid].append(ChangeEffect(fid, _state(before), _state(after)))
+            out[cid].append(ChangeEffect.from_stored(fid, before, after))
         return dict(out)
 
     def declaration_versions(self, group: str) -> list[Declaration]:

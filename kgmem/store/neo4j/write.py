@@ -430,14 +430,7 @@ class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
             "ORDER BY e.ord",
             id=change_id,
         )
-        return [
-            ChangeEffect(
-                r[0],
-                LineageState.from_json(json.loads(r[1])) if r[1] else None,
-                LineageState.from_json(json.loads(r[2])) if r[2] else None,
-            )
-            for r in rows
-        ]
+        return [ChangeEffect.from_stored(r[0], r[1], r[2]) for r in rows]
 
     def mark_undone(self, change_id: str, undone_by: str) -> None:
         self.run(

@@ -3,7 +3,6 @@ ArchiveReads`), each in one read transaction."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -16,10 +15,6 @@ _LINEAGE_COLS = ("fact_id, group_id, subject_id, predicate, object_id, valid_at,
                  "valid_precision, stated_invalid_at, invalid_precision, believed, seq, fact_text")
 _DECL_COLS = ("id, group_id, name, cardinality, symmetric, description, source, created_at, "
               "change_id, expired_at, expired_by")
-
-
-def _state(text: str | None) -> LineageState | None:
-    return LineageState.from_json(json.loads(text)) if text else None
 
 
 class EmbeddedArchiveReads:
@@ -57,7 +52,7 @@ class EmbeddedArchiveReads:
                 "SELECT e.change_id, e.fact_id, e.before, e.after FROM change_effects e "
                 "JOIN changes c ON c.id = e.change_id WHERE c.group_id=? ORDER BY e.rowid",
                 (group,)):
-            out[cid].append(ChangeEffect(fid, _state(before), _state(after)))
+            out[cid].append(ChangeEffect.from_stored(fid, before, after))
         return dict(out)
 
     def declaration_versions(self, group: str) -> list[Declaration]:

@@ -355,14 +355,7 @@ class EmbeddedWriteTx(SummaryWrites, EraseOps):
             "SELECT fact_id, before, after FROM change_effects WHERE change_id=? ORDER BY rowid",
             (change_id,),
         ).fetchall()
-        return [
-            ChangeEffect(
-                r[0],
-                LineageState.from_json(json.loads(r[1])) if r[1] else None,
-                LineageState.from_json(json.loads(r[2])) if r[2] else None,
-            )
-            for r in rows
-        ]
+        return [ChangeEffect.from_stored(r[0], r[1], r[2]) for r in rows]
 
     def mark_undone(self, change_id: str, undone_by: str) -> None:
         self.c.execute("UPDATE changes SET undone_by=? WHERE id=?", (undone_by, change_id))

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -20,6 +21,8 @@ from ..factory import open_memory
 from ..model import FactVersion
 from ..settings import Settings
 from ..timeutil import format_with_precision
+
+T = TypeVar("T")
 
 app = typer.Typer(help="kgmem: bi-temporal knowledge-graph memory for AI agents.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -94,7 +97,8 @@ def cli_memory(extract: bool = False, create: bool = False):  # type: ignore[no-
     return guard(lambda: open_memory(s))
 
 
-def emit(data: Any) -> None:
+def emit(data: object) -> None:
+    """``data`` as indented JSON on stdout (pydantic models dumped as JSON)."""
     def conv(x: Any) -> Any:
         if isinstance(x, BaseModel):
             return x.model_dump(mode="json")
@@ -128,7 +132,9 @@ def fact_table(facts: list[FactVersion], title: str, history: bool = False) -> T
     return t
 
 
-def guard(fn: Any) -> Any:
+def guard(fn: Callable[..., T]) -> T:
+    """``fn()``; a kgmem error becomes ``error: message`` (JSON with --json) and exit 2, or 1
+    for a server-side error."""
     try:
         return fn()
     except KgmemError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -144,7 +144,7 @@ DECL_SELECT = (
 )
 
 
-def declarations_of(rows: list[tuple[Any, ...]]) -> list[Declaration]:
+def declarations_of(rows: Iterable[Sequence[object]]) -> list[Declaration]:
     return [Declaration.from_row(r, opt_from_micros) for r in rows]
 
 

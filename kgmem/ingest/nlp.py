@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from spacy.language import Language

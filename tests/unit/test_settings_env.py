@@ -18,7 +18,7 @@ from kgmem.settings import Settings, check_variables, variable_names
 ROOT = Path(__file__).resolve().parents[2]
 # KGMEM_ words that are not environment variables: Neo4j labels and relationship types, a
 # constant of the benchmarks, and the prefixes docs write as ``KGMEM_LLM_*``
-NOT_VARIABLES = {"KGMEM_", "KGMEM_LLM_", "KGMEM_NEO4J_", "KGMEM_CHUNK", "KGMEM_TIME",
+NOT_VARIABLES = {"KGMEM_", "KGMEM_LLM_", "KGMEM_NEO4J_", "KGMEM_LLAMA_", "KGMEM_CHUNK", "KGMEM_TIME",
                  "KGMEM_SUPPORTS", "KGMEM_TEST_R", "KGMEM_ROOT",
                  "KGMEM_NEO4J_PASWORD"}  # kgmem/settings.py's example of a misspelt name
 

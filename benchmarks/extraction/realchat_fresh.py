@@ -6,13 +6,15 @@ set") and committed before any extractor ran on them. Each round's labels stay o
 
     python -m benchmarks.extraction.realchat_fresh round11   # writes realchat_round11.jsonl
     python -m benchmarks.extraction.realchat_fresh round12   # c2s28, c3s14, c4s11
+    python -m benchmarks.extraction.realchat_fresh round13   # the precision sample (see below)
     python -m benchmarks.extraction.realchat --labels benchmarks/extraction/realchat_round11.jsonl
 
 The unlabelled sessions after round 10 were c2: 6, 20, 24, 28, 32; c3: 11, 14, 19, 27; c4: 3,
 7, 11, 26. ``random.Random(26)`` drew two per conversation for round 11; ``random.Random(27)``
 one per conversation of the rest for round 12; the four left (c2s6, c2s24, c3s11, c4s7) are the
-precision sample: their extracted facts were read by hand to find what the extractor invents,
-so they can never be a first look.
+precision sample: their extracted facts (4) were printed at the start of the sitting to see
+what the extractor invents; they were labelled later as round 13, a first look with that
+caveat stated.
 
 The labeller (the engineer who then worked on the rules) had read the extraction rules: not a
 blind first look, like round 10.
@@ -241,8 +243,90 @@ ROUND12: dict[tuple[int, int], list[Label]] = {
     ],
 }
 
+# Round 13: the four sessions of the precision sample. Not a clean first look: their extracted
+# facts were printed once at the start of the sitting (4 facts: Maria ATTENDED picnic, Joanna
+# ATTENDED hiking / hike, Tim PLANS attend a book conference), before these labels were written,
+# and the code has changed since. Labelled before any extractor ran on them again.
+ROUND13: dict[tuple[int, int], list[Label]] = {
+    (2, 6): [  # Sun 2023-02-05 (previous sitting Sat 2023-01-28)
+        req("D6:1 D6:3", "Maria", ("ATTENDED", "VOLUNTEERS_AT"), "charity event", kind=EV,
+            cat="event", otype="event", aliases=("a charity event", "event"),
+            start=W("2023-02-03"), note="'I challenged myself last Friday and did a charity "
+                                       "event'"),
+        req("D6:3 D6:4", "John", ("EXPERIENCED", "ATTENDED", "WORKS_ON", "HAS_ROLE"),
+            "running for office", kind=EV, cat="event", otype=("event", "role"),
+            aliases=("office", "politics", "political campaign", "candidate",
+                     "run for office"),
+            note="'what made you get into politics?' / 'Running for office was my chance'"),
+        req("D6:10 D6:12", "John", ("VOLUNTEERS_AT", "ORGANIZED", "WORKS_ON", "ATTENDED",
+                                    "MEMBER_OF"), "food drive", kind=ST, cat="membership",
+            otype=("event", "organisation"),
+            aliases=("community food drive", "food drive for folks who lost their jobs",
+                     "food bank", "a food drive"),
+            start=W("2023-01-28", "2023-02-05"),
+            note="'I just started helping out with a food drive for folks who lost their jobs'"),
+        req("D6:21", "Maria", "FRIEND_OF", "John", kind=ST, cat="friend", otype="person",
+            note="'You're a great friend to me'"),
+        opt("D6:5 D6:7", "Maria", ("KNOWS", "MET"), "David", cat="friend", otype="person"),
+        opt("D6:9", "Maria", ("KNOWS", "RELATED_TO"), "auntie", cat="family", otype="person"),
+        opt("D6:17", "Maria", "PLANS", "help out at future events", cat="plan",
+            aliases=("lend a hand",)),
+    ],
+    (2, 24): [  # Mon 2023-07-17 (previous sitting Fri 2023-07-07)
+        req("D24:1", "John", ("VISITED", "ATTENDED"), "veteran's hospital", kind=EV,
+            cat="trip", otype="place",
+            aliases=("veterans hospital", "a veteran's hospital", "hospital",
+                     "veterans' hospital"),
+            start=W("2023-07-10", "2023-07-16"),
+            note="'last week was really eye-opening. I visited a veteran's hospital'"),
+        req("D24:6", "Maria", "ATTENDED", "picnic", kind=EV, cat="event", otype="event",
+            aliases=("a picnic", "picnic with some friends from church"),
+            start=W("2023-07-15", "2023-07-16"),
+            note="'last weekend I had a picnic with some friends from church'"),
+        req("D24:11", "John", ("ATTENDED", "VISITED"), "community event", kind=EV,
+            cat="event", otype="event", aliases=("a community event", "arts and crafts"),
+            start=W("2023-06"), note="'There were arts and crafts at a community event last "
+                                     "month'"),
+        opt("D24:3", "John", ("KNOWS", "MET"), "Samuel", cat="friend", otype="person"),
+        opt("D24:5", "John", ("MEMBER_OF",), "organization", cat="membership",
+            otype="organisation", aliases=("this organization", "group")),
+        opt("D24:6", "Maria", ("MEMBER_OF", "ATTENDS"), "church", cat="membership",
+            otype="organisation"),
+        opt("D24:9", "John", "PLANS", "setting up games for kids", cat="plan",
+            aliases=("setting up something like this for my kids",)),
+        opt("D24:9", "John", "PARENT_OF", "kids", cat="family", otype="person"),
+    ],
+    (3, 11): [  # Thu 2022-05-12 (previous sitting Mon 2022-05-02)
+        req("D11:3 D11:5", "Joanna", ("ATTENDED", "VISITED", "HAS_HOBBY"), "hiking",
+            kind=EV, cat="event", otype=("event", "activity"),
+            aliases=("hike", "trails", "hiking trails", "the hike"),
+            start=W("2022-05-02", "2022-05-12"),
+            note="'Quite a week since we last talked ... I went hiking and found some more "
+                 "amazing trails in my town'"),
+        req("D11:7", "Joanna", ("VISITED", "ATTENDED"), "Whispering Falls", kind=EV,
+            cat="trip", otype="place", note="'I took this photo at ... Whispering Falls'"),
+        opt("D11:11", "Joanna", PREF, "hiking", cat="hobby", otype="activity"),
+        opt("D11:16 D11:18", "Nate", "PLANS", "join Joanna on the trails", cat="plan",
+            aliases=("go together", "hiking", "trails")),
+    ],
+    (4, 7): [  # Thu 2023-08-17 (previous sitting Fri 2023-08-11)
+        req("D7:7 D7:9 D7:11", "John", "OWNS", "ball", kind=ST, cat="possession",
+            otype="thing", aliases=("this ball", "signed ball", "basketball"),
+            note="'what my teammates gave me' / 'Having something like this ball'"),
+        opt("D7:1", "John", ("MEMBER_OF_TEAM", "MEMBER_OF"), "team", cat="membership",
+            otype="organisation", aliases=("this team",)),
+        opt("D7:1", "John", ("MET", "KNOWS", "FRIEND_OF"), "teammates", cat="friend",
+            otype="person", aliases=("my teammates",)),
+        opt("D7:6", "Tim", "PLANS", "attend a book conference", cat="plan",
+            aliases=("book conference",)),
+        opt("D7:4", "Tim", "ATTENDED", "event", kind=EV, cat="event", otype="event"),
+        opt("D7:6", "Tim", PREF, "literature", cat="hobby", aliases=("books", "novels")),
+    ],
+}
+
 ROUNDS: dict[str, dict[tuple[int, int], list[Label]]] = {"round11": ROUND11,
-                                                        "round12": ROUND12}
+                                                        "round12": ROUND12,
+                                                        "round13": ROUND13}
 
 
 def write_round(name: str) -> Path:

@@ -513,6 +513,12 @@ VISIT_PLACE_NOUNS = frozenset(
      "desert", "valley", "volcano", "cave", "reef", "harbor", "harbour", "pier", "boardwalk",
      "trail", "observatory", "planetarium", "arboretum", "sanctuary", "reserve", "shelter"}
 )
+# places one only "visits" as an outing when the verb says so ("I visited a veteran's hospital",
+# "I just visited a travel agency"), not when one goes there ("went to the hospital")
+VISITED_PLACE_NOUNS = frozenset({"hospital", "agency", "restaurant", "memorial", "church",
+                                 "clinic", "store", "shop", "cafe", "café", "bakery", "factory",
+                                 "studio", "stadium", "arena", "school", "campus", "office",
+                                 "headquarters", "brewery", "distillery", "mosque", "synagogue"})
 # a good time had somewhere: "had a blast at the fair"
 GOOD_TIME_NOUNS = frozenset({"time", "blast", "fun", "ball", "day", "night", "evening",
                              "weekend", "experience"})

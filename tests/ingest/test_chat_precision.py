@@ -119,3 +119,18 @@ def test_round3_shapes(ex: OfflineExtractor) -> None:
     assert [(f.subject, f.object) for f in said[1]] == [("Alex", "Shopify")]
     assert ("user", "DECIDED") in {(s, p) for s, p, _o, _k in _facts(
         ex, "Our team agreed to move standups to Tuesdays and Thursdays.", "user")}
+
+
+def test_round13_shapes(ex: OfflineExtractor) -> None:
+    said = _chat(ex, [("John", "I visited a veteran's hospital last week."),
+                      ("Maria", "You're a great friend to me."),
+                      ("John", "You're not a good friend."),
+                      ("Maria", "I did a charity event last Friday."),
+                      ("John", "I just started helping out with a food drive."),
+                      ("Maria", "I went to the hospital yesterday.")])
+    assert said[0] == {("John", "VISITED", "veteran's hospital")}
+    assert said[1] == {("Maria", "FRIEND_OF", "John")}
+    assert said[2] == set()
+    assert said[3] == {("Maria", "ATTENDED", "charity event")}
+    assert said[4] == {("John", "VOLUNTEERS_AT", "food drive")}
+    assert said[5] == set()

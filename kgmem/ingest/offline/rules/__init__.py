@@ -78,6 +78,20 @@ def pass_(c: Context, v: Any) -> None:
     event_object(c, v)
 
 
+def do_(c: Context, v: Any) -> None:
+    """"doing a PhD at Stanford", "I do yoga" (education.do); "I did a charity event last
+    Friday" (an event)."""
+    do(c, v)
+    event_object(c, v)
+
+
+def help_(c: Context, v: Any) -> None:
+    """"I helped out at the shelter", "I started helping out with a food drive": volunteering
+    (``help`` with ``out``; plain "help" is too common to read)."""
+    if any(ch.dep_ == "prt" and ch.lower_ == "out" for ch in v.children):
+        volunteer(c, v)
+
+
 def give(c: Context, v: Any) -> None:
     """"I gave up Twitter" (tools.stop), "I gave a presentation in class" (an event)."""
     stop(c, v)
@@ -125,7 +139,7 @@ VERB_RULES: dict[str, Rule] = {
     "go": go, "visit": visit, "travel": visit, "fly": visit,
     "tour": visit, "explore": visit, "spend": spend, "return": return_from,
     "come": return_from,
-    "study": study, "do": do, "graduate": graduate,
+    "study": study, "do": do_, "graduate": graduate, "help": help_,
     "attend": attend, "speak": speak, "play": play,
     "practice": play, "practise": play, "report": report,
     "teach": teach, "finish": finish, "complete": finish,

@@ -114,7 +114,8 @@ def attended(c: Context, v: Token, tok: Token, subs: list[Mention], rule: str,
             pred, text = "ATTENDED", _event_text(c, obj, ev)
             if text.lower() in L.VAGUE_EVENTS:
                 continue  # "went to an event", "in my class": which one is not said
-        elif is_visit_place(obj):
+        elif is_visit_place(obj) or (v.lemma_.lower() == "visit" and obj.pos_ == "NOUN"
+                                     and obj.lemma_.lower() in L.VISITED_PLACE_NOUNS):
             pred, text = "VISITED", noun_phrase(c, obj, keep_preps=("of",))
         else:
             continue

@@ -301,7 +301,11 @@ def _friendship_told(c: Context, noun: Token, gov: Token) -> str | None:
             noun.head.head == gov and child(gov, "dobj", ("you",)) is not None):
         return "you_as_friend"  # "glad to have you as a friend"
     if noun.dep_ == "attr" and gov.lemma_ == "be" and any(
-            ch.dep_ == "nsubj" and ch.lower_ == "you" for ch in gov.children) and any(
-            ch.dep_ == "poss" and ch.lower_ == "my" for ch in noun.children):
-        return "you_my_friend"
+            ch.dep_ == "nsubj" and ch.lower_ == "you" for ch in gov.children) and not (
+            c.flags(gov).neg) and noun.tag_ == "NN":
+        if any(ch.dep_ == "poss" and ch.lower_ == "my" for ch in noun.children):
+            return "you_my_friend"
+        if any(ch.dep_ == "amod" for ch in noun.children) or any(
+                o.lower_ == "me" for _p, o in preps(noun, ("to",))):
+            return "you_a_friend"  # "You're a great friend to me", "you're such a good friend"
     return None

@@ -97,7 +97,9 @@ def visit(c: Context, v: Token) -> None:
     for t in targets:
         if t.i in c.time_tokens:
             continue
-        if is_visit_place(t) or is_event(t):  # "I visited a LGBTQ center"
+        if is_visit_place(t) or is_event(t) or (  # "I visited a LGBTQ center"
+                v.lemma_.lower() == "visit" and t.pos_ == "NOUN"
+                and t.lemma_.lower() in L.VISITED_PLACE_NOUNS):  # "visited a travel agency"
             attended(c, v, t, subs, f"{v.lemma_.lower()}_place", 0.8 - 0.1 * dropped)
             continue
         the_name = t.pos_ == "PROPN" and any(d.dep_ == "det" and d.lower_ == "the"

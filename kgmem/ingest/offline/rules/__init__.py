@@ -82,7 +82,9 @@ def do_(c: Context, v: Any) -> None:
     """"doing a PhD at Stanford", "I do yoga" (education.do); "I did a charity event last
     Friday" (an event)."""
     do(c, v)
-    event_object(c, v)
+    dobj = child(v, "dobj")
+    if dobj is not None and dobj.tag_ == "NN":  # one event done, not an activity ("doing
+        event_object(c, v)                     # seminars": giving them, a role)
 
 
 def help_(c: Context, v: Any) -> None:

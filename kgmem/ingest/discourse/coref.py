@@ -104,6 +104,8 @@ class Coreference:
     earlier_people: tuple[str, ...] = ()
     # the person an earlier piece of the same document is about (its topic)
     earlier_topic: tuple[str, str | None] | None = None
+    # a document's subject and what it is ("Harlow Rovers F.C.", "club"): "the club" is it
+    subject: tuple[str, str] | None = None
     referents: list[Referent] = field(default_factory=list)
     decisions: dict[int, Decision] = field(default_factory=dict)
     span_of: dict[int, Referent] = field(default_factory=dict)  # name token -> referent
@@ -353,6 +355,16 @@ class Coreference:
         return None
 
     def _definite(self, tok: Token, si: int) -> None:
+        if self.subject is not None and tok.lemma_.lower() == self.subject[1]:
+            name = self.subject[0]
+            ref = next((r for r in self.referents if r.kind == "org" and r.name == name), None)
+            if ref is None:
+                ref = Referent(name, "org", None, frozenset(name.lower().split()),
+                               order=len(self.referents))
+                self.referents.append(ref)
+            self.decisions[tok.i] = Decision(ref)
+            self._touch(ref, tok, si)
+            return
         orgs = [r for r in self.referents if r.kind == "org" and r.name and r.last_sent >= 0]
         if not orgs:
             return

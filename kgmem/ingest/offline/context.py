@@ -80,42 +80,29 @@ class Context(Mentions):
         # "later that year" read against the running time, not the reference time
         self.times = [(sp.time, set(sp.tokens), sp.governor, sp.text)
                       for sp in self.clauses.spans]
+        self.sport = narrative and tells_sport(doc)
+        # a document's lines: its title (the subject its lists are about) and headings; the
+        # words "the <noun>" names it by (its title's words and what its first sentence says
+        # it is: "Condor is a German charter airline"); a later piece of a long document has
+        # its first piece's
+        self.layout = Layout(doc.text) if narrative else None
+        self.title, self.title_class = _document_subject(doc, self.layout, narrative, sitting)
+        self.title_nouns: frozenset[str] = frozenset()
+        if self.title is not None:
+            self.title_nouns = frozenset(
+                {w.lower() for w in self.title.split() if w.isalpha()}
+                | ({self.title_class} if self.title_class else set()))
         self.coref = Coreference(doc, narrative=narrative, earlier_people=tuple(
             sitting.people) if sitting is not None else (), earlier_topic=(
-            sitting.topic if narrative and sitting is not None else None))
+            sitting.topic if narrative and sitting is not None and sitting.continued
+            else None), subject=(
+            (self.title, self.title_class) if self.title and self.title_class else None))
+        if narrative and sitting is not None and not sitting.continued:
+            sitting.topic = None
         if narrative and sitting is not None and sitting.topic is None:
             topic = self.coref.topic
             if topic is not None and topic.name:
                 sitting.topic = (topic.name, topic.gender)
-        self.sport = narrative and tells_sport(doc)
-        # a document's lines: its title (the subject its lists are about) and headings;
-        # a later piece of a long document has its first piece's title
-        self.layout = Layout(doc.text) if narrative else None
-        self.title = self.layout.title if self.layout is not None else None
-        first = sitting is None or sitting.title is None
-        if narrative and self.title is None and first:
-            self.title = _defined_subject(doc)  # "Kestrel Airways was a British airline"
-        if narrative and sitting is not None:
-            if self.title is not None:
-                sitting.title = self.title
-            else:
-                self.title = sitting.title
-        # the words "the <noun>" names the document's subject by: its title's words and
-        # what its first sentence says it is ("Condor is a German charter airline")
-        self.title_nouns: frozenset[str] = frozenset()
-        self.title_class: str | None = None  # what the first sentence says the subject is
-        if self.title is not None:
-            words = {w.lower() for w in self.title.split() if w.isalpha()}
-            if first:
-                self.title_class = _class_noun(doc)
-            elif sitting is not None:
-                self.title_class = sitting.title_class
-            if self.title_class is not None:
-                words.add(self.title_class)
-            self.title_nouns = frozenset(words)
-            if sitting is not None:
-                sitting.title_nouns = self.title_nouns
-                sitting.title_class = self.title_class
 
     def flags(self, verb: Token) -> Flags:
         """The clause flags of ``verb`` (computed once per verb)."""
@@ -238,6 +225,8 @@ class Context(Mentions):
         if polarity is None:
             return None
         kind, predicate, confidence = polarity
+        if self.narrative and predicate == "WORKS_AT" and _membership_body(text):
+            predicate = "MEMBER_OF"  # "joined the All Progressives Congress": a member
         fact = ExtractedFact(subj.text, predicate, text, kind=kind,
                              confidence=round(confidence, 3), rule=rule,
                              subject_is_speaker=subj.speaker, attributes=dict(attributes or {}))
@@ -423,6 +412,34 @@ def _polarity(kind: str, predicate: str, confidence: float, f: Flags, *, negatab
     if f.reported_neg:
         kind = "retract"
     return kind, predicate, confidence
+
+
+# what a body one joins as a member (not an employer) is called
+_MEMBER_BODIES = frozenset({"party", "congress", "movement", "front", "alliance", "union",
+                            "federation", "association", "society", "caucus", "coalition",
+                            "league", "academy", "guild", "fellowship"})
+
+
+def _membership_body(name: str) -> bool:
+    words = name.lower().split()
+    return bool(words) and words[-1] in _MEMBER_BODIES
+
+
+def _document_subject(doc: Doc, layout: Layout | None, narrative: bool,
+                      sitting: Sitting | None) -> tuple[str | None, str | None]:
+    """A document's subject (its title, else the name its first sentence defines) and what
+    it is; a later piece of a long document takes its first piece's (kept in the sitting)."""
+    if not narrative:
+        return None, None
+    title = layout.title if layout is not None else None
+    if sitting is not None and sitting.continued and sitting.title is not None:
+        return sitting.title, sitting.title_class
+    if title is None:
+        title = _defined_subject(doc)  # "Kestrel Airways was a British airline"
+    cls = _class_noun(doc) if title is not None else None
+    if sitting is not None:
+        sitting.title, sitting.title_class = title, cls
+    return title, cls
 
 
 def _defined_subject(doc: Doc) -> str | None:

@@ -20,6 +20,8 @@ _BULLET = re.compile(r"^\s*(?:[-*•–]|\d{1,2}[.)])\s+")
 _MARKDOWN_HEADING = re.compile(r"^\s*#{1,6}\s+")
 _SENTENCE_END = re.compile(r"[.!?;:,]\s*$")
 _DUMP_END = re.compile(r"\s\.\s*$")  # "History ." (encyclopedic dumps)
+# "Harlow Rovers F.C.", "Acme Inc.": a name that ends in an abbreviation, not a sentence
+_ABBREVIATION_END = re.compile(r"(?:\b(?:[A-Z]\.){2,}|\b(?:Inc|Ltd|Co|Corp|Jr|Sr|St|Bros)\.)$")
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 # small words a name may hold ("Bank of America Plaza", "Alliance of Small Island States")
 _NAME_PARTICLES = frozenset({"of", "the", "and", "de", "des", "du", "la", "le", "von", "van",
@@ -85,7 +87,8 @@ def title_of(text: str) -> str | None:
         s = ln.strip()
         if not s:
             continue
-        if is_item(s) or _SENTENCE_END.search(s) or _DUMP_END.search(s):
+        if is_item(s) or _DUMP_END.search(s) or (
+                _SENTENCE_END.search(s) and not _ABBREVIATION_END.search(s)):
             return None
         s = _DISAMBIGUATION.sub("", _MARKDOWN_HEADING.sub("", s)).strip()
         if "," in s or ":" in s:

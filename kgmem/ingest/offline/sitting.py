@@ -28,7 +28,8 @@ class Sitting:
     named_pets: dict[tuple[str, str], str] = field(default_factory=dict)
     # the title of the document being read (its later pieces have none of their own)
     title: str | None = None
-    title_nouns: frozenset[str] = frozenset()
+    # whether the text being read continues the one before (a long document's next piece)
+    continued: bool = False
     title_class: str | None = None
     # the person it is about (name, gender), for a "he" in a later piece
     topic: tuple[str, str | None] | None = None
@@ -65,7 +66,10 @@ class Sittings:
                     last_sitting: datetime | None = None, continues: bool = False) -> Sitting:
         cur = self._current.get(group)
         if continues and cur is not None:
+            cur.continued = True
             return cur  # the next piece of the same long text
+        if cur is not None:
+            cur.continued = False
         # the same instant again says nothing about order (a batch of unrelated texts dated
         # alike): a new sitting, so names do not leak between them
         if cur is not None and cur.last_time is not None and cur.last_time < when and (

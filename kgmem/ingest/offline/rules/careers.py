@@ -58,6 +58,9 @@ SLOTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "succeed": (("active", "prep:as", ROLE),),
     "educate": (("passive", "prep:at", SCHOOL),),
     "graduate": (("active", "prep:from", SCHOOL),),
+    "receive": (("active", "prep:from", SCHOOL), ("active", "prep:at", SCHOOL)),
+    "earn": (("active", "prep:from", SCHOOL), ("active", "prep:at", SCHOOL)),
+    "obtain": (("active", "prep:from", SCHOOL), ("active", "prep:at", SCHOOL)),
     "study": (("active", "prep:at", SCHOOL),),
     "enrol": (("active", "prep:at", SCHOOL), ("active", "prep:in", SCHOOL)),
     "enroll": (("active", "prep:at", SCHOOL), ("active", "prep:in", SCHOOL)),
@@ -73,7 +76,12 @@ _LEAD_ROLES = frozenset({"manager", "coach", "president", "chairman", "chairwoma
                          "head", "director", "leader", "ceo", "captain", "principal", "dean",
                          "governor", "mayor", "commander", "chief"})
 # "began his career at", "spent four years at", "moved on to": the verb needs this object
-_NEEDS_DOBJ = {"begin": ("career",), "start": ("career",)}
+_DEGREES = ("degree", "bachelor", "master", "doctorate", "phd", "ba", "bsc", "ma", "msc",
+            "diploma", "mba", "llb", "llm", "bachelors", "masters", "doctoral", "md", "jd")
+_NEEDS_DOBJ = {"begin": ("career",), "start": ("career",), "receive": _DEGREES,
+               "earn": _DEGREES, "obtain": _DEGREES}
+# "joined the faculty of the University of Arizona": the body is of the organisation
+_BODIES = frozenset({"faculty", "staff", "board", "department", "payroll", "ranks"})
 _ORG_LABELS = ("ORG", "FAC", "NORP", "")
 _SCHOOL_WORDS = ("school", "college", "university", "academy", "institute", "polytechnic",
                  "conservatory", "seminary", "gymnasium", "lyceum")
@@ -113,6 +121,8 @@ def career(c: Context, v: Token) -> None:
 def _slot_objects(v: Token, slot: str) -> list[Token]:
     if slot == "dobj":
         d = child(v, "dobj")
+        if d is not None and d.lemma_.lower() in _BODIES:
+            return [o for _p, o in preps(d, ("of", "at"))]
         return [d] if d is not None else []
     if slot == "attr":
         return [ch for ch in v.children if ch.dep_ in ("oprd", "attr", "xcomp", "dobj")

@@ -183,6 +183,11 @@ class Coreference:
         if alias is _AMBIGUOUS:
             return None
         ref = alias if isinstance(alias, Referent) else None
+        if ref is None and ent.label_ == "PERSON":
+            # "Lee Martin Nogan" after the title "Lee Nogan": the full name of the one person
+            shorter = [r for r in self.referents if r.kind == "person" and r.name
+                       and len(r.words) >= 2 and r.words < words]
+            ref = shorter[0] if len(shorter) == 1 else None
         if ref is None:
             kind = self._kind(ent)
             if kind is None:

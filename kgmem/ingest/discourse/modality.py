@@ -114,6 +114,10 @@ def _subject(verb: Token) -> Token | None:
     return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
 
 
+# verbs by which an organisation tells its own news (a company's announcement is its word)
+_OWN_NEWS = frozenset({"announce", "confirm", "say", "state"})
+
+
 def _reported(verb: Token, chain: list[tuple[Token, Token]]) -> bool:
     """Someone else's word: a complement of say/tell/claim whose sayer is not the speaker, or of
     "I heard (that)"; "according to X" on the clause or its root."""
@@ -121,6 +125,8 @@ def _reported(verb: Token, chain: list[tuple[Token, Token]]) -> bool:
         lemma = head.lemma_.lower()
         if sub.dep_ == "ccomp" and lemma in REPORT_VERBS:
             who = _subject(head)
+            if who is not None and who.ent_type_ == "ORG" and lemma in _OWN_NEWS:
+                continue  # "Brightline Health announced that X has joined": its own news
             if lemma in HEARSAY_VERBS or (who is not None and who.lower_ not in FIRST_PERSON):
                 return True
     for v in [verb] + [head for _sub, head in chain]:

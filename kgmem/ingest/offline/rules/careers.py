@@ -168,7 +168,7 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
     if gives == FOUNDED and slot == "agent":
         # "the cheesemaker founded by Margaret Hale": the founder is the agent, the thing
         # founded what the participle describes
-        thing = v.head if v.dep_ == "acl" else None
+        thing = v.head if v.dep_ == "acl" else child(v, "nsubjpass")  # "Harbor was founded by"
         if thing is not None and thing.dep_ == "attr" and not is_org(c, thing):
             # "Kestrel Airways was a regional airline founded by ...": what the copula's
             # subject is
@@ -177,11 +177,13 @@ def _emit(c: Context, v: Token, lemma: str, slot: str, gives: str, obj: Token) -
             return
         founders = [o for o in [obj, *(t for t in obj.children if t.dep_ in ("conj", "appos"))]
                     if ent_type(o) == "PERSON"] if obj.pos_ == "NOUN" else [obj]
-        for f in founders:
-            for s in c.resolve(f):
-                if s.label == "PERSON":
-                    c.emit(s, "RUNS", org_name(c, thing), v, rule="career_founded_by",
-                           tokens=[thing])
+        people = [s for f in founders for s in c.resolve(f) if s.label == "PERSON"]
+        family = {s.text.split()[-1] for s in people if len(s.text.split()) > 1}
+        for s in people:
+            if len(s.text.split()) == 1 and len(family) == 1:  # "Erik and Siri Aune"
+                s = replace(s, text=f"{s.text} {next(iter(family))}")
+            c.emit(s, "RUNS", full_org_name(c, org_name(c, thing)), v,
+                   rule="career_founded_by", tokens=[thing])
         return
     if not is_org(c, obj):
         return
@@ -233,6 +235,17 @@ def org_name(c: Context, tok: Token) -> str:
     if ref is not None and ref.name:
         return ref.name
     return noun_phrase(c, tok, keep_preps=("of",))
+
+
+def full_org_name(c: Context, name: str) -> str:
+    """An organisation by the fullest name the text gives it ("Tidewater" -> "Tidewater
+    Energy", named before): the one longer name that holds all its words."""
+    words = set(name.lower().split())
+    longer = {r.name for r in (c.coref.referents if c.coref is not None else ())
+              if r.kind == "org" and r.name and words < r.words}
+    if c.title and words < set(c.title.lower().split()):
+        longer.add(c.title)
+    return longer.pop() if len(longer) == 1 else name
 
 
 def _is_school(tok: Token) -> bool:

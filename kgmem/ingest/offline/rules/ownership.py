@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..entities import ent_type
 from ..mentions import Mention
 from ..tree import child, preps
-from .careers import is_org, org_name
+from .careers import full_org_name, is_org, org_name
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -54,7 +54,7 @@ def _active(c: Context, v: Token, lemma: str) -> None:
     if obj is None or not is_org(c, obj):
         return
     for owner in _owners(c, [ch for ch in v.children if ch.dep_ == "nsubj"]):
-        _emit(c, owner, "OWNS", _full_name(c, org_name(c, obj)), v, lemma, obj)
+        _emit(c, owner, "OWNS", full_org_name(c, org_name(c, obj)), v, lemma, obj)
 
 
 def _passive(c: Context, v: Token, lemma: str) -> None:
@@ -82,21 +82,10 @@ def _passive(c: Context, v: Token, lemma: str) -> None:
             _emit(c, owner, pred, name, v, lemma, thing)
 
 
-def _full_name(c: Context, name: str) -> str:
-    """An organisation by the fullest name the text gives it ("Tidewater" -> "Tidewater
-    Energy", named before): the one longer name that holds all its words."""
-    words = set(name.lower().split())
-    longer = {r.name for r in (c.coref.referents if c.coref is not None else ())
-              if r.kind == "org" and r.name and words < r.words}
-    if c.title and words < set(c.title.lower().split()):
-        longer.add(c.title)
-    return longer.pop() if len(longer) == 1 else name
-
-
 def _owned_name(c: Context, tok: Token) -> str | None:
     """What is owned: an organisation, or the document's subject named by its title."""
     if is_org(c, tok):
-        return _full_name(c, org_name(c, tok)) or None
+        return full_org_name(c, org_name(c, tok)) or None
     if c.title and (tok.pos_ == "PROPN" and tok.text in c.title.split() or (
             tok.pos_ == "NOUN" and tok.lower_ in c.title_nouns and any(
                 ch.dep_ == "det" and ch.lower_ == "the" for ch in tok.children))):
@@ -113,7 +102,7 @@ def _owners(c: Context, toks: list[Token], people: bool = False) -> list[Mention
             if people and o.pos_ == "PROPN" and ent_type(o) == "PERSON":
                 out += [m for m in c.resolve(o)[:1] if m.label == "PERSON"]
             elif is_org(c, o) or _compound_name(o):
-                name = _full_name(c, org_name(c, o))
+                name = full_org_name(c, org_name(c, o))
                 if name:
                     out.append(Mention(name, label="ORG", token=o))
     return out

@@ -53,7 +53,8 @@ def marry(c: Context, v: Token, subs_override: list[Mention] | None = None) -> N
         for prep, o in preps(v, ("to",)):
             obj = o
     head = v
-    anchor = v.head if v.dep_ in ("acomp", "xcomp", "oprd", "ccomp") else v
+    anchor = v.head if v.dep_ in ("acomp", "xcomp", "oprd", "ccomp") and (
+        c.clauses.own(v) is None) else v  # "married X in 1994 ; they divorced in 2009"
     subj_tok = child(v, ("nsubj", "nsubjpass"))
     if subj_tok is None and v.dep_ in ("acomp", "xcomp", "oprd") and v.head is not v:
         head = v.head
@@ -81,7 +82,8 @@ def divorce(c: Context, v: Token, subs_override: list[Mention] | None = None) ->
         for prep, o in preps(v, ("from",)):
             obj = o
     subj_tok = child(v, ("nsubj", "nsubjpass"))
-    anchor = v.head if v.dep_ in ("acomp", "xcomp", "oprd", "ccomp") else v
+    anchor = v.head if v.dep_ in ("acomp", "xcomp", "oprd", "ccomp") and (
+        c.clauses.own(v) is None) else v  # "married X in 1994 ; they divorced in 2009"
     if subj_tok is None and v.head is not v:
         subj_tok = child(v.head, ("nsubj", "nsubjpass"))
     if subj_tok is None:

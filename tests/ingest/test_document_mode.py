@@ -115,3 +115,13 @@ def test_a_later_piece_keeps_the_documents_title(x: OfflineExtractor) -> None:
     assert ("Ann Lee", "LEADS", "Numedal Line", 1990, 1995) in triples(second)
     alone = x.extract_many([items[1] | {"continues": False}])[0]
     assert not [f for f in alone if f.predicate == "LEADS"]
+
+
+def test_a_players_clubs_are_one_timeline_of_teams(x: OfflineExtractor) -> None:
+    text = ("Lee Nogan\n\nLee Martin Nogan ( born 21 May 1969 ) is a Welsh former footballer . "
+            "He is the elder brother of Kurt Nogan .\n\nA forward , he began his career at Oxford "
+            "United in 1987 . He joined Spanish La Liga club RCD Mallorca in 1999 .")
+    got = triples(x.extract(text, REF))
+    assert ("Lee Nogan", "MEMBER_OF_TEAM", "Oxford United", 1987, None) in got
+    assert ("Lee Nogan", "MEMBER_OF_TEAM", "RCD Mallorca", 1999, None) in got
+    assert not [t for t in got if t[1] == "WORKS_AT"]

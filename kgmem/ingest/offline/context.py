@@ -337,8 +337,11 @@ _BUSINESS_WORDS = frozenset({"firm", "company", "studio", "agency", "practice", 
 
 def _business_name(obj: str, tokens: list[Token | None]) -> str:
     """An organisation by its name: "the firm Lemay" -> "Lemay", "her own studio, Atelier
-    Haddad" -> "Atelier Haddad"."""
+    Haddad" -> "Atelier Haddad", "Spanish La Liga club RCD Mallorca" -> "RCD Mallorca"."""
     words = obj.split()
+    for k in range(len(words) - 2, 0, -1):
+        if words[k] in _CLASSIFIERS and all(w[:1].isupper() for w in words[k + 1:]):
+            return " ".join(words[k + 1:])
     if len(words) > 1 and words[0].lower() in _BUSINESS_WORDS and all(
             w[:1].isupper() for w in words[1:]):
         return " ".join(words[1:])
@@ -354,6 +357,10 @@ def _business_name(obj: str, tokens: list[Token | None]) -> str:
                 return " ".join(t.text for t in parts)
             break
     return obj
+
+
+# a common noun that classifies the name after it ("Hungarian side Ferencváros")
+_CLASSIFIERS = _BUSINESS_WORDS | {"side", "outfit", "club", "team", "franchise"}
 
 
 def _plain_role(role: str) -> str:

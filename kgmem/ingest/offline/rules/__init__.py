@@ -17,7 +17,14 @@ from ..entities import ent_type
 from ..tree import child
 from .admission import accepted, find_new, get_or_out, hit_the_gym, my_group
 from .business import acquire, open_business, own_noun, volunteer
-from .careers import appointed_by, career, member_copula, role_apposition, topic_leads
+from .careers import (
+    appointed_by,
+    career,
+    member_copula,
+    role_apposition,
+    sport_teams,
+    topic_leads,
+)
 from .copula import copula
 from .education import attend, do, exam_taken, finish, graduate, study
 from .events import (
@@ -226,6 +233,7 @@ def run(c: Context) -> None:
     if c.layout is not None:
         read_lists(c, c.layout, c.title)
     topic_leads(c)
+    sport_teams(c)
 
 
 def _note_people(c: Context) -> None:

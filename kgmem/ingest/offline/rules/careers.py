@@ -389,3 +389,15 @@ def appointed_by(c: Context, v: Token) -> None:
                 for org in orgs:
                     c.emit(who, "LEADS", org_name(c, org), v, rule="career_appointed_by_leads",
                            tokens=[org])
+
+
+def sport_teams(c: Context) -> None:
+    """In a sporting career, a player's club is a team whichever rule read it ("joined
+    Darlington" read as a job): a ``WORKS_AT`` of someone with a ``MEMBER_OF_TEAM`` fact in
+    the same text becomes ``MEMBER_OF_TEAM``, so one timeline orders their clubs."""
+    if not c.sport:
+        return
+    players = {f.subject for f in c.facts if f.predicate == "MEMBER_OF_TEAM"}
+    for f in c.facts:
+        if f.predicate == "WORKS_AT" and f.subject in players and not f.subject_is_speaker:
+            f.predicate = "MEMBER_OF_TEAM"

@@ -104,6 +104,21 @@ def undo_merge_mark(w: WriteTx, group: str, change: Change, undo: Change) -> Non
             mark_merged(w, group, again[0], again[1], undo.id)
 
 
+def remerged_moves(w: WriteTx, group: str, change: Change) -> list[ChangeEffect]:
+    """When undoing ``change`` merges again (it is the undo of a merge's undo): the lineages
+    that name the merged entity now -- said through its names meanwhile, or given back to it
+    when the merge was undone (:func:`return_merged_facts`) -- go to the entity it merges
+    into, as the merge moved them; else they would name an entity every lookup now passes
+    by, and no read by name would find them."""
+    if change.kind != "undo" or change.undoes is None:
+        return []
+    again = merged_by(w, group, change.undoes)
+    if again is None:
+        return []
+    gone, keep = w.get_entity(group, again[0]), w.get_entity(group, again[1])
+    return [] if gone is None or keep is None else _moved(w, group, gone, keep)
+
+
 def return_merged_facts(writes: Writes, group: str, change_id: str) -> list[dict[str, str]]:
     """After the undo of merge ``change_id``: the facts asserted through a name of the merged
     entity while it was merged (they went to the survivor) move back to it, as a split moves

@@ -14,7 +14,7 @@ from ..core.writes import Writes
 from ..errors import ConflictError, NotFoundError
 from ..model import Change
 from ..store.base import ChangeEffect, refuse_orphans
-from .merges import undo_merge_mark
+from .merges import remerged_moves, undo_merge_mark
 
 
 def _new_id() -> str:
@@ -71,6 +71,11 @@ def undo_change(writes: Writes, change_id: str, group: str) -> Change:
                 continue
             w.put_lineage(restored)
             reverse.append(ChangeEffect(e.fact_id, e.after, restored))
+        moved = remerged_moves(w, group, change)  # merging again: what names the entity now
+        reverse += moved
+        undo = undo.model_copy(update={"fact_ids": [
+            *undo.fact_ids, *(e.fact_id for e in moved if e.fact_id not in undo.fact_ids)]})
+        for e in [*effects, *moved]:
             for lin in (e.before, e.after):
                 if lin is not None:
                     groups.add((lin.subject_id, lin.predicate))

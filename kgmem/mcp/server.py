@@ -432,4 +432,7 @@ def _serve_http(server: Any, host: str, port: int, settings: Settings, group: st
 if __name__ == "__main__":  # python -m kgmem.mcp.server [stdio|http]
     import sys
 
-    run(sys.argv[1] if len(sys.argv) > 1 else "stdio")  # type: ignore[arg-type]
+    transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    if transport not in ("stdio", "http"):  # --help and typos: a usage line, not a traceback
+        sys.exit("usage: python -m kgmem.mcp.server [stdio|http]  (every option: kgmem mcp --help)")
+    run(transport)  # type: ignore[arg-type]

@@ -208,3 +208,14 @@ def test_mcp_over_streamable_http(tmp_path: Path) -> None:
         out = anyio.run(_http_run, url)
     assert TOOLS <= out["tools"]
     assert [f["object"] for f in out["facts"]["facts"]] == ["Paris"]
+
+
+def test_the_module_says_its_usage_for_help_and_typos() -> None:
+    import subprocess
+    import sys
+
+    for arg in ("--help", "htpp"):
+        r = subprocess.run([sys.executable, "-m", "kgmem.mcp.server", arg], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 1 and r.stderr.startswith("usage: python -m kgmem.mcp.server")
+        assert "Traceback" not in r.stderr

@@ -88,6 +88,7 @@ class Ack:
     id: str
     object: str
     t: float  # time.monotonic() of the acknowledgement
+    took: float  # seconds of the attempt that was acknowledged
 
 
 @dataclass
@@ -135,12 +136,15 @@ class Writer(threading.Thread):
 # ------------------------------------------------------------------ writers
 def library_sender(memory: Any, group: str) -> Callable[[Item], Ack]:
     def send(item: Item) -> Ack:
+        t0 = time.monotonic()
         if item.is_episode:
             ep = memory.add_episode(item.content, "2024-01-01", group=group, extract=False)
-            return Ack("episode", item.content, ep.id, "", time.monotonic())
+            now = time.monotonic()
+            return Ack("episode", item.content, ep.id, "", now, now - t0)
         v = memory.assert_fact(item.subject, "LIVES_IN", item.city, valid_at=item.year,
                                group=group)
-        return Ack("fact", item.subject, v.fact_id, item.city, time.monotonic())
+        now = time.monotonic()
+        return Ack("fact", item.subject, v.fact_id, item.city, now, now - t0)
     return send
 
 
@@ -160,6 +164,7 @@ def api_sender(base: str, group: str) -> Callable[[Item], Ack]:
     client = httpx.Client(base_url=base, timeout=30, headers={"X-Group": group})
 
     def send(item: Item) -> Ack:
+        t0 = time.monotonic()
         if item.is_episode:
             r = client.post("/v1/episodes", json={"content": item.content,
                                                   "reference_time": "2024-01-01",
@@ -169,10 +174,10 @@ def api_sender(base: str, group: str) -> Callable[[Item], Ack]:
                                                "object": item.city, "valid_at": item.year})
         if r.status_code not in (200, 201):
             raise HttpStatusError(r.status_code, r.text)
-        body = r.json()
+        body, now = r.json(), time.monotonic()
         if item.is_episode:
-            return Ack("episode", item.content, body["id"], "", time.monotonic())
-        return Ack("fact", item.subject, body["fact_id"], item.city, time.monotonic())
+            return Ack("episode", item.content, body["id"], "", now, now - t0)
+        return Ack("fact", item.subject, body["fact_id"], item.city, now, now - t0)
     return send
 
 
@@ -235,6 +240,21 @@ class ReadyProbe(threading.Thread):
                 self.stop.wait(self.every)
 
 
+def probe_routes(base: str, group: str) -> dict[str, dict[str, float]]:
+    """One search, one read and one write while the database is down: status and seconds."""
+    out: dict[str, dict[str, float]] = {}
+    with httpx.Client(base_url=base, timeout=60, headers={"X-Group": group}) as c:
+        for name, method, url, kw in (
+                ("search", "GET", "/v1/search", {"params": {"q": "Where does anyone live?"}}),
+                ("facts", "GET", "/v1/facts", {}),
+                ("write", "POST", "/v1/facts", {"json": {"subject": "Probe", "predicate":
+                                                         "LIVES_IN", "object": "Oslo"}})):
+            t0 = time.monotonic()
+            status = c.request(method, url, **kw).status_code
+            out[name] = {"status": status, "seconds": round(time.monotonic() - t0, 3)}
+    return out
+
+
 # ------------------------------------------------------------------ scenario: kill the database
 def run_db_kills(tmp: Path, kills: int, lib_writers: int, api_writers: int, warm: float,
                  down: float, after: float, log: Callable[[str], None] = print
@@ -277,30 +297,46 @@ def run_db_kills(tmp: Path, kills: int, lib_writers: int, api_writers: int, warm
             t_kill = time.monotonic()
             server.kill9()
             time.sleep(down)
+            outage = probe_routes(base, f"outage-{run}-probe")  # a group no writer checks
             t_start = time.monotonic()
             took = server.start()
             t_up = time.monotonic()
-            # every writer acknowledges something after the server is back (bounded wait)
+            # every writer acknowledges something after the server is back, and /ready
+            # says 200 again (bounded wait)
             deadline = t_up + 300
-            while time.monotonic() < deadline and not all(
-                    any(a.t > t_up for a in wl.acks) for wl in logs):
+            while time.monotonic() < deadline and not (all(
+                    any(a.t > t_up for a in wl.acks) for wl in logs) and any(
+                    t > t_up and st == 200 for t, st in probe.seen)):
                 time.sleep(0.1)
+            time.sleep(after)
             firsts = [min((a.t for a in wl.acks if a.t > t_up), default=None) for wl in logs]
             recovery = [round(f - t_up, 3) for f in firsts if f is not None]
             ready_after = [t for t, st in probe.seen if t > t_up and st == 200]
             down_probes = [st for t, st in probe.seen if t_kill + 0.5 < t < t_start]
+            # writes sent once /ready said 200 again: do they take their usual time?
+            after_ready = [a.took for wl in logs for a in wl.acks
+                           if ready_after and a.t - a.took > ready_after[0]]
+            before_kill = [a.took for wl in logs for a in wl.acks if t_kill - warm < a.t < t_kill]
             rnd = {"round": k + 1, "restart_s": round(took, 1),
                    "writers_recovered": len(recovery), "writers": len(logs),
                    "recovery_s": {"median": _median(recovery), "max": max(recovery, default=None),
                                   "each": recovery},
                    "ready_200_after_s": round(ready_after[0] - t_up, 3) if ready_after else None,
-                   "ready_while_down": dict(Counter(str(s) for s in down_probes))}
+                   "writes_after_ready_200": {"count": len(after_ready),
+                                              "median_s": _median(after_ready),
+                                              "max_s": round(max(after_ready), 3)
+                                              if after_ready else None},
+                   "writes_before_kill": {"count": len(before_kill),
+                                          "median_s": _median(before_kill)},
+                   "ready_while_down": dict(Counter(str(s) for s in down_probes)),
+                   "routes_while_down": outage}
             rounds.append(rnd)
             log(f"[db] kill {k + 1}: restart {took:.1f} s, writers recovered "
                 f"{len(recovery)}/{len(logs)}, first write after {rnd['recovery_s']} s, "
-                f"/ready 200 after {rnd['ready_200_after_s']} s, /ready while down "
-                f"{rnd['ready_while_down']}")
-            time.sleep(after)
+                f"/ready 200 after {rnd['ready_200_after_s']} s, writes sent after that "
+                f"{rnd['writes_after_ready_200']} (before the kill: "
+                f"{rnd['writes_before_kill']}), /ready while down "
+                f"{rnd['ready_while_down']}, routes while down {outage}")
         stop.set()
         for t in writers:
             t.join(timeout=120)

@@ -351,6 +351,10 @@ class Store(Protocol):
 
     def write(self) -> AbstractContextManager[WriteTx]: ...
     def close(self) -> None: ...
+    def ready(self) -> None:
+        """Return when the store can serve (``GET /ready``), else raise
+        :class:`kgmem.errors.StoreUnavailableError`."""
+        ...
     def after_erase(self) -> None:
         """After an erase committed: drop the copies a store keeps outside its live data (the
         embedded store truncates its WAL); best effort, never undoes the erase."""

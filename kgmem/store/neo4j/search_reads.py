@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import neo4j
 import numpy as np
 
-from ...errors import InvalidInputError
+from ...errors import InvalidInputError, StoreBusyError
 from ...model import Entity, Episode, FactVersion
 from ...timeutil import from_micros, shift, to_micros
 from ..base import TimeFilter, episode_keyword_text
@@ -62,6 +62,7 @@ from ..visibility import (
     version_cypher,
 )
 from . import queries as n4
+from .readiness import Readiness
 from .schema import EMBEDDING_DIM, EPISODE_TOKENS
 
 if TYPE_CHECKING:
@@ -131,6 +132,7 @@ class Neo4jGraph(n4.CypherReads, Protocol):
 
     driver: neo4j.Driver
     database: str
+    readiness: Readiness  # told when a search write finds the server gone
 
     def adjacent(self, group: str, entity_ids: Sequence[str], when: TimeFilter
                  ) -> list[FactVersion]: ...
@@ -158,14 +160,35 @@ class Neo4jSearchReads:
         return self.store.cypher(query, **params)
 
     def _w(self, query: str, **params: Any) -> list[list[Any]]:
-        try:
-            with self.store.driver.session(database=self.store.database) as s:
-                return s.execute_write(lambda tx: tx.run(query, params).values())
-        except Exception as exc:  # the driver already retried transient errors
-            mapped = n4.store_error(exc, "search index write")
-            if mapped is None:
-                raise
-            raise mapped from exc
+        """One write transaction. A transient conflict (another writer's lock) is retried
+        twice; a lost server is retried once (a pooled connection may be stale), then 503 at
+        once: the driver's managed retries waited 5 s more, a search 6-8 s for its 503."""
+        from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+
+        for attempt in range(3):
+            try:
+                with self.store.driver.session(database=self.store.database) as s:
+                    tx = s.begin_transaction()
+                    try:
+                        values = tx.run(query, params).values()
+                        tx.commit()
+                        return values
+                    finally:
+                        if not tx.closed():
+                            tx.rollback()
+            except Exception as exc:
+                again = (isinstance(exc, TransientError) and attempt < 2) or (
+                    isinstance(exc, (ServiceUnavailable, SessionExpired)) and attempt == 0)
+                if again:
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                mapped = n4.store_error(exc, "search index write")
+                if mapped is None:
+                    raise
+                if not isinstance(mapped, StoreBusyError):
+                    self.store.readiness.lost_connection()
+                raise mapped from exc
+        raise AssertionError("unreachable")
 
     def _write_batch(self, query: str, rows: list[dict[str, Any]]) -> None:
         """Write a batch; if it fails (e.g. an item was erased concurrently), write the items

@@ -126,6 +126,7 @@ from .queries import (
     to_datetime,
     to_instant,
 )
+from .readiness import Readiness
 from .schema import (
     EMBEDDING_DIM,
     backfill_episode_tokens,
@@ -229,6 +230,7 @@ class Neo4jStore(SummaryReads):
         except Neo4jError as exc:
             self.driver.close()
             raise StoreUnavailableError(f"{where} is not usable: {exc}") from exc
+        self.readiness = Readiness(lambda: self.driver, self.database)
         self._local = threading.local()
         self._sessions: list[neo4j.Session] = []
         self._sessions_lock = threading.Lock()
@@ -262,12 +264,14 @@ class Neo4jStore(SummaryReads):
         Every datetime parameter comes with its naive twin
         (:func:`kgmem.store.visibility.with_naive_twins`)."""
         params = with_naive_twins(params)
+        self.readiness.record(query, params)
         for attempt in (0, 1):
             try:
                 return self._session().run(query, params).values()
             except (ServiceUnavailable, SessionExpired) as exc:
                 self._drop_session()
                 if attempt:
+                    self.readiness.lost_connection()
                     raise StoreUnavailableError(f"lost the connection to Neo4j: {exc}") from exc
             except (TransientError, ConnectionAcquisitionTimeoutError) as exc:
                 mapped = store_error(exc, "read")
@@ -338,10 +342,11 @@ class Neo4jStore(SummaryReads):
                 tx = session.begin_transaction()
             except (ServiceUnavailable, SessionExpired) as exc:
                 self._local.wsession = None
+                self.readiness.lost_connection()
                 raise StoreUnavailableError(f"cannot start a Neo4j transaction: {exc}") from exc
             self._local.in_write = True
             try:
-                w = Neo4jWriteTx(tx, self.embedder)
+                w = Neo4jWriteTx(tx, self.embedder, record=self.readiness.record)
                 yield w
                 w.flush_meta()
                 tx.commit()
@@ -355,12 +360,18 @@ class Neo4jStore(SummaryReads):
                 if mapped is not None:
                     if not isinstance(mapped, StoreBusyError):
                         self._local.wsession = None  # its connection is gone
+                        self.readiness.lost_connection()
                     raise mapped from exc
                 raise
             finally:
                 self._local.in_write = False
         finally:
             self._write_lock.release()
+
+    def ready(self) -> None:
+        """Return when a write would succeed now, else raise :class:`StoreUnavailableError`:
+        a rolled-back write, and after an outage a warm-up first (:mod:`.readiness`)."""
+        self.readiness.check()
 
     # ------------------------------------------------------------------ reads
     def last_tx_time(self, group: str) -> datetime | None:

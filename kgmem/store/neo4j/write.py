@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -93,26 +93,31 @@ class _FreshLineages:
         return sorted(found)
 
 
+LOCK = ("MERGE (m:KgmemMeta {key: 'lock'}) SET m.touched = timestamp() "
+        "WITH m CALL (m) { MATCH (x:KgmemMeta) "
+        "WHERE x.key IN ['seq', 'ins', 'vocabulary'] RETURN collect([x.key, x.value]) AS kv } "
+        "RETURN kv")
+
+
 class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
-    def __init__(self, tx: neo4j.Transaction, embedder: Embedder | None = None) -> None:
+    def __init__(self, tx: neo4j.Transaction, embedder: Embedder | None = None,
+                 record: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.tx = tx
         self._embedder = embedder
+        self._record = record  # sees each statement (the store's readiness warm-up)
         # The lock: an exclusive write on one node, held until commit/rollback. The counters
         # are read after it (clause order), so they are the last committed ones.
-        rows = tx.run(
-            "MERGE (m:KgmemMeta {key: 'lock'}) SET m.touched = timestamp() "
-            "WITH m CALL (m) { MATCH (x:KgmemMeta) "
-            "WHERE x.key IN ['seq', 'ins', 'vocabulary'] RETURN collect([x.key, x.value]) AS kv } "
-            "RETURN kv"
-        ).values()
+        rows = self.run(LOCK)
         self.meta: dict[str, Any] = {k: v for k, v in rows[0][0]}
         self.dirty: set[str] = set()
         self._clocks: dict[str, datetime] = {}  # group -> transaction time set in this write
         self._fresh = _FreshLineages()  # lineages written in this transaction
 
     def run(self, query: str, **params: object) -> list[list[Any]]:
+        if self._record is not None:
+            self._record(query, params)
         return self.tx.run(query, params).values()
 
     def _embed(self, text: str) -> list[float] | None:

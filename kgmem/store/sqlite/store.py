@@ -208,6 +208,10 @@ class EmbeddedStore(SummaryReads):
     def close(self) -> None:
         self._db.close()
 
+    def ready(self) -> None:
+        """A one-row read answers (a held write lock still lets reads through)."""
+        self.last_tx_time("default")
+
     def search_backends(self) -> dict[Hashable, SearchBackend]:
         return self._search_backends
 

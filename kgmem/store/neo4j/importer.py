@@ -355,7 +355,7 @@ def finish_import(
         w.run(
             "UNWIND $clocks AS c MERGE (k:KgmemClock {group_id: c[0]}) "
             "SET k.last_tx_time = CASE WHEN k.last_tx_time IS NULL OR k.last_tx_time < c[1] "
-            "THEN c[1] ELSE k.last_tx_time END",
+            "THEN c[1] ELSE k.last_tx_time END, k.backlog = randomUUID()",
             clocks=clocks,
         )
 

@@ -61,6 +61,8 @@ INDEXES: list[str] = [
     "FOR ()-[e:RELATES_TO]-() ON (e.group_id, e.created_at)",
     "CREATE INDEX kgmem_relation_group_expired IF NOT EXISTS "
     "FOR ()-[e:RELATES_TO]-() ON (e.group_id, e.expired_at)",
+    # groups that may hold items without vectors (the background indexer's list)
+    "CREATE INDEX kgmem_clock_backlog IF NOT EXISTS FOR (n:KgmemClock) ON (n.backlog)",
     # Entity / Episodic
     "CREATE INDEX entity_group_id IF NOT EXISTS FOR (n:Entity) ON (n.group_id)",
     "CREATE INDEX kgmem_entity_group_norm IF NOT EXISTS FOR (n:Entity) ON (n.group_id, n.norm_name)",

@@ -82,6 +82,7 @@ KEYWORD_ROWS_PER_FACT = 4
 _MODEL_OK = "(c.model = $model OR c.model IS NULL)"
 _MY_CHUNK = f"MATCH (e)-[:KGMEM_CHUNK]->(c:KgmemChunk) WHERE {_MODEL_OK}"
 AUTO_INDEX_EVERY_S = 2.0  # search-time catch-up at most this often (it scans for work)
+FULL_SCAN_EVERY_S = 300.0  # the background indexer also scans the whole graph this often
 AVGDL_SAMPLE = 10_000  # episodes read for a group's average length in keyword scoring
 
 
@@ -154,6 +155,7 @@ class Neo4jSearchReads:
         self._lock = threading.Lock()
         self._last_auto: dict[str, float] = {}  # groups (as _key) -> last catch-up
         self._skip: set[str] = set()  # items whose embedding could not be written
+        self._last_full_scan = float("-inf")  # index_round's whole-graph scan
         self._schema()
 
     def _q(self, query: str, **params: Any) -> list[list[Any]]:
@@ -292,26 +294,56 @@ class Neo4jSearchReads:
 
     def index_round(self, per_group: int = 64, groups: Collection[str] | None = None,
                     should_stop: Callable[[], bool] | None = None) -> int:
-        """Up to ``per_group`` items of each group with a backlog (groups found by one scan)."""
+        """Up to ``per_group`` items of each group with a backlog. With ``groups`` None the
+        groups come from the clocks' ``backlog`` tokens (an index seek: every kgmem write
+        sets its groups' token) and a group whose backlog ran dry has its token cleared;
+        the first round and one every :data:`FULL_SCAN_EVERY_S` scan the whole graph as
+        well, for items written without kgmem (graphiti, other tools)."""
         if self.embedder is None:
             return 0
+        rows: list[tuple[str, str | None]]
         if groups is not None:
-            rows = [[g] for g in sorted(groups)]
+            rows = [(g, None) for g in sorted(groups)]
         else:
-            rows = self._q(
-                "CALL { MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
-                "RETURN DISTINCT e.group_id AS g UNION "
-                "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT NULL "
-                "RETURN DISTINCT r.group_id AS g UNION "
-                f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }} RETURN DISTINCT e.group_id AS g }} "
-                "RETURN g", model=self.embedder.name)
+            rows = self.backlog_groups()
+            if time.monotonic() - self._last_full_scan >= FULL_SCAN_EVERY_S:
+                self._last_full_scan = time.monotonic()
+                marked = {g for g, _ in rows}
+                rows += [(g, None) for g in self.scan_backlog_groups() if g not in marked]
         n = 0
-        for (g,) in rows:
+        for g, token in rows:
             if g is None or (should_stop is not None and should_stop()):
                 continue
             with self._lock:
-                n += self._index(per_group, per_group, True, [g], None)
+                k = self._index(per_group, per_group, True, [g], None)
+            n += k
+            if token is not None and k < per_group:  # nothing left when it was read
+                self.clear_backlog(g, token)
         return n
+
+    def backlog_groups(self) -> list[tuple[str, str | None]]:
+        """Groups whose clock carries a backlog token, with the token."""
+        return [(r[0], r[1]) for r in self._q(
+            "MATCH (k:KgmemClock) WHERE k.backlog IS NOT NULL "
+            "RETURN k.group_id, k.backlog ORDER BY k.group_id")]
+
+    def clear_backlog(self, group: str, token: str) -> None:
+        """Clear the group's token unless a write set a new one since it was read: the lock
+        is taken first (the SET), so the comparison sees any write committed meanwhile."""
+        self._w("MATCH (k:KgmemClock {group_id: $g}) SET k.backlog_check = $t "
+                "REMOVE k.backlog_check WITH k WHERE k.backlog = $t SET k.backlog = null",
+                g=group, t=token)
+
+    def scan_backlog_groups(self) -> list[str]:
+        """Every group holding an item without a vector, by scanning the whole graph."""
+        assert self.embedder is not None
+        return [r[0] for r in self._q(
+            "CALL { MATCH (e:Entity) WHERE e.name_embedding IS NULL AND e.name IS NOT NULL "
+            "RETURN DISTINCT e.group_id AS g UNION "
+            "MATCH ()-[r:RELATES_TO]->() WHERE r.fact_embedding IS NULL AND r.fact IS NOT NULL "
+            "RETURN DISTINCT r.group_id AS g UNION "
+            f"MATCH (e:Episodic) WHERE NOT EXISTS {{ {_MY_CHUNK} }} RETURN DISTINCT e.group_id AS g }} "
+            "RETURN g", model=self.embedder.name) if r[0] is not None]
 
     def forget_erased(self, group: str) -> None:
         """Chunks and time mentions of ``group`` whose episode is gone (erase deletes them in

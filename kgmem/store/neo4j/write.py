@@ -126,12 +126,15 @@ class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
         return [float(x) for x in self._embedder.embed_one(text)]
 
     def flush_meta(self) -> None:
-        """Before commit: write the clocks set in this transaction and the counters."""
+        """Before commit: write the clocks set in this transaction and the counters. Each
+        group written gets a new ``backlog`` token on its clock: it may hold items without
+        vectors, and the background indexer finds such groups by that index, not by scanning
+        every entity, fact and episode of the server (:meth:`Neo4jSearchReads.index_round`)."""
         if not self._clocks and not self.dirty:
             return
         self.run(
             "CALL () { UNWIND $clocks AS c MERGE (k:KgmemClock {group_id: c[0]}) "
-            "SET k.last_tx_time = c[1] RETURN count(*) AS clocks } "
+            "SET k.last_tx_time = c[1], k.backlog = randomUUID() RETURN count(*) AS clocks } "
             "CALL () { UNWIND $kv AS kv MERGE (m:KgmemMeta {key: kv[0]}) SET m.value = kv[1] "
             "RETURN count(*) AS n } "
             "RETURN 1",

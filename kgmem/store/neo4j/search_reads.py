@@ -280,17 +280,17 @@ class Neo4jSearchReads:
         """Items of ``group`` without vectors (counted up to 100,000 of each kind)."""
         if self.embedder is None:
             return 0
-        n = 0
-        for q in (
-            "MATCH (e:Entity) WHERE e.group_id = $g AND e.name_embedding IS NULL AND e.name IS "
-            "NOT NULL AND NOT e.uuid IN $skip WITH e LIMIT 100000 RETURN count(e)",
-            "MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g AND r.fact_embedding IS NULL "
-            "AND r.fact IS NOT NULL AND NOT r.uuid IN $skip WITH r LIMIT 100000 RETURN count(r)",
-            f"MATCH (e:Episodic) WHERE e.group_id = $g AND NOT EXISTS {{ {_MY_CHUNK} }} "
-            "WITH e LIMIT 100000 RETURN count(e)",
-        ):
-            n += int(self._q(q, g=group, skip=list(self._skip), model=self.embedder.name)[0][0])
-        return n
+        # one statement, not three (every REST search answers with this count)
+        return int(self._q(
+            "CALL () { MATCH (e:Entity) WHERE e.group_id = $g AND e.name_embedding IS NULL "
+            "AND e.name IS NOT NULL AND NOT e.uuid IN $skip WITH e LIMIT 100000 "
+            "RETURN count(e) AS a } "
+            "CALL () { MATCH ()-[r:RELATES_TO]->() WHERE r.group_id = $g AND r.fact_embedding "
+            "IS NULL AND r.fact IS NOT NULL AND NOT r.uuid IN $skip WITH r LIMIT 100000 "
+            "RETURN count(r) AS b } "
+            f"CALL () {{ MATCH (e:Episodic) WHERE e.group_id = $g AND NOT EXISTS {{ {_MY_CHUNK} }} "
+            "WITH e LIMIT 100000 RETURN count(e) AS c } RETURN a + b + c",
+            g=group, skip=list(self._skip), model=self.embedder.name)[0][0])
 
     def index_round(self, per_group: int = 64, groups: Collection[str] | None = None,
                     should_stop: Callable[[], bool] | None = None) -> int:

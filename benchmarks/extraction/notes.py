@@ -172,7 +172,8 @@ def _record(name: str, look: str, split: str, summary: dict[str, Any]) -> None:
            found=sum(t.get("found", 0) for t in notes), facts=sum(t.get("facts", 0) for t in notes),
            right=sum(t.get("right", 0) for t in notes), note=f"notes --split {split}")
     for group, t in summary.items():
-        if group.startswith("negative-"):  # the dev negative set is not a first look
+        # only this split's own negative cases (the dev set and other rounds' are not its look)
+        if group == f"negative-{split}":
             record(f"{name}:{group}", "negative", look, required=t.get("cases", 0),
                    found=t.get("clean", 0), facts=t.get("facts", 0), right=t.get("right", 0),
                    note="required = cases, found = cases without a false memory")

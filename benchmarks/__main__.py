@@ -3,6 +3,7 @@
 
 Suites: locomo, zyphra, longmemeval, timeqa, scenarios, scale, neo4j-scale, extraction,
 ingest-locomo, ingest-same-output (is a change's store the same as main's?), api-load,
+neo4j-outage (kill -9 of Neo4j and of the API under writers: lost writes, duplicates, recovery),
 request-bound (search latency while an embedding backlog waits), retrieve (quick retrieval checks: locomo, zyphra, synthetic, chat),
 context (evidence-in-context: what a token-budgeted block holds, kgmem beside baselines),
 context-docs (the same over documents, notes, email and chat: is the evidence sentence in the block),

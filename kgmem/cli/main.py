@@ -67,6 +67,10 @@ def init() -> None:
     emit({"store": where}) if state.json else console.print(f"kgmem store ready at {where}")
 
 
+USER_NAME_HELP = ("who the chat role 'user' is: its turns are stored as said by this person "
+                  "(default KGMEM_USER_NAME)")
+
+
 @app.command("add")
 def add_episode(
     content: str,
@@ -74,13 +78,15 @@ def add_episode(
     speaker: Annotated[str | None, typer.Option()] = None,
     source: Annotated[str, typer.Option()] = "message",
     no_extract: Annotated[bool, typer.Option("--no-extract")] = False,
+    user_name: Annotated[str | None, typer.Option("--user-name", help=USER_NAME_HELP)] = None,
 ) -> None:
     """Add an episode (stored verbatim; facts extracted offline unless --no-extract)."""
     m = cli_memory(extract=not no_extract, create=True)
     if time.strip().lower() == "now":  # the store's clock, as for every write
         time = m.now().isoformat()
     ep = guard(lambda: m.add_episode(content, time, source=source, speaker=speaker,
-                                    group=state.group, extract=not no_extract))
+                                    group=state.group, extract=not no_extract,
+                                    user_name=user_name))
     emit(ep) if state.json else console.print(f"episode {ep.id}")
 
 
@@ -103,6 +109,7 @@ def ingest(
     workers: Annotated[int | None, typer.Option(
         "--workers", help="offline extraction in N worker processes (same facts, same order; "
         "default KGMEM_EXTRACT_WORKERS or 1)")] = None,
+    user_name: Annotated[str | None, typer.Option("--user-name", help=USER_NAME_HELP)] = None,
 ) -> None:
     """Ingest a file of episodes (batched, idempotent: re-ingesting adds nothing), then build
     the search index so that the first search is as fast as the next."""
@@ -127,7 +134,8 @@ def ingest(
         report = guard(lambda: m.ingest(items, group=state.group, extract=not no_extract,
                                        batch_size=batch_size, index=semantic,
                                        on_batch=lambda n: prog.advance(task, n),
-                                       record_time=record_time))  # type: ignore[arg-type]
+                                       record_time=record_time,  # type: ignore[arg-type]
+                                       user_name=user_name))
     _build_index(m, sorted(report.summary()["groups"]))
     try:
         _report(m, report)

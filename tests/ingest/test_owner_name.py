@@ -117,3 +117,22 @@ def test_rest_takes_user_name(tmp_path, monkeypatch) -> None:  # type: ignore[no
         bad = client.post("/v1/episodes", json={"content": "hi", "reference_time": "2024-06-01",
                                                 "speaker": "user", "user_name": "human"})
         assert bad.status_code == 422, bad.text
+
+
+def test_cli_takes_user_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from kgmem.cli.main import app as cli_app
+
+    home = tmp_path / "cli"
+    r = CliRunner().invoke(cli_app, ["--home", str(home), "--extractor", "none", "add", "hi",
+                                     "-t", "2024-06-01", "--speaker", "user",
+                                     "--user-name", "Priya"])
+    assert r.exit_code == 0, r.output
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"content": "hello", "reference_time": "2024-06-02", "speaker": "user"}\n')
+    r = CliRunner().invoke(cli_app, ["--home", str(home), "--extractor", "none", "ingest",
+                                     str(notes), "--user-name", "Priya"])
+    assert r.exit_code == 0, r.output
+    with Memory(home, extractor=None) as m:
+        assert sorted(e.speaker or "" for e in m.episodes()) == ["Priya", "Priya"]

@@ -134,3 +134,9 @@ def test_round13_shapes(ex: OfflineExtractor) -> None:
     assert said[3] == {("Maria", "ATTENDED", "charity event")}
     assert said[4] == {("John", "VOLUNTEERS_AT", "food drive")}
     assert said[5] == set()
+
+
+def test_a_group_one_is_a_part_of_told_after_it(ex: OfflineExtractor) -> None:
+    assert _facts(ex, "I talked to the virtual support group I am a part of.") == {
+        ("John", "MEMBER_OF", "virtual support group", "assert")}
+    assert _facts(ex, "This is something I am a part of.") == set()

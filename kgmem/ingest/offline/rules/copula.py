@@ -171,7 +171,19 @@ def _fan(c: Context, v: Token, subs: list[Mention], attr: Token) -> None:
 def _member(c: Context, v: Token, subs: list[Mention], attr: Token, part: bool) -> None:
     """"a member of the chess club"; "part of" only for a club, team or organisation (not
     "part of my life", "part of something bigger")."""
-    for prep, o in preps(attr, ("of",)):
+    found = preps(attr, ("of",))
+    stranded = [p for p in attr.children if p.dep_ == "prep" and p.lower_ == "of"
+                and not any(ch.dep_ == "pobj" for ch in p.children)]
+    start = min(t.i for t in v.subtree)
+    if v.dep_ == "relcl" and v.head.pos_ in ("NOUN", "PROPN") and v.head.i < v.i and (
+            stranded or all(o.i > v.i for _p, o in found)):
+        found = [(p, v.head) for p, _o in found] or [(stranded[0], v.head)]
+        # "The book club I'm a member of meets on Mondays": the club, not "meets"
+    elif stranded and not found and start > 0 and v.dep_ in ("relcl", "ccomp"):
+        before = v.doc[start - 1]  # "the virtual support group I am a part of"
+        if before.pos_ in ("NOUN", "PROPN"):
+            found = [(stranded[0], before)]
+    for prep, o in found:
         if part and not (o.lemma_.lower() in L.CLUB_NOUNS or o.lemma_.lower() in L.TEAM_NOUNS
                          or ent_type(o) in ("ORG", "NORP")):
             continue

@@ -55,7 +55,7 @@ class IngestFacade(Protocol):
     @property
     def extractor(self) -> object: ...  # an ExtractionPipeline, or None (no extraction)
 
-    def index(self) -> int: ...
+    def index(self, group: str | None = None) -> int: ...
 
 MAX_ERROR_MESSAGE = 2000
 MAX_LISTED_ERRORS = 100  # bad items listed in one InvalidInputError
@@ -388,19 +388,28 @@ def _message(exc: BaseException) -> str:
     return str(text)[:MAX_ERROR_MESSAGE]
 
 
+def index_groups(m: IngestFacade, groups: list[str]) -> int:
+    """Index the ingested groups' backlogs, and only theirs: on a shared Neo4j server an
+    unscoped pass embeds every tenant's backlog, writing vectors onto relationships other
+    writers hold (a contract test lost a write to the resulting deadlock)."""
+    return sum(m.index(g) for g in groups)
+
+
 def run_batches(m: IngestFacade, parsed: list[dict[str, Any]], extract: bool, batch_size: int,
                 on_batch: Callable[[int], None] | None, pool: Any) -> IngestReport:
     """:meth:`kgmem.Memory.ingest`: the batches in order, each one write; with ``pool`` the
     episodes are embedded and indexed in the background while the next batch is extracted."""
     report = IngestReport()
     pending: Any = None  # the background index pass in flight (at most one)
+    groups = sorted({p["group"] for p in parsed})
     for i in range(0, len(parsed), batch_size):
         chunk = parsed[i:i + batch_size]
         write_batch(m, chunk, extract, report)
         if pool is not None and (pending is None or pending.done()):
             if pending is not None:
                 pending.result()  # re-raise a failed background pass here
-            pending = pool.submit(m.index)  # embeds this batch while the next is extracted
+            # embeds this batch while the next is extracted
+            pending = pool.submit(index_groups, m, groups)
         if on_batch is not None:
             on_batch(len(chunk))
     if pending is not None:

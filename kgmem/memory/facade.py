@@ -358,7 +358,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         caller's name wins over one the text gives ("my name is ..."); the assistant's turns
         and episodes with no speaker are not affected. Trust rules still match the role.
         """
-        from ..ingest.episodes import parse_episodes, run_batches
+        from ..ingest.episodes import index_groups, parse_episodes, run_batches
 
         if record_time not in ("now", "reference"):
             raise InvalidInputError("record_time must be 'now' or 'reference'",
@@ -376,7 +376,8 @@ class Memory(ArchiveVerbs, ProfileVerbs):
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-index") as pool:
             out = run_batches(self, parsed, extract, batch_size, on_batch, pool)
-        self.index()  # whatever the last background pass did not see
+        # whatever the last background pass did not see, of these groups only
+        index_groups(self, sorted({p["group"] for p in parsed}))
         return out
 
     def extract_failed(

@@ -67,3 +67,15 @@ def test_background_index_failure_surfaces(tmp_path, extractor) -> None:  # type
         m.add_episodes(_items(6), batch_size=2, index=True)
     assert len(m.episodes()) >= 2  # what was written stays written (and queued for indexing)
     assert _queued(m) > 0
+
+
+def test_indexing_an_ingest_leaves_other_groups_alone(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Only the ingested groups are indexed: on a shared Neo4j server an unscoped pass embedded
+    every tenant's backlog (and deadlocked with their writes)."""
+    m = Memory(tmp_path, extractor=None, embedder=HashingEmbedder(64))
+    m.add_episode("Someone else's note.", "2023-05-01", group="other", extract=False)
+    waiting = m.pending_index("other")
+    assert waiting > 0
+    m.add_episodes(_items(6), group="mine", batch_size=2, extract=False, index=True)
+    assert m.pending_index("mine") == 0
+    assert m.pending_index("other") == waiting  # left to the background indexer

@@ -277,6 +277,31 @@ def test_sitting_neighbours_match_the_timeline_rule(
         assert got == want, before
 
 
+@given(others=st.lists(stamp, min_size=1, max_size=12), x=stamp,
+       gap_us=st.sampled_from([0, 1, 999_999, 1_000_000, 1_000_001, 3_000_000]))
+@SETTINGS
+def test_a_sitting_range_holds_every_neighbour_of_its_episode(
+    others: list[tuple[datetime, datetime, str]], x: tuple[datetime, datetime, str],
+    gap_us: int,
+) -> None:
+    """``sitting_range_sql`` reads, at once, the turns that may neighbour an episode: from its
+    reference time minus the gap to plus the gap, both included. Every episode the timeline
+    rule puts just before or after ``x`` in its sitting is in that range, and nothing
+    outside the two bounds is."""
+    ids = [f"{i:02d}{s[2]}" for i, s in enumerate(others)]
+    keys = [(s[0], s[1], i) for i, s in zip(ids, others)]
+    xk = (x[0], x[1], "05" + x[2])
+    ref = to_micros(xk[0])
+    table = [{"id": k[2], "created_at": k[1], "reference_time": k[0]} for k in keys]
+    got = _sql_ids("CREATE TABLE episodes(id TEXT, created_at INT, reference_time INT)",
+                   table, vis.sitting_range_sql(), [ref - gap_us, ref + gap_us])
+    gap = timedelta(microseconds=gap_us)
+    neighbours = {k[2] for k in keys if timeline.precedes_in_sitting(k, xk, gap)
+                  or timeline.precedes_in_sitting(xk, k, gap)}
+    assert neighbours <= got
+    assert got == {k[2] for k in keys if ref - gap_us <= to_micros(k[0]) <= ref + gap_us}
+
+
 # ------------------------------------------------------------------ mentioned periods
 @pytest.mark.parametrize("lang", LANGS)
 @given(periods=st.lists(st.tuples(instants, instants), min_size=1, max_size=12),
@@ -307,7 +332,7 @@ def test_every_predicate_of_the_seam_is_pinned_here() -> None:
         vis.version_sql, vis.version_cypher, vis.changed_sql, vis.created_after_sql,
         vis.created_after_cypher, vis.known_sql, vis.known_cypher, vis.recorded_sql, vis.recorded_cypher, vis.recorded_mask,
         vis.episode_sql, vis.episode_cypher, vis.episode_stamps_visible, vis.sitting_sql,
-        vis.sitting_cypher, vis.after_change_sql]
+        vis.sitting_cypher, vis.sitting_range_sql, vis.after_change_sql]
     public = {n for n in dir(vis) if not n.startswith("_") and callable(getattr(vis, n))
               and getattr(getattr(vis, n), "__module__", "") == vis.__name__}
     assert public - {f.__name__ for f in forms if callable(f)} == {"with_naive_twins"}

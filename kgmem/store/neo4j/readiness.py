@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import neo4j
@@ -42,7 +42,7 @@ WARM_TX_TIMEOUT = 30.0  # seconds per replayed statement
 PROBE = "CREATE (:KgmemReadyProbe)"  # always rolled back
 
 
-def _size(params: dict[str, Any]) -> int:
+def _size(params: Mapping[str, object]) -> int:
     return sum(len(v) if isinstance(v, (str, list, dict, tuple)) else 1 for v in params.values())
 
 
@@ -58,7 +58,7 @@ class Readiness:
         self._lock = threading.Lock()
         self._warming: threading.Thread | None = None
 
-    def record(self, query: str, params: dict[str, Any]) -> None:
+    def record(self, query: str, params: Mapping[str, object]) -> None:
         if (query not in self.statements and len(self.statements) < MAX_STATEMENTS
                 and _size(params) <= MAX_PARAM_SIZE):
             self.statements[query] = dict(params)

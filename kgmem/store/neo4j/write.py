@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +103,7 @@ class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
     """Write operations inside one explicit Neo4j transaction (holding the kgmem lock)."""
 
     def __init__(self, tx: neo4j.Transaction, embedder: Embedder | None = None,
-                 record: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 record: Callable[[str, Mapping[str, object]], None] | None = None) -> None:
         self.tx = tx
         self._embedder = embedder
         self._record = record  # sees each statement (the store's readiness warm-up)

@@ -9,7 +9,7 @@ with a possessive get the relation/job/home noun rules. A rule is a function
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import lexicon as L
 from ..context import Context
@@ -38,8 +38,6 @@ from .events import (
 )
 from .homes import based, home_noun, live, move, settle
 from .keepsakes import kept_thing
-from .lists import read_lists
-from .ownership import ownership
 from .life import (
     companions,
     friendship,
@@ -50,10 +48,12 @@ from .life import (
     spouse_noun,
     trip_noun,
 )
+from .lists import read_lists
+from .notes import RESCHEDULE_VERBS, date_moved, sentence_notes
 from .origins import be_from, grew_up, origin_noun, used_to_back_in
+from .ownership import ownership
 from .personal import belong, play, speak, turn
 from .pets import have, named_after, pet_away, pet_end
-from .notes import RESCHEDULE_VERBS, date_moved, sentence_notes
 from .plans import plan
 from .possessions import own
 from .preferences import like, like_adj, stand
@@ -77,15 +77,18 @@ from .work import (
 
 Rule = Callable[[Context, Any], None]
 
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
-def pass_(c: Context, v: Any) -> None:
+
+def pass_(c: Context, v: Token) -> None:
     """"my dog passed away" (pets.pet_end), "I passed the adoption agency interviews" (an
     event)."""
     pet_end(c, v)
     event_object(c, v)
 
 
-def do_(c: Context, v: Any) -> None:
+def do_(c: Context, v: Token) -> None:
     """"doing a PhD at Stanford", "I do yoga" (education.do); "I did a charity event last
     Friday" (an event)."""
     do(c, v)
@@ -94,14 +97,14 @@ def do_(c: Context, v: Any) -> None:
         event_object(c, v)                     # seminars": giving them, a role)
 
 
-def help_(c: Context, v: Any) -> None:
+def help_(c: Context, v: Token) -> None:
     """"I helped out at the shelter", "I started helping out with a food drive": volunteering
     (``help`` with ``out``; plain "help" is too common to read)."""
     if any(ch.dep_ == "prt" and ch.lower_ == "out" for ch in v.children):
         volunteer(c, v)
 
 
-def give(c: Context, v: Any) -> None:
+def give(c: Context, v: Token) -> None:
     """"I gave up Twitter" (tools.stop), "I gave a presentation in class" (an event)."""
     stop(c, v)
     event_object(c, v)

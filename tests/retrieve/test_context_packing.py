@@ -97,3 +97,20 @@ def test_rest_context_budget_is_the_text_received(smem):  # type: ignore[no-unty
         assert r.json()["tokens"] == count_tokens(text) <= budget
         if budget >= 200:
             assert "Denver" in text
+
+
+def test_a_fact_line_only_when_it_says_what_the_shown_episode_does_not(smem):  # type: ignore[no-untyped-def]
+    """The episode that states a fact is shown: the fact line would repeat it, unless the
+    question asks for a time (the fact carries the resolved date)."""
+    m, g = smem
+    assert not m.predicate("HAS_PET", group=g).functional  # one pet does not end another
+    ep = m.add_episode("We got a guinea pig yesterday, the kids adore him.",
+                       "2023-07-15T10:00:00Z", speaker="Melanie", group=g)
+    m.assert_fact("Melanie", "HAS_PET", "guinea pig", valid_at="2023-07-14", episode=ep.id,
+                  group=g)
+    what = context(m, "What pet does Melanie have? guinea pig", budget_tokens=300, group=g)
+    assert [e.id for e in what.episodes] == [ep.id] and what.facts == []
+    when = context(m, "When did Melanie get the guinea pig?", budget_tokens=300, group=g)
+    assert [e.id for e in when.episodes] == [ep.id]
+    assert [v.fact for v in when.facts] == ["Melanie has pet guinea pig"]
+    assert "(since 2023-07-14)" in when.text

@@ -6,7 +6,7 @@ what was said at that instant (or after it), 0.5 one half-life before. What has 
 
 * an episode: when it was said (``reference_time``);
 * a fact: when its best-matching source episode was said (the one it lifts, see
-  ``_source_first`` in :mod:`kgmem.retrieve.search`; the latest said when none of them is a
+  ``source_first`` in :mod:`kgmem.retrieve.ordering`; the latest said when none of them is a
   candidate), else when it was learnt (``created_at``). Not ``valid_at``: "born in 1980" is
   not an old memory when it was told yesterday;
 * an entity has none: its score is left as it is.

@@ -60,11 +60,12 @@ from ..names import check_group, normalize_name
 from ..store.base import Store, TimeFilter
 from ..store.search_reads import SearchReads
 from ..timeline import SITTING_GAP
-from ..timeutil import from_micros, parse_instant, to_micros
+from ..timeutil import parse_instant, to_micros
 from .backend import get_backend
 from .fuse import mmr, rrf
 from .keyword import FILLER, STOPWORDS, overlap, terms
 from .models import KINDS_PLURAL, ScoreParts, SearchResult, TimeWindow
+from .ordering import best_sources, current_first, facts_before_their_entities, source_first
 from .recency import (
     Ranking,
     check_half_life,
@@ -85,7 +86,7 @@ MIN_VECTOR_SIM = 0.0  # a vector hit must be at least this similar to count as a
 Key = tuple[str, str]  # (kind, id)
 # Extracted facts weigh 0.3 of a verbatim turn's list: there are ~10x fewer facts than turns,
 # so ranking first among facts says less than ranking first among turns, and a fact lifts the
-# turn that states it (_source_first); at 1.0 those lifts pushed evidence out of the top 10
+# turn that states it (ordering.source_first); at 1.0 those lifts pushed evidence out of the top 10
 # (LoCoMo dev 0-4, extraction on: turn recall_any@10 80.4 at 1.0, 81.2 at 0.4, 81.5 at 0.3 =
 # extraction off; session any@5 95.3 / 94.9 / 94.7 vs 94.6 off): benchmarks/fact_weights.py,
 # results in benchmarks/results/2026-12-02/fact-weights/. Only the order of facts against
@@ -100,7 +101,6 @@ RRF_K = 5  # small: an item ranked first by one signal beats one ranked 30th by 
 # a name adjacent to more visible facts than this is "common": a fact does not match a query
 # by that name alone (chosen a priori, not tuned)
 COMMON_NAME_FACTS = 3
-CURRENCY_DEPTH = 10  # the best episodes checked for statements no longer current
 
 
 class SearchOptions(TypedDict, total=False):
@@ -269,9 +269,10 @@ def run_search(memory: Searchable, params: SearchParams) -> SearchOutcome:
     fused = _fuse(plan, found)
     _time_and_weight(plan, found, fused)
     if "episode" in plan.want and "fact" in plan.want:
-        _current_first(memory, plan, found, fused)
+        current_first(memory, plan.backend, plan.p.group, plan.V, plan.K, fused,
+                      found.note)
     if "entity" in plan.want and "fact" in plan.want:
-        _facts_before_their_entities(found, fused)
+        facts_before_their_entities(found.facts, fused)
     ranked, episodes = _rank(plan, found, fused)
     return SearchOutcome(
         results=_results(plan, found, fused, ranked[: plan.p.limit], episodes),
@@ -618,7 +619,7 @@ def _fact_candidates(
         ef = be.facts_from_episodes(g, ep_ids, when, n_cand)
         # in the order of their episodes: a fact from an episode said that day before one
         # from an episode that only mentions the day (it lifts its source episode to its own
-        # rank, see _source_first; in the store's order one said weeks later came first)
+        # rank, see ordering.source_first; in the store's order one said weeks later came first)
         pos = {e: n for n, e in enumerate(ep_ids)}
         first = {v.fact_id: min((pos[e] for e in v.episodes if e in pos), default=len(pos))
                  for v in ef}
@@ -699,52 +700,8 @@ def _fuse(plan: _Plan, found: _Candidates) -> dict[Key, float]:
     if window is not None:
         _weigh_time(plan, found, fused, window)
     if "episode" in plan.want and "fact" in plan.want:
-        _source_first(fused, found.facts, found.parts)
+        source_first(fused, found.facts, found.parts)
     return fused
-
-
-def _facts_before_their_entities(found: _Candidates, fused: dict[Key, float]) -> None:
-    """An entity ranks just below the best fact about it, in place: the name alone
-    ("Maya") says less than what is known of it ("Maya lives in Denver")."""
-    best: dict[str, float] = {}
-    for (kind, ident), s in fused.items():
-        if kind == "fact" and ident in found.facts:
-            v = found.facts[ident]
-            for e in (v.subject_id, v.object_id):
-                best[e] = max(best.get(e, 0.0), s)
-    for e, s in best.items():
-        key = ("entity", e)
-        if key in fused and fused[key] >= s:
-            fused[key] = s * (1 - 1e-6)
-
-
-def _current_first(memory: Searchable, plan: _Plan, found: _Candidates,
-                   fused: dict[Key, float]) -> None:
-    """What is true first, in place: a best-ranked episode whose statement no longer holds
-    at (valid_at, known_at) (:mod:`kgmem.retrieve.currency`: "I live in Boston" after the move
-    to Denver) is marked ``superseded`` and the current fact that replaced it rises just above
-    it (it answers the question the old episode matched). The episode keeps its score and its
-    place among episodes: it is still the evidence of what held before, which questions about
-    the past ask for (halving it cost 1.4 points of LoCoMo held-out turn any@10)."""
-    from .currency import superseded_snippets
-
-    top = sorted((i for k, i in fused if k == "episode"),
-                 key=lambda i: -fused[("episode", i)])[:CURRENCY_DEPTH]
-    if not top:
-        return
-    said = plan.backend.episode_stamps(plan.p.group, top)
-    stale = superseded_snippets(memory, plan.backend, plan.p.group, top, plan.V, plan.K,
-                                {i: from_micros(v[1]) for i, v in said.items()})
-    for ep_id, notes in stale.items():
-        key = ("episode", ep_id)
-        was = fused[key]
-        found.note(key, "superseded", 1.0)
-        for n in notes:
-            if n.by_fact_id is None:
-                continue
-            fkey = ("fact", n.by_fact_id)
-            if fkey in fused:  # a candidate of this search (visible, of a wanted kind)
-                fused[fkey] = max(fused[fkey], was * (1 + 1e-6))
 
 
 def _weigh_time(
@@ -845,7 +802,7 @@ def _results(
             results.append(
                 SearchResult(
                     kind="fact", id=ident, text=v.fact, score=fused[key], parts=p,
-                    episode_ids=_best_sources(v.episodes, fused, arrival), fact_ids=[v.fact_id],
+                    episode_ids=best_sources(v.episodes, fused, arrival), fact_ids=[v.fact_id],
                     entity_ids=list(dict.fromkeys([v.subject_id, v.object_id])),
                     valid_at=v.valid_at, invalid_at=v.invalid_at, created_at=v.created_at,
                     expired_at=v.expired_at, version_id=v.id, fact=v, time_window=tw,
@@ -908,45 +865,6 @@ def _without(text: str, words: set[str]) -> str:
 
 
 _WORD_POSS = re.compile(r"(\w+)(?:['’]s\b)?")
-
-
-def _source_first(
-    fused: dict[Key, float], facts: Mapping[str, FactVersion], parts: dict[Key, dict[str, float]]
-) -> None:
-    """A fact never outranks the verbatim episode that states it: that episode (the fact's
-    best-matching source, when it is a candidate) rises to at least the fact's score, in
-    place. An extracted fact is a
-    lossy paraphrase of its episode; the episode keeps the wording, speaker and time."""
-    lift: dict[str, float] = {}
-    arrival = {k: n for n, k in enumerate(fused)}
-    for key, s in fused.items():
-        if key[0] != "fact" or key[1] not in facts:
-            continue
-        src = _best_sources(facts[key[1]].episodes, fused, arrival)
-        if src:
-            lift[src[0]] = max(lift.get(src[0], 0.0), s)
-    for e, s in lift.items():
-        key = ("episode", e)
-        if key in fused and s > fused[key]:  # only episodes this search may show
-            fused[key] = s
-            parts.setdefault(key, {})["fact"] = s
-
-
-def _best_sources(
-    episode_ids: Sequence[str], fused: Mapping[Key, float], arrival: Mapping[Key, int]
-) -> list[str]:
-    """A fact's source episodes, the one that best matches this query first: by fused score,
-    equal scores in the order the episode list ranks them (``arrival``), so the first source
-    of a fact is never an episode ranked below another of its sources with the same score;
-    episodes the search did not reach keep their stored order, after those it did."""
-    order = {e: n for n, e in enumerate(episode_ids)}
-    unseen = len(arrival)
-
-    def key(e: str) -> tuple[float, int, int]:
-        k = ("episode", e)
-        return -fused.get(k, 0.0), arrival.get(k, unseen), order[e]
-
-    return sorted(dict.fromkeys(episode_ids), key=key)
 
 
 def _text_of(

@@ -493,11 +493,16 @@ class Memory(ArchiveVerbs, ProfileVerbs):
 
     def undo(self, change_id: str, group: str = DEFAULT_GROUP) -> Change:
         """Reverse one change: restore the stated beliefs (or predicate declarations) it
-        replaced, as a new change (:func:`kgmem.memory.undo.undo_change`)."""
-        from .merges import return_merged_facts
+        replaced, as a new change (:func:`kgmem.memory.undo.undo_change`). Undoing a merge
+        again after a crash half-way finishes it (:func:`kgmem.memory.merges.resume_merge_undo`)
+        and returns the same undo change."""
+        from .merges import resume_merge_undo, return_merged_facts
         from .undo import undo_change
 
         g = check_group(group)
+        resumed = resume_merge_undo(self.writes, g, change_id)
+        if resumed is not None:
+            return resumed
         undo = undo_change(self.writes, change_id, g)
         return_merged_facts(self.writes, g, change_id)  # a merge: what was said through its names
         return undo

@@ -136,6 +136,25 @@ def return_merged_facts(writes: Writes, group: str, change_id: str) -> list[dict
             if (m := _move_fact(writes, group, fid, roles, keep, gone_id, why))]
 
 
+def resume_merge_undo(writes: Writes, group: str, change_id: str) -> Change | None:
+    """Finish an undo of ``change_id`` that stopped half-way (``Memory.undo`` called again).
+
+    Undoing a merge is two steps: the undo change (one write), then
+    :func:`return_merged_facts` (one write per fact moved back). A crash between them left
+    the undo recorded and facts still on the survivor; calling undo again moves what is left
+    and returns the undo change. ``None`` when there is nothing to finish (``change_id`` is
+    not undone, its undo was undone in turn, or no fact is left to move): the caller refuses
+    or undoes as usual."""
+    with writes.store.write() as w:
+        change = w.get_change(group, change_id)
+        if change is None or change.undone_by is None:
+            return None
+        undo = w.get_change(group, change.undone_by)
+    if undo is None or undo.undone_by is not None:
+        return None  # undone in turn: the merge stands again, its facts rightly merged
+    return undo if return_merged_facts(writes, group, change_id) else None
+
+
 class SplitResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 

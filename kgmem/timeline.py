@@ -126,6 +126,18 @@ def recorded_by(created_at: datetime, known_at: datetime) -> bool:
     return created_at <= known_at
 
 
+def source_known(recorded_at: datetime | None, known_at: datetime,
+                 known_to: datetime | None = None) -> bool:
+    """A provenance link (fact <- episode) recorded at ``recorded_at`` is part of what was
+    believed under a read's transaction-time filter: by ``known_at`` (a point) or before the
+    end ``known_to`` of a range ``[known_at, known_to)`` (as a version overlapping it). A link
+    without a time (written by a kgmem older than link times, after the stores' one-off
+    migration gave the others theirs) counts as known, as it did then."""
+    if recorded_at is None:
+        return True
+    return recorded_at <= known_at if known_to is None else recorded_at < known_to
+
+
 def expiry_known_at(expired_at: datetime | None, known_at: datetime) -> datetime | None:
     """A version's expiry as it was known at ``known_at`` (a later one was not known yet)."""
     return expired_at if expired_at is not None and expired_at <= known_at else None

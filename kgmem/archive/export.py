@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
@@ -75,8 +76,12 @@ def _group(store: Store, raw: ArchiveReads, g: str) -> Iterator[BaseModel]:
     versions: dict[str, list[FactVersion]] = defaultdict(list)
     for v in store.versions_changed_since(g, MIN_INSTANT):
         versions[v.fact_id].append(v)
+    sources: dict[str, dict[str, datetime]] = defaultdict(dict)
+    for fid, ep_id, t in raw.provenance_rows(g):
+        sources[fid][ep_id] = t
     for lin in raw.lineages(g):
-        yield LineageLine(state=lin, versions=versions.get(lin.fact_id, []))
+        yield LineageLine(state=lin, versions=versions.get(lin.fact_id, []),
+                          sources=sources.get(lin.fact_id, {}))
     effects = raw.effects(g)
     for c in changes:
         yield ChangeLine(change=c, effects=effects.get(c.id, []))

@@ -279,8 +279,13 @@ class _Loader:
             state = self._state(w, rec.state)
             assert state is not None
             w.put_lineage(state)
+            first = min((v.created_at for v in rec.versions), default=None)
             for ep in sorted({e for v in rec.versions for e in v.episodes}):
-                w.add_provenance(state.fact_id, ep)
+                at = rec.sources.get(ep, first)  # an older archive: the first version's time
+                if at is None:
+                    raise ArchiveError(f"archive: fact {rec.state.fact_id!r} has sources but "
+                                       "no version")
+                w.add_provenance(state.fact_id, ep, at)
             for v in rec.versions:
                 w.insert_version(v)
         elif isinstance(rec, ChangeLine):

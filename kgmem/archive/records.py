@@ -14,7 +14,7 @@ from ..model import Change, Entity, Episode, Erasure, FactVersion
 from ..store.base import ChangeEffect, Declaration, LineageState, SummaryHistory
 
 FORMAT = "kgmem-archive"
-VERSION = 1
+VERSION = 2  # 2: lineages carry their provenance links' times (sources); 1 is still read
 
 
 class ArchiveError(InvalidInputError):
@@ -76,11 +76,15 @@ class MentionLine(_Line):
 
 class LineageLine(_Line):
     """A lineage's stated belief and every version of it (provenance in each version's
-    ``episodes``): one unit, imported in one write."""
+    ``episodes``, and in ``sources`` when each link was recorded): one unit, imported in one
+    write."""
 
     kind: Literal["lineage"] = "lineage"
     state: LineageState
     versions: list[FactVersion]
+    #: episode id -> the transaction time its provenance link was recorded (absent in
+    #: archives written before links had times: the import takes the lineage's first version's)
+    sources: dict[str, datetime] = Field(default_factory=dict)
 
 
 class ChangeLine(_Line):

@@ -223,7 +223,7 @@ class Writes:
         if same:
             if ep is not None:
                 for fid in same:
-                    w.add_provenance(fid, ep.id)
+                    w.add_provenance(fid, ep.id, now)
                 w.add_mentions(ep.id, [s.id, o.id])  # as for a new fact from the episode
             current = w.current_versions(same)  # one read for all duplicates
             for fid in same:
@@ -243,7 +243,7 @@ class Writes:
         if note is not None:  # facts asserted through an alias (so that a merge can be split)
             note(w, group, lin.fact_id, (s, a.subject), (o, a.object))
         if ep is not None:
-            w.add_provenance(lin.fact_id, ep.id)
+            w.add_provenance(lin.fact_id, ep.id, now)
             w.add_mentions(ep.id, [s.id, o.id])
         touched = recompute(w, group, s.id, spec, change, a.reason or "asserted",
                             [*lins, lin], parties=(o.id,))

@@ -392,7 +392,7 @@ def _still_held(known: Sequence[FactVersion], start: datetime, f: Any
 def _strengthen(w: WriteTx, ep: Episode, cur: FactVersion) -> Callable[[datetime], list[str]]:
     """Record ``ep`` as one more source of the fact ``cur`` (no new lineage)."""
     def run(now: datetime) -> list[str]:
-        w.add_provenance(cur.fact_id, ep.id)
+        w.add_provenance(cur.fact_id, ep.id, now)
         w.add_mentions(ep.id, [cur.subject_id, cur.object_id])
         return [cur.fact_id]
     return run

@@ -581,7 +581,7 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         group = check_group(group)
         when = self._when(valid_at, known_at)
         fact_id = resolve_fact_id(self.store, group, fact_id)
-        versions = self.store.versions_of_fact(group, fact_id)
+        versions = self.store.versions_of_fact(group, fact_id, sources_at=when)
         if not versions:
             raise NotFoundError(f"no fact {fact_id!r} in group {group!r}", fact_id=fact_id)
         for v in versions:
@@ -711,7 +711,8 @@ class Memory(ArchiveVerbs, ProfileVerbs):
         eb = self.writes.lookup_entity(group, b)
         found = find_paths(lambda ids: self.store.adjacent(group, ids, when), ea.id, eb.id,
                            max_hops, mode, limit)
-        return with_sources(found, lambda fid: self.store.versions_of_fact(group, fid))
+        return with_sources(found, lambda fid: self.store.versions_of_fact(group, fid,
+                                                                          sources_at=when))
 
     # ------------------------------------------------------------------ retrieval
     def search(

@@ -219,7 +219,7 @@ def _move_fact(writes: Writes, group: str, fact_id: str, roles: set[str], ent: E
     if episodes:
         with writes.store.write() as w:
             for ep in episodes:
-                w.add_provenance(v.fact_id, ep)
+                w.add_provenance(v.fact_id, ep, v.created_at)  # from the new lineage on
                 w.add_mentions(ep, [new_id])
     change = writes.change_lineage(group, fact_id, "retract", edits.retraction,
                                    f"{why}; now fact {v.fact_id}")

@@ -181,4 +181,4 @@ def paths(m: Writes, group: str, a: str, b: str, max_hops: int, when: TimeFilter
     if not found:
         return found
     hops = [h.fact.id for p in found for h in p.hops]
-    return with_source_map(found, store.sources_of_versions(group, hops))
+    return with_source_map(found, store.sources_of_versions(group, hops, when))

@@ -50,6 +50,7 @@ from typing import Any, Literal
 from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..model import Episode, FactVersion
+from ..store.base import TimeFilter
 from ..timeutil import Precision, format_with_precision
 from .backend import get_backend
 from .currency import superseded_snippets
@@ -261,7 +262,8 @@ def context(
     fact_groups = collapse_facts([out.facts[r.id] for r in near_top if r.kind == "fact"
                                   and r.id in out.facts])[: n_facts * 3]
     lead = [g.lead for g in fact_groups]
-    supports = backend.fact_sources(group, [v.fact_id for v in lead])
+    supports = backend.fact_sources(group, [v.fact_id for v in lead],  # the links known at K
+                                    TimeFilter(valid_at=V, known_at=K, any_valid=True))
     sources = backend.episodes_by_ids(group, sorted({e for es in supports.values()
                                                      for e in es}))
     kept_lead, fact_notes, flagged = mark_facts(lead, supports, sources, untrusted)

@@ -264,7 +264,10 @@ class WriteTx(Protocol):
     def current_versions(self, fact_ids: Sequence[str]) -> dict[str, FactVersion]: ...
     def insert_version(self, version: FactVersion) -> None: ...
     def expire_version(self, version_id: str, at: datetime) -> None: ...
-    def add_provenance(self, fact_id: str, episode_id: str) -> None: ...
+    def add_provenance(self, fact_id: str, episode_id: str, recorded_at: datetime) -> None:
+        """Episode ``episode_id`` supports lineage ``fact_id`` from transaction time
+        ``recorded_at`` on (a link already there keeps its first time)."""
+        ...
     def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """Of ``fact_ids``, the lineages left without versions or entities (deleted outside
         kgmem) and what is missing (see :class:`OrphanedLineage`)."""
@@ -400,7 +403,11 @@ class Store(Protocol):
         """Visible versions; with ``mirror`` (predicate names) a version of one of those
         predicates also matches with subject and object swapped (symmetric relations)."""
         ...
-    def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]: ...
+    def versions_of_fact(self, group: str, fact_id: str,
+                         sources_at: TimeFilter | None = None) -> list[FactVersion]:
+        """Every version of lineage ``fact_id``; each version's ``episodes`` are the links
+        known under ``sources_at`` (None: every link, as now)."""
+        ...
     def fact_ids_starting(self, group: str, prefix: str, limit: int = 2) -> list[str]:
         """The group's fact ids that start with ``prefix`` (at most ``limit``, sorted): how
         the short ids the tables print are resolved."""
@@ -529,6 +536,11 @@ class ArchiveReads(Protocol):
 
     def mention_rows(self, group: str) -> list[tuple[str, str]]:
         """(episode id, entity id), sorted."""
+        ...
+
+    def provenance_rows(self, group: str) -> list[tuple[str, str, datetime]]:
+        """(fact id, episode id, the transaction time the link was recorded) of the group's
+        lineages, sorted."""
         ...
 
     def lineages(self, group: str) -> list[LineageState]:

@@ -95,10 +95,10 @@ class NamedReads(Protocol):
         one query (without provenance: ``sources_of_versions`` adds it to the hops kept)."""
         ...
 
-    def sources_of_versions(self, group: str, version_ids: Sequence[str]
-                            ) -> dict[str, list[str]]:
-        """Version id -> its source episodes (as ``versions_of_fact`` gives them), in one
-        query."""
+    def sources_of_versions(self, group: str, version_ids: Sequence[str],
+                            when: TimeFilter | None = None) -> dict[str, list[str]]:
+        """Version id -> its source episodes known under ``when`` (as ``versions_of_fact``
+        gives them with ``sources_at=when``; None: every link), in one query."""
         ...
 
 

@@ -13,6 +13,7 @@ timeline                               SQL                             Cypher
 or range on each axis)
 ``recorded_by`` (entity, episode)      :func:`recorded_sql`            :func:`recorded_cypher`
 ``in_interval`` of K (declarations)    :func:`known_sql`               :func:`known_cypher`
+``source_known`` (provenance links)    :func:`source_sql`              :func:`source_cypher`
 ``episode_visible``                    :func:`episode_sql`             :func:`episode_cypher`
 ``changed_after`` (versions, changes)  :func:`changed_sql`             :func:`created_after_cypher`,
                                                                        :data:`EXPIRED_AFTER_CYPHER`
@@ -136,6 +137,29 @@ def recorded_sql(alias: str, known_at: datetime) -> tuple[str, SqlParams]:
 def recorded_cypher(alias: str, param: str = "k") -> str:
     """:func:`kgmem.timeline.recorded_by` on ``alias.created_at`` (always aware) and ``$param``."""
     return f"{alias}.created_at <= ${param}"
+
+
+def source_sql(alias: str, when: TimeFilter | None) -> tuple[str, SqlParams]:
+    """:func:`kgmem.timeline.source_known` on the provenance row ``alias``: `` AND`` and the
+    condition on ``alias.recorded_at`` (nothing when ``when`` is None: every link, as now)."""
+    if when is None:
+        return "", []
+    if when.known_to is None:
+        return (f" AND ({alias}.recorded_at IS NULL OR {alias}.recorded_at <= ?)",
+                [to_micros(when.known_at)])
+    return (f" AND ({alias}.recorded_at IS NULL OR {alias}.recorded_at < ?)",
+            [to_micros(when.known_to)])
+
+
+def source_cypher(alias: str, when: TimeFilter | None) -> str:
+    """:func:`kgmem.timeline.source_known` on the KGMEM_SUPPORTS relationship ``alias``
+    (kgmem writes ``recorded_at`` aware), on ``$k`` (a point) or ``$kt`` (a range): the
+    parameters :func:`version_cypher` binds; ``true`` when ``when`` is None (every link)."""
+    if when is None:
+        return "true"
+    if when.known_to is None:
+        return f"({alias}.recorded_at IS NULL OR {alias}.recorded_at <= $k)"
+    return f"({alias}.recorded_at IS NULL OR {alias}.recorded_at < $kt)"
 
 
 def known_sql(known_at: datetime) -> tuple[str, SqlParams]:

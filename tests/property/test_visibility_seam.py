@@ -53,7 +53,7 @@ def _sql_ids(create: str, rows: list[dict[str, Any]], where: str, params: list[A
     for r in rows:
         con.execute(f"INSERT INTO {table}({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
                     [to_micros(v) if isinstance(v, datetime) else v for v in r.values()])
-    alias = {"versions": "v", "episodes": "e", "mentions": "t"}[table]
+    alias = {"versions": "v", "episodes": "e", "mentions": "t", "provenance": "p"}[table]
     return {i for (i,) in con.execute(f"SELECT {alias}.id FROM {table} {alias} WHERE {where}",
                                       params)}
 
@@ -212,6 +212,29 @@ def test_records_stored_by_and_written_after_match_the_timeline_rule(
         assert _cypher_ids("d", maps, vis.known_cypher("d"), k=at) == known_then
 
 
+@pytest.mark.parametrize("lang", LANGS)
+@given(stamps=st.lists(maybe, min_size=1, max_size=12), when=st.one_of(st.none(), time_filter))
+@SETTINGS
+def test_provenance_links_known_match_the_timeline_rule(
+    lang: str, stamps: list[datetime | None], when: TimeFilter | None,
+) -> None:
+    """A provenance link (its ``recorded_at``; None: written before links had times) under a
+    read's transaction-time filter (None: every link)."""
+    ids = [f"p{i}" for i in range(len(stamps))]
+    want = {i for i, t in zip(ids, stamps) if when is None
+            or timeline.source_known(t, when.known_at, when.known_to)}
+    if lang == "sql":
+        cond, params = vis.source_sql("p", when)
+        got = _sql_ids("CREATE TABLE provenance(id TEXT, recorded_at INT)",
+                       [{"id": i, "recorded_at": t} for i, t in zip(ids, stamps)],
+                       "1=1" + cond, params)
+    else:
+        params = {} if when is None else {"k": when.known_at, "kt": when.known_to}
+        got = _cypher_ids("p", [{"id": i, "recorded_at": t} for i, t in zip(ids, stamps)],
+                          vis.source_cypher("p", when), **params)
+    assert got == want
+
+
 @given(rows=st.lists(st.tuples(near, st.sampled_from(["g", "h"])), min_size=1, max_size=12),
        pick=st.integers(0, 11))
 @SETTINGS
@@ -331,6 +354,7 @@ def test_every_predicate_of_the_seam_is_pinned_here() -> None:
     forms: list[Callable[..., Any] | str] = [
         vis.version_sql, vis.version_cypher, vis.changed_sql, vis.created_after_sql,
         vis.created_after_cypher, vis.known_sql, vis.known_cypher, vis.recorded_sql, vis.recorded_cypher, vis.recorded_mask,
+        vis.source_sql, vis.source_cypher,
         vis.episode_sql, vis.episode_cypher, vis.episode_stamps_visible, vis.sitting_sql,
         vis.sitting_cypher, vis.sitting_range_sql, vis.after_change_sql]
     public = {n for n in dir(vis) if not n.startswith("_") and callable(getattr(vis, n))

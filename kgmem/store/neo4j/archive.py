@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from ..base import ChangeEffect, Declaration, LineageState
 from .predicates import _RETURN as _DECL_RETURN
 from .predicates import declarations
-from .queries import LINEAGE_RETURN, row_lineage
+from .queries import LINEAGE_RETURN, row_lineage, to_instant
 
 Query = Callable[..., list[list[Any]]]
 
@@ -36,6 +37,11 @@ class Neo4jArchiveReads:
         return [(r[0], r[1]) for r in self.q(
             "MATCH (ep:Episodic {group_id: $g})-[:MENTIONS]->(e:Entity) "
             "RETURN DISTINCT ep.uuid, e.uuid ORDER BY ep.uuid, e.uuid", g=group)]
+
+    def provenance_rows(self, group: str) -> list[tuple[str, str, datetime]]:
+        return [(r[0], r[1], to_instant(r[2])) for r in self.q(
+            "MATCH (ep:Episodic)-[sp:KGMEM_SUPPORTS]->(l:KgmemLineage {group_id: $g}) "
+            "RETURN l.fact_id, ep.uuid, sp.recorded_at ORDER BY l.fact_id, ep.uuid", g=group)]
 
     def lineages(self, group: str) -> list[LineageState]:
         return [row_lineage(r) for r in self.q(

@@ -48,7 +48,7 @@ _CREATE = {
     "lineages": "UNWIND $rows AS x CREATE (l:KgmemLineage) SET l = x",
     "provenance": (
         "UNWIND $rows AS x MATCH (ep:Episodic {uuid: x.ep}) MATCH (l:KgmemLineage {fact_id: x.f}) "
-        "CREATE (ep)-[:KGMEM_SUPPORTS]->(l)"
+        "CREATE (ep)-[:KGMEM_SUPPORTS {recorded_at: x.t}]->(l)"
     ),
     "versions": (
         "UNWIND $rows AS x MATCH (s:Entity {uuid: x.s}) MATCH (o:Entity {uuid: x.o}) "
@@ -228,19 +228,21 @@ def _fact_rows(copy: _Copy, g: str, state: ExportState) -> Rows:
             if v is not None
         },
     )
-    prov: dict[str, list[str]] = defaultdict(list)
+    prov: dict[str, list[tuple[str, int]]] = defaultdict(list)
     with src._lock:
-        for fid, eid in c.execute(
-            "SELECT p.fact_id, p.episode_id FROM provenance p JOIN lineages l "
+        for fid, eid, t in c.execute(
+            "SELECT p.fact_id, p.episode_id, p.recorded_at FROM provenance p JOIN lineages l "
             "ON l.fact_id = p.fact_id WHERE l.group_id=? ORDER BY p.episode_id",
             (g,),
         ):
-            prov[fid].append(eid)
-    rows = [{"f": f, "ep": e} for f, eps in prov.items() for e in eps]
+            prov[fid].append((eid, t))
+    rows = [{"f": f, "ep": e, "t": from_micros(t)} for f, eps in prov.items() for e, t in eps]
     for i in range(0, len(rows), batch):
         yield "provenance", rows[i : i + batch]
 
-    def version(r: tuple[Any, ...], prov: dict[str, list[str]] = prov) -> dict[str, Any]:
+    ids = {f: [e for e, _ in eps] for f, eps in prov.items()}  # graphiti's mirror (episodes)
+
+    def version(r: tuple[Any, ...], prov: dict[str, list[str]] = ids) -> dict[str, Any]:
         state.max_ins = max(state.max_ins, r[17])
         p = {
             "uuid": r[0],

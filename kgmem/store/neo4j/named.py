@@ -18,10 +18,17 @@ from typing import Any
 from ..base import TimeFilter
 from ..named_reads import Candidates, NamedRead, NameKey
 from ..visibility import version_cypher
-from .queries import V_PROV, V_RETURN, CypherReads, micros_of, row_entity, row_versions
+from .queries import V_RETURN, CypherReads, micros_of, row_entity, row_versions, v_prov
 
 _COLS = V_RETURN.removeprefix("RETURN ")
-ROW = f"[{_COLS}{V_PROV}]"  # a version as row_versions decodes it (with provenance)
+
+
+def _row(when: TimeFilter | None) -> str:
+    """A version as row_versions decodes it, with the provenance known under ``when``."""
+    return f"[{_COLS}{v_prov(when)}]"
+
+
+ROW = _row(None)  # every link (history: as now)
 ROW_NOPROV = f"[{_COLS}, null]"
 _ORDER = "ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
 # a placeholder instant: a query depends on its filter's shape only (the values are parameters)
@@ -87,7 +94,7 @@ def facts_query(subject: bool, predicate: bool, obj: bool, known_range: bool,
     roles = [x for x, on in (("sx", subject), ("ox", obj)) if on]
     head = "".join(_lookup(x) for x in roles)
     body = (f"CALL ({', '.join(roles)}) {{ {match}{_ORDER}{' LIMIT $limit' if limit else ''} "
-            f"RETURN collect({ROW}) AS rows }} ")
+            f"RETURN collect({_row(when)}) AS rows }} ")
     out = ", ".join(_lookup_return(x) for x in roles)
     return head + STAMP + body + f"RETURN {out}, stamp, rows"
 
@@ -127,10 +134,10 @@ def entity_query(known_range: bool, valid_range: bool) -> str:
         _lookup("ex")
         + "CALL (ex) { MATCH (ex)-[r:RELATES_TO]->(o:Entity) "
         f"WHERE r.group_id = $g AND {cond} WITH ex AS s, r, o {_ORDER} "
-        f"RETURN collect({ROW}) AS outgoing }} "
+        f"RETURN collect({_row(when)}) AS outgoing }} "
         "CALL (ex) { MATCH (s:Entity)-[r:RELATES_TO]->(ex) "
         f"WHERE r.group_id = $g AND {cond} WITH s, r, ex AS o {_ORDER} "
-        f"RETURN collect({ROW}) AS incoming }} "
+        f"RETURN collect({_row(when)}) AS incoming }} "
         f"RETURN {_lookup_return('ex')}, null, outgoing, incoming"
     )
 
@@ -204,11 +211,10 @@ def neighbourhood_named(store: CypherReads, group: str, a: NameKey, b: NameKey, 
                      versions=row_versions(row[7]))
 
 
-SOURCES = ("UNWIND $ids AS id MATCH ()-[r:RELATES_TO {uuid: id}]->() WHERE r.group_id = $g "
-           "RETURN r.uuid" + V_PROV)
-
-
-def sources_of_versions(store: CypherReads, group: str, version_ids: Sequence[str]
-                        ) -> dict[str, list[str]]:
-    rows = store.cypher(SOURCES, g=group, ids=list(dict.fromkeys(version_ids)))
+def sources_of_versions(store: CypherReads, group: str, version_ids: Sequence[str],
+                        when: TimeFilter | None = None) -> dict[str, list[str]]:
+    params = {} if when is None else version_cypher(when)[1]
+    rows = store.cypher("UNWIND $ids AS id MATCH ()-[r:RELATES_TO {uuid: id}]->() "
+                        f"WHERE r.group_id = $g RETURN r.uuid{v_prov(when)}",
+                        g=group, ids=list(dict.fromkeys(version_ids)), **params)
     return {r[0]: sorted(r[1] or []) for r in rows}

@@ -35,6 +35,7 @@ from ..base import (
 )
 from ..fts_tokens import fts5_tokens
 from ..visibility import (
+    source_cypher,
     version_cypher,
 )
 from .schema import (
@@ -114,11 +115,22 @@ V_RETURN = (
 )
 # Provenance of kgmem versions comes from the lineage's KGMEM_SUPPORTS edges; graphiti's own
 # edges carry theirs in r.episodes.
-V_PROV = (
-    ", CASE WHEN r.fact_id IS NULL THEN coalesce(r.episodes, []) ELSE COLLECT { "
-    "MATCH (:KgmemLineage {fact_id: r.fact_id})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
-    "RETURN ep.uuid } END"
-)
+# A read with a TimeFilter lists only the links known under it (v_prov); graphiti's edges'
+# lists carry no times and are returned whole.
+
+
+def v_prov(when: TimeFilter | None) -> str:
+    """The provenance column of a version ``r``: its lineage's supporting episodes whose link
+    is known under ``when`` (kgmem.timeline.source_known, on ``$k``/``$kt`` as
+    :func:`version_cypher` binds them); None: every link."""
+    return (
+        ", CASE WHEN r.fact_id IS NULL THEN coalesce(r.episodes, []) ELSE COLLECT { "
+        "MATCH (:KgmemLineage {fact_id: r.fact_id})<-[sp:KGMEM_SUPPORTS]-(ep:Episodic) "
+        f"WHERE {source_cypher('sp', when)} RETURN ep.uuid }} END"
+    )
+
+
+V_PROV = v_prov(None)
 V_NOPROV = ", null"
 
 _FACTS_ORDER = " ORDER BY s.uuid, r.name, r.valid_at IS NOT NULL, r.valid_at, r.created_at, r.uuid"
@@ -154,11 +166,13 @@ def facts_at_query(subject: bool, predicate: bool, obj: bool, when: TimeFilter, 
         forward = "startNode(r) = a" if subject else "endNode(r) = b"
         where.append(f"({forward} OR r.name IN $mirror)")
         q = (f"MATCH {a}-[r:RELATES_TO]-{b} WHERE {' AND '.join(where)} "
-             f"WITH DISTINCT r WITH startNode(r) AS s, r, endNode(r) AS o {V_RETURN}{V_PROV}")
+             f"WITH DISTINCT r WITH startNode(r) AS s, r, endNode(r) AS o {V_RETURN}"
+             f"{v_prov(when)}")
     else:
         s = "(s:Entity {uuid: $sid})" if subject else "(s:Entity)"
         o = "(o:Entity {uuid: $oid})" if obj else "(o:Entity)"
-        q = f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {V_RETURN}{V_PROV}"
+        q = (f"MATCH {s}-[r:RELATES_TO]->{o} WHERE {' AND '.join(where)} {V_RETURN}"
+             f"{v_prov(when)}")
     q += _FACTS_ORDER
     if limit:
         q += " LIMIT $limit"

@@ -191,6 +191,7 @@ def ensure_schema(session: Session, await_seconds: int = 300) -> list[str]:
     ).consume()
     _backfill_once(session)
     _graphiti_sources_once(session)
+    _provenance_times_once(session)
     session.run("CALL db.awaitIndexes($s)", s=await_seconds).consume()
     return notes
 
@@ -247,6 +248,21 @@ def _graphiti_sources_once(session: Session) -> None:
         known=list(GRAPHITI_SOURCES),
     ).consume()
     session.run("MERGE (m:KgmemMeta {key: 'graphiti_sources'}) SET m.value = 'done'").consume()
+
+
+def _provenance_times_once(session: Session) -> None:
+    """Once per database: provenance links (KGMEM_SUPPORTS) written before they carried their
+    transaction time get a lower bound of it (kgmem.timeline.source_known): the later of the
+    episode's recording and the lineage's first version (a link cannot predate either)."""
+    if session.run("MATCH (m:KgmemMeta {key: 'provenance_times'}) RETURN m.value").values():
+        return
+    session.run(
+        "MATCH (ep:Episodic)-[sp:KGMEM_SUPPORTS]->(l:KgmemLineage) WHERE sp.recorded_at IS NULL "
+        "CALL (ep, sp, l) { OPTIONAL MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() "
+        "WITH ep, sp, min(r.created_at) AS first UNWIND [first, ep.created_at] AS t "
+        "WITH sp, max(t) AS at SET sp.recorded_at = at } IN TRANSACTIONS OF 10000 ROWS"
+    ).consume()
+    session.run("MERGE (m:KgmemMeta {key: 'provenance_times'}) SET m.value = 'done'").consume()
 
 
 SCHEMA_VERSION = "1"

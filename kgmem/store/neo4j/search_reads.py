@@ -59,6 +59,7 @@ from ..visibility import (
     episode_cypher,
     recorded_cypher,
     sitting_cypher,
+    source_cypher,
     version_cypher,
 )
 from . import queries as n4
@@ -668,7 +669,7 @@ class Neo4jSearchReads:
             "CALL db.index.fulltext.queryRelationships('edge_name_and_fact', $q) "
             "YIELD relationship AS r, score WHERE r.fact IS NOT NULL AND r.group_id = $g "
             f"AND {cond} WITH r, score "
-            f"MATCH (s:Entity)-[r]->(o:Entity) {n4.V_RETURN}{n4.V_PROV}, score LIMIT $n")
+            f"MATCH (s:Entity)-[r]->(o:Entity) {n4.V_RETURN}{n4.v_prov(when)}, score LIMIT $n")
         n = max(1, limit) * KEYWORD_ROWS_PER_FACT
         while True:
             rows = self._q(query, q=q, g=group, n=n, **vparams)
@@ -698,8 +699,8 @@ class Neo4jSearchReads:
         keep = sorted(top.values(), key=lambda h: -_cos(h[2]))[:limit]
         rows = self._q(
             "UNWIND $hits AS h MATCH (s:Entity)-[r:RELATES_TO]->(o:Entity) "
-            f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4.V_RETURN}{n4.V_PROV}, "
-            "score", hits=keep)
+            f"WHERE elementId(r) = h[0] WITH s, r, o, h[2] AS score {n4.V_RETURN}"
+            f"{n4.v_prov(when)}, score", hits=keep, **vparams)
         return self._best(rows, limit, cosine=True)
 
     @staticmethod
@@ -720,21 +721,26 @@ class Neo4jSearchReads:
     def facts_from_episodes(self, group, episode_ids, when, limit):  # type: ignore[no-untyped-def]
         cond, vparams = version_cypher(when)
         rows = self._q(
-            "UNWIND $ids AS id MATCH (:Episodic {uuid: id})-[:KGMEM_SUPPORTS]->(l:KgmemLineage) "
+            "UNWIND $ids AS id MATCH (:Episodic {uuid: id})-[sp:KGMEM_SUPPORTS]->(l:KgmemLineage) "
+            f"WHERE {source_cypher('sp', when)} "  # a link recorded later was not known then
             "WITH DISTINCT l.fact_id AS f MATCH (s:Entity)-[r:RELATES_TO {fact_id: f}]->(o:Entity) "
-            f"WHERE r.group_id = $g AND {cond} {n4.V_RETURN}{n4.V_PROV} LIMIT $n",
+            f"WHERE r.group_id = $g AND {cond} {n4.V_RETURN}{n4.v_prov(when)} LIMIT $n",
             ids=list(episode_ids), g=group, n=limit, **vparams)
         return n4.row_versions(rows)
 
-    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]:
-        """fact id -> the episodes that support it (kgmem's lineages; graphiti's edges)."""
+    def fact_sources(self, group: str, fact_ids: Sequence[str],
+                     when: TimeFilter | None = None) -> dict[str, list[str]]:
+        """fact id -> the episodes that support it under ``when`` (None: every link; kgmem's
+        lineages; graphiti's edges, whose lists carry no times, whole)."""
+        vparams = {} if when is None else version_cypher(when)[1]
         rows = self._q(
             "UNWIND $ids AS f CALL (f) { "
-            "MATCH (:KgmemLineage {fact_id: f})<-[:KGMEM_SUPPORTS]-(ep:Episodic) "
-            "WHERE ep.group_id = $g RETURN ep.uuid AS ep "
+            "MATCH (:KgmemLineage {fact_id: f})<-[sp:KGMEM_SUPPORTS]-(ep:Episodic) "
+            f"WHERE ep.group_id = $g AND {source_cypher('sp', when)} RETURN ep.uuid AS ep "
             "UNION MATCH ()-[r:RELATES_TO {uuid: f}]->() WHERE r.group_id = $g "
             "AND r.fact_id IS NULL UNWIND coalesce(r.episodes, []) AS ep RETURN ep } "
-            "RETURN f, collect(DISTINCT ep)", ids=list(dict.fromkeys(fact_ids)), g=group)
+            "RETURN f, collect(DISTINCT ep)", ids=list(dict.fromkeys(fact_ids)), g=group,
+            **vparams)
         return {r[0]: list(r[1]) for r in rows if r[1]}
 
     # ------------------------------------------------------------------ entities

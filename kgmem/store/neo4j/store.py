@@ -112,6 +112,7 @@ from .queries import (
     LAST_TX_TIME,
     ORPHAN_RETURN,
     V_PROV,
+    v_prov,
     V_RETURN,
     VERSIONS_OF_ENTITY,
     adjacent_query,
@@ -495,14 +496,16 @@ class Neo4jStore(SummaryReads):
                        p=prefix, g=group, n=limit)
         return [r[0] for r in rows]
 
-    def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
+    def versions_of_fact(self, group: str, fact_id: str,
+                         sources_at: TimeFilter | None = None) -> list[FactVersion]:
         rows = self.cypher(
             f"CALL () {{ {_lineage_versions('$f')} }} WITH s, r, o WHERE r.group_id = $g "
             + V_RETURN
-            + V_PROV
+            + v_prov(sources_at)
             + " ORDER BY r.created_at, r.ins_seq, r.uuid",
             f=fact_id,
             g=group,
+            **({} if sources_at is None else version_cypher(sources_at)[1]),
         )
         return row_versions(rows)
 
@@ -688,9 +691,9 @@ class Neo4jStore(SummaryReads):
                             depth_b: int, when: TimeFilter) -> NamedRead:
         return named.neighbourhood_named(self, group, a, b, depth_a, depth_b, when)
 
-    def sources_of_versions(self, group: str, version_ids: Sequence[str]
-                            ) -> dict[str, list[str]]:
-        return named.sources_of_versions(self, group, version_ids)
+    def sources_of_versions(self, group: str, version_ids: Sequence[str],
+                            when: TimeFilter | None = None) -> dict[str, list[str]]:
+        return named.sources_of_versions(self, group, version_ids, when)
 
     # ------------------------------------------------------------------ extras
     def adopt_graphiti_entities(self, group: str | None = None) -> int:

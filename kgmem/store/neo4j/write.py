@@ -371,20 +371,21 @@ class Neo4jWriteTx(SummaryWrites, EraseOps, DeclarationWrites):
             at=at,
         )
 
-    def add_provenance(self, fact_id: str, episode_id: str) -> None:
+    def add_provenance(self, fact_id: str, episode_id: str, recorded_at: datetime) -> None:
         # A new supporting episode also goes into the graphiti mirrors of provenance: the
         # versions' episodes and the episode's entity_edges (else graphiti's remove_episode
         # of the first episode would delete versions another episode still supports).
         self.run(
             "MATCH (l:KgmemLineage {fact_id: $f}) MATCH (ep:Episodic {uuid: $e}) "
             "WHERE NOT EXISTS { (ep)-[:KGMEM_SUPPORTS]->(l) } "
-            "CREATE (ep)-[:KGMEM_SUPPORTS]->(l) WITH ep, l "
+            "CREATE (ep)-[:KGMEM_SUPPORTS {recorded_at: $t}]->(l) WITH ep, l "
             "CALL (ep, l) { MATCH ()-[r:RELATES_TO {fact_id: l.fact_id}]->() "
             "SET r.episodes = coalesce(r.episodes, []) + ep.uuid "
             "WITH collect(r.uuid) AS ids "
             "SET ep.entity_edges = coalesce(ep.entity_edges, []) + ids }",
             f=fact_id,
             e=episode_id,
+            t=recorded_at,
         )
 
     def orphaned(self, fact_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from ...timeutil import opt_from_micros
+from ...timeutil import from_micros, opt_from_micros
 from ..base import ChangeEffect, Declaration, LineageState
 from .conns import SqliteConnections
 
@@ -41,6 +42,11 @@ class EmbeddedArchiveReads:
         return [(r[0], r[1]) for r in self._rows(
             "SELECT m.episode_id, m.entity_id FROM mentions m JOIN episodes e "
             "ON e.id = m.episode_id WHERE e.group_id=? ORDER BY 1, 2", (group,))]
+
+    def provenance_rows(self, group: str) -> list[tuple[str, str, datetime]]:
+        return [(r[0], r[1], from_micros(r[2])) for r in self._rows(
+            "SELECT p.fact_id, p.episode_id, p.recorded_at FROM provenance p JOIN lineages l "
+            "ON l.fact_id = p.fact_id WHERE l.group_id=? ORDER BY 1, 2", (group,))]
 
     def lineages(self, group: str) -> list[LineageState]:
         return [LineageState.from_row(r, opt_from_micros) for r in self._rows(

@@ -44,6 +44,7 @@ from ..visibility import (
     recorded_sql,
     sitting_range_sql,
     sitting_sql,
+    source_sql,
     version_sql,
 )
 from .conns import SqliteConnections
@@ -788,12 +789,14 @@ class SearchTables:
         if not episode_ids:
             return []
         fids: list[str] = []
+        known, kparams = source_sql("p", when)  # a link recorded later was not known then
         for chunk in iter_chunks(list(dict.fromkeys(episode_ids)), 400):
             marks = ",".join("?" * len(chunk))
             fids += [
                 r[0]
                 for r in self._sq(
-                    f"SELECT DISTINCT fact_id FROM provenance WHERE episode_id IN ({marks})", chunk
+                    f"SELECT DISTINCT p.fact_id FROM provenance p "
+                    f"WHERE p.episode_id IN ({marks}){known}", [*chunk, *kparams]
                 )
             ]
         return self.visible_versions(group, fids[: limit * 4], when)[:limit]
@@ -814,7 +817,7 @@ class SearchTables:
                 f"AND v.fact_id IN ({marks}) AND {vis}",
                 [group, *chunk, *vparams],
             )
-        return _versions_with_provenance(self, rows)
+        return _versions_with_provenance(self, rows, when)
 
     def graph_facts(
         self, group: str, entity_ids: Sequence[str], when: TimeFilter, limit: int
@@ -833,7 +836,7 @@ class SearchTables:
                     if r[0] not in seen:
                         seen.add(r[0])
                         rows.append(r)
-        return _versions_with_provenance(self, rows)
+        return _versions_with_provenance(self, rows, when)
 
     def entities_by_ids(self, group: str, ids: Sequence[str]) -> dict[str, Entity]:
         out: dict[str, Entity] = {}
@@ -866,15 +869,18 @@ def _best_of(rows: list[tuple[Any, ...]], limit: int) -> list[tuple[Any, ...]]:
     return sorted(reversed(rows), key=lambda r: float(r[-1]))[:limit]
 
 
-def _versions_with_provenance(store: SearchTables, rows: list[tuple[Any, ...]]) -> list[FactVersion]:
+def _versions_with_provenance(store: SearchTables, rows: list[tuple[Any, ...]],
+                              when: TimeFilter) -> list[FactVersion]:
+    """Versions of ``rows`` with the provenance links known under ``when``."""
     prov: dict[str, list[str]] = {}
     ids = list({r[1] for r in rows})
+    known, kparams = source_sql("p", when)
     for chunk in iter_chunks(ids, 400):
         marks = ",".join("?" * len(chunk))
         for fid, eid in store._sq(
-            f"SELECT fact_id, episode_id FROM provenance WHERE fact_id IN ({marks}) "
-            "ORDER BY episode_id",
-            chunk,
+            f"SELECT p.fact_id, p.episode_id FROM provenance p WHERE p.fact_id IN ({marks})"
+            f"{known} ORDER BY p.episode_id",
+            [*chunk, *kparams],
         ):
             prov.setdefault(fid, []).append(eid)
     return [version_row(r, prov.get(r[1], [])) for r in rows]

@@ -27,7 +27,7 @@ from ..search_reads import (
     REQUEST_INDEX_ITEMS,
     version_rank_key,
 )
-from ..visibility import episode_stamps_visible, recorded_mask
+from ..visibility import episode_stamps_visible, recorded_mask, source_sql
 from .indexing import drain_queue
 from .search import SearchTables, fts_match
 from .vectors import VectorIndexes, blob_to_vec
@@ -353,15 +353,18 @@ class EmbeddedSearchReads:
     ) -> list[FactVersion]:
         return self.view.facts_from_episodes(group, episode_ids, when, limit)
 
-    def fact_sources(self, group: str, fact_ids: Sequence[str]) -> dict[str, list[str]]:
-        """fact id -> the episodes that support it (kgmem.trust marks facts by them)."""
+    def fact_sources(self, group: str, fact_ids: Sequence[str],
+                     when: TimeFilter | None = None) -> dict[str, list[str]]:
+        """fact id -> the episodes that support it under ``when`` (None: every link; kgmem.trust
+        marks facts by them)."""
         out: dict[str, list[str]] = {}
+        known, kparams = source_sql("p", when)
         for chunk in iter_chunks(list(dict.fromkeys(fact_ids)), 400):
             marks = ",".join("?" * len(chunk))
             for fid, ep in self.view._sq(
                     f"SELECT p.fact_id, p.episode_id FROM provenance p JOIN episodes e "
-                    f"ON e.id = p.episode_id WHERE e.group_id=? AND p.fact_id IN ({marks})",
-                    [group, *chunk]):
+                    f"ON e.id = p.episode_id WHERE e.group_id=? AND p.fact_id IN ({marks})"
+                    f"{known}", [group, *chunk, *kparams]):
                 out.setdefault(fid, []).append(ep)
         return out
 

@@ -41,6 +41,7 @@ from ..visibility import (
     changed_sql,
     created_after_sql,
     known_sql,
+    source_sql,
     version_sql,
 )
 from .conns import DEFAULT_BUSY_TIMEOUT, SqliteConnections, is_busy
@@ -119,7 +120,8 @@ CREATE INDEX IF NOT EXISTS versions_created ON versions(group_id, created_at);
 CREATE INDEX IF NOT EXISTS versions_expired ON versions(group_id, expired_at)
   WHERE expired_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS provenance(
-  fact_id TEXT NOT NULL, episode_id TEXT NOT NULL, PRIMARY KEY(fact_id, episode_id)) WITHOUT ROWID;
+  fact_id TEXT NOT NULL, episode_id TEXT NOT NULL, recorded_at INTEGER NOT NULL,
+  PRIMARY KEY(fact_id, episode_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS provenance_episode ON provenance(episode_id);
 CREATE TABLE IF NOT EXISTS changes(
   id TEXT PRIMARY KEY, group_id TEXT NOT NULL, kind TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -162,6 +164,21 @@ def _add_extraction_columns(c: sqlite3.Connection) -> None:
               "ON episodes(group_id, extraction_status)")
 
 
+def _add_provenance_time(c: sqlite3.Connection) -> None:
+    """Provenance links' transaction time (kgmem.timeline.source_known): missing in stores
+    written before it existed. Their links get a lower bound of when they were recorded: the
+    later of the episode's recording and the lineage's first version (a link cannot predate
+    either), so a read before that never lists them."""
+    if "recorded_at" in {r[1] for r in c.execute("PRAGMA table_info(provenance)")}:
+        return
+    c.execute("ALTER TABLE provenance ADD COLUMN recorded_at INTEGER")
+    c.execute(
+        "UPDATE provenance SET recorded_at = max("
+        "coalesce((SELECT e.created_at FROM episodes e WHERE e.id = provenance.episode_id), 0), "
+        "coalesce((SELECT min(v.created_at) FROM versions v "
+        "WHERE v.fact_id = provenance.fact_id), 0))")
+
+
 class EmbeddedStore(SummaryReads):
     """SQLite-backed store in a directory. Thread-safe: writes are serialised on one
     connection (waiting at most ``busy_timeout`` seconds for the database's lock, then
@@ -194,6 +211,7 @@ class EmbeddedStore(SummaryReads):
                     c.execute(stmt)
             _add_extraction_columns(c)
             _add_entity_type_column(c)
+            _add_provenance_time(c)
             fresh = c.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is None
             c.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
@@ -386,7 +404,7 @@ class EmbeddedStore(SummaryReads):
         mirror: Collection[str] = (),
     ) -> list[FactVersion]:
         sql, params = facts_sql(group, when, subject_id, predicate, object_id, limit, mirror)
-        return self._versions(self._q(sql, params))
+        return self._versions(self._q(sql, params), when=when)
 
     def facts_at_stamp(
         self,
@@ -408,15 +426,16 @@ class EmbeddedStore(SummaryReads):
             rows = c.execute(sql, params).fetchall()
             if not rows and read_vocabulary_stamp(c) != stamp:  # no rows: which of the two?
                 return None
-        return self._versions(rows)
+        return self._versions(rows, when=when)
 
-    def versions_of_fact(self, group: str, fact_id: str) -> list[FactVersion]:
+    def versions_of_fact(self, group: str, fact_id: str,
+                         sources_at: TimeFilter | None = None) -> list[FactVersion]:
         rows = self._q(
             f"SELECT {VERSION_COLS} FROM {VERSION_FROM} WHERE v.fact_id=? AND +v.group_id=? "
             "ORDER BY v.created_at, v.rowid",
             (fact_id, group),
         )
-        return self._versions(rows)
+        return self._versions(rows, when=sources_at)
 
     def fact_ids_starting(self, group: str, prefix: str, limit: int = 2) -> list[str]:
         rows = self._q("SELECT fact_id FROM lineages WHERE fact_id >= ? AND fact_id < ? "
@@ -551,17 +570,21 @@ class EmbeddedStore(SummaryReads):
 
     # ------------------------------------------------------------------ helpers
     def _versions(
-        self, rows: list[tuple[Any, ...]], with_provenance: bool = True
+        self, rows: list[tuple[Any, ...]], with_provenance: bool = True,
+        when: TimeFilter | None = None,
     ) -> list[FactVersion]:
+        """Versions of ``rows`` with their provenance: the links known under ``when`` (None:
+        every link, as now)."""
         prov: dict[str, list[str]] = {}
+        known, kparams = source_sql("p", when)
         if with_provenance and rows:
             ids = list({r[1] for r in rows})
             for chunk in iter_chunks(ids, 500):
                 marks = ",".join("?" * len(chunk))
                 for fid, eid in self._q(
-                    f"SELECT fact_id, episode_id FROM provenance WHERE fact_id IN ({marks}) "
-                    "ORDER BY episode_id",
-                    chunk,
+                    f"SELECT p.fact_id, p.episode_id FROM provenance p "
+                    f"WHERE p.fact_id IN ({marks}){known} ORDER BY p.episode_id",
+                    [*chunk, *kparams],
                 ):
                     prov.setdefault(fid, []).append(eid)
         return [version_row(r, prov.get(r[1], [])) for r in rows]

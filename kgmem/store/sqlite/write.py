@@ -261,10 +261,10 @@ class EmbeddedWriteTx(SummaryWrites, EraseOps):
             out.update((o.fact_id, o.missing) for o in orphans_of(rows))
         return out
 
-    def add_provenance(self, fact_id: str, episode_id: str) -> None:
-        self.c.execute(
-            "INSERT OR IGNORE INTO provenance(fact_id, episode_id) VALUES(?,?)",
-            (fact_id, episode_id),
+    def add_provenance(self, fact_id: str, episode_id: str, recorded_at: datetime) -> None:
+        self.c.execute(  # a link already there keeps the time it was first recorded
+            "INSERT OR IGNORE INTO provenance(fact_id, episode_id, recorded_at) VALUES(?,?,?)",
+            (fact_id, episode_id, to_micros(recorded_at)),
         )
 
     def lineages_of_predicate(self, group: str, predicate: str) -> list[LineageState]:

@@ -41,6 +41,13 @@ from kgmem.memory.facade import Memory
 from kgmem.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def machine_before() -> dict[str, Any]:
+    """The machine a probe run starts on (the report's ``machine``; ``load_after`` is added
+    at the end)."""
+    return {"python": platform.python_version(), "cpus": os.cpu_count(),
+            "platform": platform.platform(), "load_before": list(os.getloadavg())}
 OUT_DIR = REPO / "benchmarks" / "out" / "hostile"
 EXTREMES = ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "0000-01-01",
             "10000-01-01", "2023-02-30", "2023-05-08T25:00:00Z", "2023-05-08T10:00:00+25:00",
@@ -381,8 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     report: dict[str, Any] = {
         "when": datetime.now(timezone.utc).isoformat(),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "platform": platform.platform(), "load_before": list(os.getloadavg())},
+        "machine": machine_before(),
         "config": vars(args) | {"out": str(args.out)}, "stores": {}}
     with tempfile.TemporaryDirectory(prefix="kgmem-hostile-") as tmp:
         for kind in args.stores.split(","):

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from typing import Any
 import httpx
 
 from benchmarks.api_load import start_server
+from benchmarks.hostile import machine_before
 from benchmarks.neo4j_private import PrivateNeo4j, free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -433,8 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     report: dict[str, Any] = {
         "when": datetime.now(timezone.utc).isoformat(),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "platform": platform.platform(), "load_before": list(os.getloadavg())},
+        "machine": machine_before(),
         "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}}
     with tempfile.TemporaryDirectory(prefix="kgmem-neo4j-outage-") as tmp:
         if args.db_kills:
